@@ -1,0 +1,158 @@
+"""The three values of HIP-0526 §2 — Doc, Chunk, Triple — and a validity span.
+
+All frozen. Offsets are Unicode code points (Python `str` indices) into the stored,
+normalised document text; `start` is inclusive and `end` exclusive, like a slice.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from semantic_rdf.errors import InvalidInput
+
+__all__ = ["Doc", "Chunk", "Triple", "Validity", "utc"]
+
+
+def utc(t: datetime) -> datetime:
+    """The same instant in UTC; a naive datetime is refused (its zone is unknowable)."""
+    if not isinstance(t, datetime):
+        raise InvalidInput(f"expected a datetime, got {type(t).__name__}")
+    if t.tzinfo is None or t.utcoffset() is None:
+        raise InvalidInput(f"instant {t.isoformat()} has no time zone")
+    return t.astimezone(timezone.utc)
+
+
+@dataclass(frozen=True, slots=True)
+class Doc:
+    """One parsed source: a stable id, where it came from, its text, what the reader learned."""
+
+    id: str
+    source: str
+    text: str
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not self.id:
+            raise InvalidInput("a document needs a non-empty id")
+        if not isinstance(self.text, str):
+            raise InvalidInput(f"document {self.id!r}: text must be str")
+        object.__setattr__(self, "meta", MappingProxyType(dict(self.meta)))
+
+    def with_(self, *, text: str | None = None, meta: Mapping[str, Any] | None = None) -> "Doc":
+        """A new document with another text and/or metadata merged over a copy of this one's."""
+        merged = dict(self.meta)
+        if meta:
+            merged.update(meta)
+        return Doc(self.id, self.source, self.text if text is None else text, merged)
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A span of a document sized for extraction: text == doc.text[start:end]."""
+
+    doc_id: str
+    index: int
+    text: str
+    start: int
+    end: int
+
+    def __post_init__(self) -> None:
+        if self.index < 0 or self.start < 0 or self.end < self.start:
+            raise InvalidInput(f"chunk {self.doc_id}#{self.index}: bad offsets {self.start}..{self.end}")
+        if self.end - self.start != len(self.text):
+            raise InvalidInput(
+                f"chunk {self.doc_id}#{self.index}: offsets {self.start}..{self.end} do not match text length {len(self.text)}"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class Validity:
+    """When the world was that way. A missing bound is open."""
+
+    start: datetime | None = None
+    until: datetime | None = None
+
+    def __post_init__(self) -> None:
+        if self.start is not None:
+            object.__setattr__(self, "start", utc(self.start))
+        if self.until is not None:
+            object.__setattr__(self, "until", utc(self.until))
+        if self.start is not None and self.until is not None and not self.start < self.until:
+            raise InvalidInput(f"validity starts at {self.start.isoformat()} but ends at {self.until.isoformat()}")
+
+    def holds_at(self, t: datetime) -> bool:
+        t = utc(t)
+        return (self.start is None or self.start <= t) and (self.until is None or t < self.until)
+
+    def closed_at(self, until: datetime) -> "Validity":
+        """Closing only ever shortens: the earlier of the current and the new end wins."""
+        until = utc(until)
+        if self.until is not None and self.until <= until:
+            return self
+        return Validity(self.start, until)
+
+
+@dataclass(frozen=True, slots=True)
+class Triple:
+    """One claim: subject, predicate, object, the chunk it was read from, and its score.
+
+    `score` None means the extractor stated no confidence, which reads as full confidence
+    (HIP-0526 §2.4), never as zero. `start`/`end`, when given, are the document offsets of
+    the evidence (the sentence) inside the chunk; otherwise the whole chunk is the evidence.
+    `datatype` marks the object as a typed literal (an XSD datatype IRI) instead of an entity.
+    """
+
+    subject: str
+    predicate: str
+    object: str
+    chunk: Chunk | None = None
+    score: float | None = None
+    valid: Validity | None = None
+    start: int | None = None
+    end: int | None = None
+    datatype: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("subject", "predicate", "object"):
+            v = getattr(self, name)
+            if not isinstance(v, str):
+                raise InvalidInput(f"triple {name} must be str, got {type(v).__name__}")
+            if not v.strip():
+                raise InvalidInput(f"triple {name} is empty")
+        if self.score is not None:
+            if isinstance(self.score, bool) or not isinstance(self.score, (int, float)) or math.isnan(self.score):
+                raise InvalidInput(f"score must be a number in [0, 1], got {self.score!r}")
+            if not 0.0 <= float(self.score) <= 1.0:
+                raise InvalidInput(f"score {self.score} is outside [0, 1]")
+        if (self.start is None) != (self.end is None):
+            raise InvalidInput("evidence start and end go together")
+        if self.start is not None:
+            if self.chunk is None:
+                raise InvalidInput("an evidence span needs the chunk it lies in")
+            if not (self.chunk.start <= self.start <= self.end <= self.chunk.end):  # type: ignore[operator]
+                raise InvalidInput(
+                    f"evidence {self.start}..{self.end} lies outside chunk {self.chunk.start}..{self.chunk.end}"
+                )
+
+    @property
+    def confidence(self) -> float:
+        return 1.0 if self.score is None else float(self.score)
+
+    @property
+    def id(self) -> str:
+        from semantic_rdf.identity import assertion_id
+
+        return assertion_id(self.subject, self.predicate, self.object)
+
+    @property
+    def span(self) -> tuple[int, int] | None:
+        """Document offsets of the evidence, or None for a caller-supplied assertion."""
+        if self.chunk is None:
+            return None
+        if self.start is not None:
+            return (self.start, self.end)  # type: ignore[return-value]
+        return (self.chunk.start, self.chunk.end)
