@@ -192,7 +192,7 @@ def entity_iri(name: str) -> ox.NamedNode:
 
 def segment_iri(kind: str, segment: str) -> ox.NamedNode:
     """IRI under one of the minted kinds (doc, src, run, agent, rule, decision) from a safe segment."""
-    if kind not in {"doc", "src", "run", "agent", "rule", "decision", "tombstone"}:
+    if kind not in {"doc", "src", "run", "agent", "rule", "decision", "belief", "policy"}:
         raise ValueError(kind)
     if not _SAFE_SEGMENT.fullmatch(segment):
         raise InvalidInput(f"unsafe {kind} identifier {segment!r}")

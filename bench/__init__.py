@@ -1,0 +1,1 @@
+"""Benchmarks and measurement harnesses (not shipped in the wheel)."""

@@ -1,0 +1,171 @@
+"""Build one memory per conversation and ask every question through each arm.
+
+Arms (they share the units, the reader and the scorer; they differ only in what is retrieved):
+
+* ``flat``    — TF-IDF cosine over all turns of the conversation;
+* ``scoped``  — the same, with candidates filtered to turns about the subject the question names;
+* ``oracle``  — the dataset's annotated evidence turns, handed over as perfect retrieval (score 1);
+* ``gate``    — the scoped retrieval with the HDC gate of semantic_rdf.gate as the abstention
+  signal, run only when that module is present.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from semantic_rdf.retrieval import Retriever, Unit
+
+from bench.locomo.data import Conversation, Turn, session_doc
+from bench.locomo.reader import Passage, ReaderConfig, read
+from bench.locomo.scorer import DECLINE, score
+
+__all__ = ["ARMS", "Results", "ConversationMemory", "build_memory", "run"]
+
+ARMS = ("flat", "scoped", "oracle", "gate")
+
+
+@dataclass
+class ConversationMemory:
+    conv: Conversation
+    retriever: Retriever
+    turns: dict[str, Turn]
+    dates: dict[str, Any]
+    stored: Any = None  # the AssertionStore holding the session documents, when the store is available
+    doc_ids: dict[int, str] = field(default_factory=dict)
+
+    def passages(self, hits: Sequence[tuple[str, float]]) -> list[Passage]:
+        return [Passage(i, self.turns[i].text, self.dates[i], s, self.turns[i].speaker) for i, s in hits]
+
+    def span_text(self, dia_id: str) -> str:
+        """The text a unit resolves to: from the stored document when there is one."""
+        t = self.turns[dia_id]
+        if self.stored is not None:
+            return self.stored.document_text(self.doc_ids[t.session])[t.start : t.end]
+        s = next(s for s in self.conv.sessions if s.index == t.session)
+        return s.text[t.start : t.end]
+
+
+def turn_subjects(turn: Turn, speakers: Sequence[str]) -> tuple[str, ...]:
+    """Whom a turn is about: its speaker (first person resolves to the speaker)."""
+    return (turn.speaker,)
+
+
+def _store_factory() -> Callable[[], Any] | None:
+    if importlib.util.find_spec("semantic_rdf.store") is None:
+        return None
+    from semantic_rdf import store as store_mod
+
+    cls = getattr(store_mod, "AssertionStore", None)
+    if cls is None or not hasattr(cls, "add_document"):
+        return None
+    if hasattr(cls, "memory"):
+        return cls.memory
+    return lambda: cls.open(None)
+
+
+def build_memory(conv: Conversation, use_store: bool = True) -> ConversationMemory:
+    units: list[Unit] = []
+    turns: dict[str, Turn] = {}
+    dates: dict[str, Any] = {}
+    for s in conv.sessions:
+        for t in s.turns:
+            if t.dia_id in turns:
+                continue  # upstream ids are unique within a conversation; keep the first if not
+            turns[t.dia_id] = t
+            dates[t.dia_id] = s.date
+            units.append(Unit(t.dia_id, t.text, turn_subjects(t, conv.speakers),
+                              {"session": s.index, "speaker": t.speaker, "start": t.start, "end": t.end}))
+    mem = ConversationMemory(conv, Retriever(units), turns, dates)
+    factory = _store_factory() if use_store else None
+    if factory is not None:
+        mem.stored = factory()
+        for s in conv.sessions:
+            doc = session_doc(conv, s)
+            mem.stored.add_document(doc)
+            mem.doc_ids[s.index] = doc.id
+    return mem
+
+
+def _gate() -> Any:
+    if importlib.util.find_spec("semantic_rdf.gate") is None:
+        return None
+    return None  # the gate's interface is not settled yet; the arm is reported as not run
+
+
+@dataclass
+class Results:
+    """One row per (arm, question), as parallel numpy arrays for the report's vectorised sums."""
+
+    arm: list[str] = field(default_factory=list)
+    conv: list[str] = field(default_factory=list)
+    category: list[int] = field(default_factory=list)
+    question: list[str] = field(default_factory=list)
+    answer: list[str] = field(default_factory=list)  # the reply at floor 0
+    confidence: list[float] = field(default_factory=list)
+    f1_answer: list[float] = field(default_factory=list)  # score if the reader answers
+    f1_decline: list[float] = field(default_factory=list)  # score if it declines
+    recall: list[float] = field(default_factory=list)  # share of annotated evidence retrieved (nan: none annotated)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {
+            "arm": np.asarray(self.arm, dtype=object),
+            "conv": np.asarray(self.conv, dtype=object),
+            "category": np.asarray(self.category, dtype=np.int64),
+            "confidence": np.asarray(self.confidence, dtype=np.float64),
+            "f1_answer": np.asarray(self.f1_answer, dtype=np.float64),
+            "f1_decline": np.asarray(self.f1_decline, dtype=np.float64),
+            "recall": np.asarray(self.recall, dtype=np.float64),
+        }
+
+
+def run(
+    conversations: Sequence[Conversation],
+    cfg: ReaderConfig,
+    k: int = 5,
+    arms: Sequence[str] = ARMS,
+    use_store: bool = True,
+) -> Results:
+    res = Results()
+    floor0 = ReaderConfig(0.0, cfg.span, cfg.band, cfg.parts)
+    gate = _gate() if "gate" in arms else None
+    if "gate" in arms and gate is None:
+        res.skipped["gate"] = "semantic_rdf.gate offers no usable abstention signal yet"
+    for conv in conversations:
+        mem = build_memory(conv, use_store=use_store)
+        space = mem.retriever.space
+        idf = space.idf
+        vocab = space.vocab
+        top_idf = float(idf.max()) if idf.size else 1.0
+
+        def rarity(term: str) -> float:
+            c = vocab.get(term)
+            return float(idf[c]) if c is not None else top_idf
+
+        for qa in conv.qa:
+            gold = qa.answer
+            known = [e for e in qa.evidence if e in mem.turns]
+            for arm in arms:
+                if arm in res.skipped:
+                    continue
+                if arm == "oracle":
+                    hits = [(e, 1.0) for e in known]
+                else:
+                    subjects = mem.retriever.subjects_of(qa.question) if arm in ("scoped", "gate") else ()
+                    hits = [(h.id, h.score) for h in mem.retriever.search(qa.question, k, subjects=subjects)]
+                reply = read(qa.question, mem.passages(hits), floor0, rarity)
+                got = {i for i, _ in hits}
+                res.arm.append(arm)
+                res.conv.append(conv.sample_id)
+                res.category.append(qa.category)
+                res.question.append(qa.question)
+                res.answer.append(reply.answer)
+                res.confidence.append(reply.confidence)
+                res.f1_answer.append(score(reply.answer, gold, qa.category))
+                res.f1_decline.append(score(DECLINE, gold, qa.category))
+                res.recall.append(sum(e in got for e in known) / len(known) if known else float("nan"))
+    return res

@@ -1,0 +1,5 @@
+import sys
+
+from semantic_rdf.cli import main
+
+sys.exit(main())

@@ -1,0 +1,149 @@
+"""The `semantic-rdf` command line.
+
+Each verb lives in its own module under semantic_rdf/cli/ and exposes:
+    NAME: str                      the verb
+    HELP: str                      one line for --help
+    add_arguments(parser) -> None  its own arguments
+    run(args, ctx) -> int          does the work, returns the exit code
+`ctx` (a `Context`) opens the store lazily and prints results as text or JSON.
+
+Exit codes: 0 success, 1 a check failed (e.g. `validate` found violations),
+2 bad input (one line on stderr naming the problem; nothing written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from semantic_rdf.errors import SemanticError
+
+# Verb modules in the order --help lists them. A module missing from this install is skipped.
+VERBS = [
+    "id", "assert_", "seed", "ingest", "ask", "chat", "query", "trace", "retract", "reinstate",
+    "erase", "compact", "derive", "decisions", "export", "import_", "validate", "stats",
+    "push", "pull", "serve", "demo",
+]
+
+DEFAULT_STORE = "./semantic-store"
+
+
+@dataclass
+class Context:
+    """What a verb gets: the parsed global options, the store (opened on first use), output."""
+
+    store_path: str
+    json: bool
+    stdout: Any = field(default_factory=lambda: sys.stdout)
+    stderr: Any = field(default_factory=lambda: sys.stderr)
+    _store: Any = None
+    _closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def store(self, *, read_only: bool = False):
+        """The assertion store at --store (created if missing, unless read_only)."""
+        if self._store is None:
+            from semantic_rdf.store import AssertionStore
+
+            self._store = AssertionStore.open(self.store_path, read_only=read_only)
+            self._closers.append(self._store.close)
+        return self._store
+
+    def emit(self, data: Any, text: str | None = None) -> None:
+        """Print `data` as JSON with --json, else `text` (or a plain rendering of data)."""
+        if self.json:
+            self.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+        else:
+            self.stdout.write((text if text is not None else _plain(data)) + "\n")
+
+    def note(self, message: str) -> None:
+        """Human progress or commentary: stderr, never mixed into --json output."""
+        self.stderr.write(message + "\n")
+
+    @property
+    def interactive(self) -> bool:
+        return hasattr(self.stderr, "isatty") and self.stderr.isatty()
+
+    def close(self) -> None:
+        while self._closers:
+            self._closers.pop()()
+
+
+def _plain(data: Any) -> str:
+    if isinstance(data, str):
+        return data
+    if isinstance(data, dict):
+        return "\n".join(f"{k}: {v}" for k, v in data.items())
+    if isinstance(data, list):
+        return "\n".join(_plain(x) for x in data)
+    return str(data)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Any]]:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--store", default=argparse.SUPPRESS, metavar="DIR",
+                        help=f"store directory (env SEMANTIC_RDF_STORE, default {DEFAULT_STORE})")
+    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                        help="machine-readable output")
+    parser = _Parser(prog="semantic-rdf", parents=[common],
+                     description="A checkable memory: assertions with spans, time and provenance, in RDF.")
+    sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
+    modules: dict[str, Any] = {}
+    for modname in VERBS:
+        try:
+            mod = importlib.import_module(f"semantic_rdf.cli.{modname}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"semantic_rdf.cli.{modname}":
+                continue
+            raise
+        p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP, parents=[common])
+        mod.add_arguments(p)
+        modules[mod.NAME] = mod
+    return parser, modules
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser, modules = build_parser()
+    args = parser.parse_args(argv)
+    if not args.verb:
+        parser.print_help()
+        return 2
+    ctx = Context(
+        store_path=getattr(args, "store", None) or os.environ.get("SEMANTIC_RDF_STORE") or DEFAULT_STORE,
+        json=getattr(args, "json", False),
+    )
+    try:
+        return int(modules[args.verb].run(args, ctx) or 0)
+    except SemanticError as exc:
+        print(f"semantic-rdf: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("semantic-rdf: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # never show a traceback unless asked to
+        if os.environ.get("SEMANTIC_RDF_DEBUG"):
+            raise
+        print(f"semantic-rdf: internal error: {type(exc).__name__}: {_one_line(exc)}", file=sys.stderr)
+        return 1
+    finally:
+        ctx.close()
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return " ".join(text.split())[:500]
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

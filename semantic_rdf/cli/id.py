@@ -1,0 +1,19 @@
+"""semantic-rdf id S P O — print the FNV-1a identity of a triple."""
+
+from semantic_rdf.identity import assertion_id, fold
+
+NAME = "id"
+HELP = "print the assertion id (FNV-1a of the folded triple) of SUBJECT PREDICATE OBJECT"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("subject")
+    p.add_argument("predicate")
+    p.add_argument("object")
+
+
+def run(args, ctx) -> int:
+    i = assertion_id(args.subject, args.predicate, args.object)
+    ctx.emit({"id": i, "subject": fold(args.subject), "predicate": fold(args.predicate),
+              "object": fold(args.object)}, i)
+    return 0

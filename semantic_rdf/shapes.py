@@ -1,0 +1,234 @@
+"""SHACL validation: pyshacl as the authority, and a fast write-path checker compiled from the same shapes.
+
+`compile_shapes()` turns shapes/*.ttl into one SPARQL SELECT that lists violations. It understands
+exactly the SHACL Core features the shape files use; any other feature makes compilation fail, so
+the fast checker can never silently ignore a constraint that pyshacl enforces. tests/test_shapes.py
+checks that both give the same verdict on valid data and on every kind of violation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterable
+
+import pyoxigraph as ox
+import rdflib
+from rdflib.collection import Collection
+from rdflib.namespace import RDF, SH
+
+from semantic_rdf.errors import ShapeViolation
+from semantic_rdf.resources import files
+
+__all__ = ["shapes_graph", "FastChecker", "fast_checker", "validate_full", "Report"]
+
+_SUPPORTED_PROPERTY = {
+    SH.path, SH.minCount, SH.maxCount, SH.datatype, SH["class"], SH["in"], SH.nodeKind, SH.minInclusive,
+    SH.maxInclusive, SH.lessThan, SH.lessThanOrEquals, SH.pattern, SH.qualifiedValueShape,
+    SH.qualifiedMinCount, SH.message,
+}
+_SUPPORTED_NODE = {RDF.type, SH.targetClass, SH.targetSubjectsOf, SH.property, SH["class"]}
+
+
+@lru_cache(maxsize=1)
+def shapes_graph() -> rdflib.Graph:
+    g = rdflib.Graph()
+    for path in files("shapes", "*.ttl"):
+        g.parse(path, format="turtle")
+    return g
+
+
+def _t(node: rdflib.term.Node) -> str:
+    """SPARQL text of a term taken from the (trusted, packaged) shapes graph."""
+    if isinstance(node, rdflib.URIRef):
+        return str(ox.NamedNode(str(node)))
+    if isinstance(node, rdflib.Literal):
+        if node.datatype is not None:
+            return str(ox.Literal(str(node), datatype=ox.NamedNode(str(node.datatype))))
+        return str(ox.Literal(str(node), language=node.language) if node.language else ox.Literal(str(node)))
+    raise ValueError(f"unsupported term in shapes: {node!r}")
+
+
+# Type triples of nodes outside the delta enter the check store under CONTEXT_TYPE, so they satisfy
+# sh:class without making those nodes focus nodes of sh:targetClass.
+CONTEXT_TYPE = ox.NamedNode("urn:semantic-rdf:check:context-type")
+_INSTANCE = ("(<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>|<urn:semantic-rdf:check:context-type>)"
+             "/<http://www.w3.org/2000/01/rdf-schema#subClassOf>*")
+
+
+@dataclass(frozen=True)
+class _Check:
+    shape: str
+    path: str
+    what: str
+    body: str  # a group pattern binding ?this (and maybe ?v)
+
+
+def _compile(g: rdflib.Graph) -> list[_Check]:
+    checks: list[_Check] = []
+    for shape in sorted(set(g.subjects(RDF.type, SH.NodeShape)), key=str):
+        preds = set(g.predicates(shape))
+        extra = preds - _SUPPORTED_NODE
+        if extra:
+            raise ValueError(f"shape {shape} uses unsupported SHACL features: {sorted(map(str, extra))}")
+        targets = []
+        for c in g.objects(shape, SH.targetClass):
+            targets.append(f"?this <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> {_t(c)} .")
+        for p in g.objects(shape, SH.targetSubjectsOf):
+            targets.append(f"?this {_t(p)} ?_t .")
+        if len(targets) != 1:
+            raise ValueError(f"shape {shape} must have exactly one target")
+        target = targets[0]
+        name = str(shape).rsplit("#", 1)[-1]
+        for c in g.objects(shape, SH["class"]):
+            checks.append(_Check(name, "", f"focus node is not a {c}",
+                                 f"{target} FILTER NOT EXISTS {{ ?this {_INSTANCE} {_t(c)} }}"))
+        for prop in g.objects(shape, SH.property):
+            pp = set(g.predicates(prop))
+            extra = pp - _SUPPORTED_PROPERTY
+            if extra:
+                raise ValueError(f"property shape of {shape} uses unsupported SHACL features: {sorted(map(str, extra))}")
+            path = g.value(prop, SH.path)
+            if not isinstance(path, rdflib.URIRef):
+                raise ValueError(f"property shape of {shape}: only IRI paths are supported")
+            P = _t(path)
+            msg = g.value(prop, SH.message)
+            label = str(msg) if msg is not None else None
+            pname = str(path)
+
+            def add(what: str, body: str) -> None:
+                checks.append(_Check(name, pname, label or what, body))
+
+            v = g.value(prop, SH.minCount)
+            if v is not None and int(v) > 0:
+                n = int(v)
+                add(f"fewer than {n} values", f"{target} OPTIONAL {{ ?this {P} ?v }}" if n > 1 else
+                    f"{target} FILTER NOT EXISTS {{ ?this {P} ?_v }}")
+                if n > 1:
+                    raise ValueError("sh:minCount > 1 is not supported by the fast checker")
+            v = g.value(prop, SH.maxCount)
+            if v is not None:
+                n = int(v)
+                if n == 0:
+                    add("must have no value", f"{target} ?this {P} ?v .")
+                elif n == 1:
+                    add("more than one value", f"{target} ?this {P} ?v . ?this {P} ?_w . FILTER(!sameTerm(?v, ?_w))")
+                else:
+                    raise ValueError("sh:maxCount > 1 is not supported by the fast checker")
+            v = g.value(prop, SH.datatype)
+            if v is not None:
+                add(f"value is not a {v}", f"{target} ?this {P} ?v . FILTER(!isLiteral(?v) || datatype(?v) != {_t(v)})")
+            v = g.value(prop, SH["class"])
+            if v is not None:
+                add(f"value is not a {v}", f"{target} ?this {P} ?v . FILTER NOT EXISTS {{ ?v {_INSTANCE} {_t(v)} }}")
+            v = g.value(prop, SH["in"])
+            if v is not None:
+                members = ", ".join(_t(x) for x in Collection(g, v))
+                add("value is not in the allowed list", f"{target} ?this {P} ?v . FILTER(?v NOT IN ({members}))")
+            v = g.value(prop, SH.nodeKind)
+            if v is not None:
+                test = {SH.IRI: "isIRI(?v)", SH.Literal: "isLiteral(?v)", SH.BlankNode: "isBlank(?v)"}.get(v)
+                if test is None:
+                    raise ValueError(f"sh:nodeKind {v} is not supported by the fast checker")
+                add(f"value is not of node kind {v}", f"{target} ?this {P} ?v . FILTER(!{test})")
+            for key, op in ((SH.minInclusive, ">="), (SH.maxInclusive, "<=")):
+                v = g.value(prop, key)
+                if v is not None:
+                    add(f"value is not {op} {v}", f"{target} ?this {P} ?v . FILTER(!COALESCE(?v {op} {_t(v)}, false))")
+            for key, op in ((SH.lessThan, "<"), (SH.lessThanOrEquals, "<=")):
+                v = g.value(prop, key)
+                if v is not None:
+                    add(f"value is not {op} the value of {v}",
+                        f"{target} ?this {P} ?v . ?this {_t(v)} ?_w . FILTER(!COALESCE(?v {op} ?_w, false))")
+            v = g.value(prop, SH.pattern)
+            if v is not None:
+                add(f"value does not match {v}",
+                    f"{target} ?this {P} ?v . FILTER(isBlank(?v) || !REGEX(STR(?v), {_t(rdflib.Literal(str(v)))}))")
+            q = g.value(prop, SH.qualifiedValueShape)
+            if q is not None:
+                qn = g.value(prop, SH.qualifiedMinCount)
+                qc = g.value(q, SH["class"])
+                if set(g.predicates(q)) != {SH["class"]} or qn is None or int(qn) != 1:
+                    raise ValueError("only sh:qualifiedValueShape [ sh:class C ] with sh:qualifiedMinCount 1 is supported")
+                add(f"no value is a {qc}", f"{target} FILTER NOT EXISTS {{ ?this {P} ?_q . ?_q {_INSTANCE} {_t(qc)} }}")
+    return checks
+
+
+@dataclass(frozen=True)
+class Report:
+    conforms: bool
+    violations: list[str]
+    text: str = ""
+
+
+class FastChecker:
+    """Checks a set of triples (the delta of a write batch plus context) against the compiled shapes."""
+
+    def __init__(self, checks: list[_Check]):
+        self.checks = checks
+        branches = []
+        for i, c in enumerate(checks):
+            branches.append(f"{{ {c.body} BIND({i} AS ?check) }}")
+        self.query = "SELECT DISTINCT ?check ?this ?v WHERE {\n" + "\nUNION\n".join(branches) + "\n}"
+        self.class_paths = frozenset(
+            c.path for c in checks if c.path and _INSTANCE in c.body
+        )
+
+    def check_store(self, store: ox.Store, *, limit: int = 20) -> Report:
+        rows = store.query(self.query, use_default_graph_as_union=True)
+        out: list[str] = []
+        for row in rows:
+            c = self.checks[int(row["check"].value)]
+            v = row["v"]
+            vs = f" ({v})" if v is not None else ""
+            out.append(f"{c.shape}: {row['this']} {c.path}: {c.what}{vs}".replace(": :", ":"))
+            if len(out) >= limit:
+                break
+        return Report(not out, out)
+
+    def check(self, triples: Iterable[ox.Triple | ox.Quad], context: Iterable[ox.Triple | ox.Quad] = ()) -> Report:
+        """Violations among `triples`; `context` holds type triples of nodes they point at."""
+        s = ox.Store()
+        s.extend(ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for t in triples)
+        s.extend(ox.Quad(t.subject, CONTEXT_TYPE, t.object, ox.DefaultGraph()) for t in context)
+        return self.check_store(s)
+
+    def enforce(self, triples: Iterable[ox.Triple | ox.Quad], context: Iterable[ox.Triple | ox.Quad] = ()) -> None:
+        r = self.check(triples, context)
+        if not r.conforms:
+            raise ShapeViolation(f"write refused by shapes: {r.violations[0]}", r.violations)
+
+
+@lru_cache(maxsize=1)
+def fast_checker() -> FastChecker:
+    return FastChecker(_compile(shapes_graph()))
+
+
+def validate_full(triples: Iterable[ox.Triple | ox.Quad]) -> Report:
+    """Full pyshacl validation of the given triples (graph names ignored: they are validated as one graph)."""
+    import pyshacl
+
+    g = rdflib.Graph()
+    for t in triples:
+        g.add((_to_rdflib(t.subject), _to_rdflib(t.predicate), _to_rdflib(t.object)))
+    conforms, results_graph, text = pyshacl.validate(g, shacl_graph=shapes_graph(), inference="none",
+                                                     advanced=False, allow_warnings=False)
+    violations = []
+    for r in results_graph.subjects(RDF.type, SH.ValidationResult):
+        focus = results_graph.value(r, SH.focusNode)
+        path = results_graph.value(r, SH.resultPath)
+        msg = results_graph.value(r, SH.resultMessage)
+        violations.append(f"{focus} {path or ''}: {msg}")
+    return Report(bool(conforms), sorted(violations), text)
+
+
+def _to_rdflib(term):
+    if isinstance(term, ox.NamedNode):
+        return rdflib.URIRef(term.value)
+    if isinstance(term, ox.BlankNode):
+        return rdflib.BNode(term.value)
+    if isinstance(term, ox.Literal):
+        if term.language:
+            return rdflib.Literal(term.value, lang=term.language)
+        return rdflib.Literal(term.value, datatype=rdflib.URIRef(term.datatype.value))
+    raise TypeError(term)
