@@ -181,20 +181,22 @@ class Bounds:
     def within_roots(self, real: Path) -> bool:
         return any(real == r or r in real.parents for r in self.roots)
 
-    def check_path(self, path: str | os.PathLike[str]) -> Path:
-        """The real path of `path` if it lies inside a root, else RefusedByBounds."""
+    def check_path(self, path: str | os.PathLike[str], name: str | None = None) -> Path:
+        """The real path of `path` if it lies inside a root, else RefusedByBounds.
+        `name` is how messages refer to it (default: the path as given)."""
+        name = os.fspath(path) if name is None else name
         if not self.roots:
-            raise RefusedByBounds(f"{os.fspath(path)}: no local roots are allowed in this ingest")
+            raise RefusedByBounds(f"{name}: no local roots are allowed in this ingest")
         real = Path(os.path.realpath(os.fspath(path)))
         if not self.within_roots(real):
             how = "a symlink or '..' leads" if Path(os.path.abspath(os.fspath(path))) != real else "it lies"
-            raise RefusedByBounds(f"{os.fspath(path)}: refused, {how} outside the allowed roots")
+            raise RefusedByBounds(f"{name}: refused, {how} outside the allowed roots")
         return real
 
-    def read_file(self, path: str | os.PathLike[str]) -> LocalFile:
+    def read_file(self, path: str | os.PathLike[str], name: str | None = None) -> LocalFile:
         """Read a regular file inside the roots, at most `max_bytes`, re-checking the opened fd."""
-        real = self.check_path(path)
-        name = os.fspath(path)
+        name = os.fspath(path) if name is None else name
+        real = self.check_path(path, name)
         flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
         try:
             fd = os.open(real, flags)

@@ -624,7 +624,7 @@ def _display(named: str, rel: str | None = None) -> str:
 
 
 def _read_local(config: IngestConfig, path: str, display: str) -> list[Doc]:
-    f = config.bounds.read_file(path)
+    f = config.bounds.read_file(path, display)
     return docs_from_bytes(f.data, ref=display, name=path, modified=f.modified)
 
 

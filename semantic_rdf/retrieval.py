@@ -177,10 +177,15 @@ class Unit:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """A retrieved unit and its cosine to the query."""
+    """A retrieved unit, its cosine to the query, and how much of the query it covers.
+
+    `cover` is the idf-weighted share of the query's content terms that the unit holds, counting
+    the names of its subjects as held (a turn covers its speaker's name though it says "I").
+    """
 
     unit: Unit
     score: float
+    cover: float = 0.0
 
     @property
     def id(self) -> str:
@@ -208,6 +213,9 @@ class Retriever:
         self.space = TermSpace.fit(unit_terms)
         self.store: Vector = store if store is not None else MemoryVectorStore()
         self.names: frozenset[str] = frozenset(s for u in ordered for s in u.subjects)
+        self._held: dict[str, frozenset[str]] = {
+            u.id: frozenset(t).union(*(terms(s) for s in u.subjects)) for u, t in zip(ordered, unit_terms)
+        }
         mat = self.space.embed(unit_terms)
         keep = np.flatnonzero(np.linalg.norm(mat, axis=1) > 0)
         if keep.size:
@@ -223,6 +231,22 @@ class Retriever:
     def query_vector(self, text: str) -> np.ndarray | None:
         v = self.space.embed([terms(text)])[0]
         return v if v.any() else None
+
+    def idf(self, term: str) -> float:
+        """A term's idf; a term the corpus never saw counts as the rarest one."""
+        c = self.space.vocab.get(term)
+        if c is not None:
+            return float(self.space.idf[c])
+        return float(self.space.idf.max()) if self.space.dim else 1.0
+
+    def coverage(self, query: str, unit_ids: Sequence[str]) -> np.ndarray:
+        """For each unit, the idf-weighted share of the query's distinct content terms it holds."""
+        q = sorted(set(terms(query)))
+        if not q:
+            return np.zeros(len(unit_ids))
+        w = np.array([self.idf(t) for t in q])
+        held = np.array([[t in self._held[i] for t in q] for i in unit_ids], dtype=bool).reshape(len(unit_ids), len(q))
+        return held @ w / w.sum()
 
     def subjects_of(self, question: str) -> tuple[str, ...]:
         """The known subjects a question names (longest match first); empty means search flat."""
@@ -255,4 +279,6 @@ class Retriever:
                     if m.id not in best or m.score > best[m.id].score:
                         best[m.id] = m
             matches = sorted(best.values(), key=lambda m: (-m.score, m.id))[:k]
-        return [Hit(self.units[m.id], float(m.score)) for m in matches if m.id in self.units and math.isfinite(m.score)]
+        matches = [m for m in matches if m.id in self.units and math.isfinite(m.score)]
+        cover = self.coverage(query, [m.id for m in matches])
+        return [Hit(self.units[m.id], float(m.score), float(c)) for m, c in zip(matches, cover)]

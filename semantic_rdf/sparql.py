@@ -248,13 +248,11 @@ class EmbeddedBackend:
     def __init__(self, store: ox.Store | None = None):
         self.ox = store if store is not None else ox.Store()
 
-    @staticmethod
-    def _subs(bindings: Mapping[str, Any]) -> dict:
-        return {ox.Variable(k): to_term(v) for k, v in bindings.items() if v is not None}
-
+    # Bindings go through the same token substitution as the remote stores, so the three run the
+    # same text (pyoxigraph's own substitutions= insists that the variable be projected).
     def select(self, query: str, **bindings: Any) -> list[dict[str, Term]]:
         try:
-            res = self.ox.query(query, substitutions=self._subs(bindings))
+            res = self.ox.query(bind(query, bindings))
         except SyntaxError as exc:
             raise InvalidInput(f"not valid SPARQL 1.1: {exc}") from None
         names = [v.value for v in res.variables]
@@ -262,7 +260,7 @@ class EmbeddedBackend:
 
     def ask(self, query: str, **bindings: Any) -> bool:
         try:
-            return bool(self.ox.query(query, substitutions=self._subs(bindings)))
+            return bool(self.ox.query(bind(query, bindings)))
         except SyntaxError as exc:
             raise InvalidInput(f"not valid SPARQL 1.1: {exc}") from None
 

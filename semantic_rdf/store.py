@@ -341,6 +341,7 @@ class AssertionStore:
                 entity_types: Mapping[str, str] | None = None) -> str:
         """Write one caller-supplied assertion; returns its id."""
         t = Triple(subject, predicate, obj, score=score, valid=valid)
+        predicate_iri(t.predicate)  # refuse before the statement activity is recorded
         with self.run("statement", agent=agent) as run:
             return self.assert_triples([t], run=run, note=note, entity_types=entity_types).ids[0]
 

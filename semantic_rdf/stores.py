@@ -528,7 +528,7 @@ def brute_force_near(items: Iterable[tuple[str, np.ndarray, Mapping[str, Any]]],
 # graph and triples in memory
 
 class MemoryGraphStore:
-    """Nodes with JSON properties and labelled, de-duplicated edges; `out` keeps insertion order."""
+    """Nodes with JSON properties and labelled, de-duplicated edges; `out` is sorted."""
 
     def __init__(self) -> None:
         self._nodes: dict[str, dict[str, Any]] = {}
@@ -564,14 +564,11 @@ class MemoryGraphStore:
         return MappingProxyType(self._nodes[id])
 
     def out(self, id: str, label: str | None = None) -> list[str]:
+        """Targets of `id`'s edges (with that label), sorted: the same order every backend can give."""
         by_label = self._out.get(id, {})
         if label is not None:
-            return list(by_label.get(label, ()))
-        seen: dict[str, None] = {}
-        for targets in by_label.values():
-            for t in targets:
-                seen.setdefault(t, None)
-        return list(seen)
+            return sorted(by_label.get(label, ()))
+        return sorted({t for targets in by_label.values() for t in targets})
 
     def __len__(self) -> int:
         return len(self._nodes)

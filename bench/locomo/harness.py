@@ -17,6 +17,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from semantic_rdf.errors import InvalidInput
 from semantic_rdf.retrieval import Retriever, Unit
 
 from bench.locomo.data import Conversation, Turn, session_doc
@@ -36,6 +37,7 @@ class ConversationMemory:
     dates: dict[str, Any]
     stored: Any = None  # the AssertionStore holding the session documents, when the store is available
     doc_ids: dict[int, str] = field(default_factory=dict)
+    _texts: dict[int, str] = field(default_factory=dict)
 
     def passages(self, hits: Sequence[tuple[str, float]]) -> list[Passage]:
         return [Passage(i, self.turns[i].text, self.dates[i], s, self.turns[i].speaker) for i, s in hits]
@@ -43,10 +45,12 @@ class ConversationMemory:
     def span_text(self, dia_id: str) -> str:
         """The text a unit resolves to: from the stored document when there is one."""
         t = self.turns[dia_id]
-        if self.stored is not None:
-            return self.stored.document_text(self.doc_ids[t.session])[t.start : t.end]
-        s = next(s for s in self.conv.sessions if s.index == t.session)
-        return s.text[t.start : t.end]
+        if t.session not in self._texts:
+            if self.stored is not None:
+                self._texts[t.session] = self.stored.document_text(self.doc_ids[t.session])
+            else:
+                self._texts[t.session] = next(s.text for s in self.conv.sessions if s.index == t.session)
+        return self._texts[t.session][t.start : t.end]
 
 
 def turn_subjects(turn: Turn, speakers: Sequence[str]) -> tuple[str, ...]:
@@ -67,6 +71,10 @@ def _store_factory() -> Callable[[], Any] | None:
     return lambda: cls.open(None)
 
 
+def store_available() -> bool:
+    return _store_factory() is not None
+
+
 def build_memory(conv: Conversation, use_store: bool = True) -> ConversationMemory:
     units: list[Unit] = []
     turns: dict[str, Turn] = {}
@@ -83,10 +91,15 @@ def build_memory(conv: Conversation, use_store: bool = True) -> ConversationMemo
     factory = _store_factory() if use_store else None
     if factory is not None:
         mem.stored = factory()
-        for s in conv.sessions:
-            doc = session_doc(conv, s)
-            mem.stored.add_document(doc)
-            mem.doc_ids[s.index] = doc.id
+        with mem.stored.run("ingestion", agent="locomo-bench") as ingestion:
+            for s in conv.sessions:
+                doc = session_doc(conv, s)
+                mem.stored.add_document(doc, ingestion)
+                mem.doc_ids[s.index] = doc.id
+    # Every unit must resolve to its span in the stored text; a mismatch is a harness bug.
+    for i, t in turns.items():
+        if mem.span_text(i) != t.text:
+            raise InvalidInput(f"{conv.sample_id} {i}: the stored span does not hold the turn text")
     return mem
 
 
@@ -156,7 +169,7 @@ def run(
                     hits = [(e, 1.0) for e in known]
                 else:
                     subjects = mem.retriever.subjects_of(qa.question) if arm in ("scoped", "gate") else ()
-                    hits = [(h.id, h.score) for h in mem.retriever.search(qa.question, k, subjects=subjects)]
+                    hits = [(h.id, h.cover) for h in mem.retriever.search(qa.question, k, subjects=subjects)]
                 reply = read(qa.question, mem.passages(hits), floor0, rarity)
                 got = {i for i, _ in hits}
                 res.arm.append(arm)

@@ -39,7 +39,7 @@ _NUM.update({"a": 1, "an": 1, "a couple of": 2, "couple of": 2, "a couple": 2})
 
 @dataclass(frozen=True, slots=True)
 class ReaderConfig:
-    floor: float = 0.30
+    floor: float = 0.55
     span: int = 4
     band: float = 0.90
     parts: int = 2
@@ -54,14 +54,14 @@ class Passage:
     id: str
     text: str
     date: datetime
-    score: float  # the retrieval score (the oracle hands its evidence over at 1.0)
+    score: float  # support from retrieval: the share of the question the unit covers (the oracle's evidence: 1.0)
     speaker: str = ""  # who said it: the turn covers its speaker's name though "I" stands in the text
 
 
 @dataclass(frozen=True, slots=True)
 class Reply:
     text: str
-    confidence: float  # how much of the question the best passage covers; the floor is applied to this
+    confidence: float  # the best passage's support; the floor is applied to this
     answer: str  # what the reader would say at floor 0 (the sweep re-applies other floors)
     used: tuple[str, ...] = ()
 
@@ -153,14 +153,10 @@ def read(question: str, passages: Sequence[Passage], cfg: ReaderConfig, rarity: 
     def cover(found: set[str]) -> float:
         return sum(w for t, w in weights.items() if t in found) / total
 
-    # Confidence: the rarity-weighted share of the question's terms that the best passage holds.
-    # Retrieval scoped to the named subject cannot see another person's turn, so a question that
-    # pins someone else's fact on the subject finds its words only partly covered.
+    confidence = max(p.score for p in passages)
     candidates: list[tuple[float, int, str, Passage]] = []
-    confidence = 0.0
     for rank, p in enumerate(passages):
         who = set(terms(p.speaker))
-        confidence = max(confidence, cover(set(terms(p.text)) | who))
         for s in _sentences(p.text) or [p.text]:
             c = cover(set(terms(s)) | who)
             candidates.append((c * (0.5 + 0.5 * p.score), -rank, s, p))

@@ -1,0 +1,45 @@
+"""semantic-rdf assert S P O — write one caller-supplied assertion."""
+
+from datetime import datetime
+
+from semantic_rdf.errors import InvalidInput
+from semantic_rdf.values import Validity
+
+NAME = "assert"
+HELP = "write one caller-supplied assertion SUBJECT PREDICATE OBJECT (predicate: one of the 53)"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("subject")
+    p.add_argument("predicate")
+    p.add_argument("object")
+    p.add_argument("--score", type=float, default=None, help="confidence in [0, 1] (absent = full confidence)")
+    p.add_argument("--source", default="", help="a label for this statement (distinct labels count as distinct sources)")
+    p.add_argument("--agent", default="caller", help="who states it (default: caller)")
+    p.add_argument("--valid-from", default=None, metavar="ISO", help="valid time start (ISO 8601 with zone)")
+    p.add_argument("--valid-until", default=None, metavar="ISO", help="valid time end (ISO 8601 with zone)")
+
+
+def parse_instant(text: str | None, what: str) -> datetime | None:
+    if text is None:
+        return None
+    try:
+        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidInput(f"{what}: not an ISO 8601 instant: {text!r}") from None
+    if t.tzinfo is None:
+        raise InvalidInput(f"{what}: {text!r} has no time zone (add Z or +00:00)")
+    return t
+
+
+def run(args, ctx) -> int:
+    valid = None
+    if args.valid_from or args.valid_until:
+        valid = Validity(parse_instant(args.valid_from, "--valid-from"), parse_instant(args.valid_until, "--valid-until"))
+    store = ctx.store()
+    aid = store.assert_(args.subject, args.predicate, args.object, score=args.score, valid=valid,
+                        agent=args.agent, note=args.source)
+    rec = store.require(aid)
+    ctx.emit(rec.as_dict(), f"{aid}  {rec.subject} {rec.predicate} {rec.object}  "
+                            f"(confidence {rec.confidence:g}, {rec.count} source{'s' if rec.count != 1 else ''})")
+    return 0

@@ -1,0 +1,27 @@
+"""semantic-rdf import FILE — load an export back (checked against the shapes first)."""
+
+from semantic_rdf.errors import InvalidInput
+
+NAME = "import"
+HELP = "load an N-Quads / TriG / JSON-LD export into the store (all-or-nothing, shape-checked)"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("file")
+    p.add_argument("--format", default=None, choices=["nquads", "trig", "jsonld"],
+                   help="default: from the file extension")
+
+
+def run(args, ctx) -> int:
+    fmt = args.format or {"nq": "nquads", "trig": "trig", "jsonld": "jsonld", "json": "jsonld"}.get(
+        args.file.rsplit(".", 1)[-1].lower())
+    if fmt is None:
+        raise InvalidInput(f"cannot tell the format of {args.file!r}: pass --format")
+    try:
+        with open(args.file, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {args.file!r}: {exc.strerror}") from None
+    n = ctx.store().import_(data, fmt)
+    ctx.emit({"quads": n}, f"imported {n} quads")
+    return 0

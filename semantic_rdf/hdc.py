@@ -1,0 +1,325 @@
+"""Hyperdimensional vectors: the subword and SimHash encoders, their fusion, and packed bit maths.
+
+Vectors are bipolar (+1/-1, held as int8) while being computed, and bit-packed for storage and
+scanning: bit 1 means +1, `np.packbits(..., bitorder="little")`, so D = 10,000 dimensions cost
+1,250 bytes. The cosine of two bipolar vectors is 1 - 2 * hamming / D.
+
+Everything random is derived from hashes, never from a global RNG: an n-gram's vector is the
+SHAKE-256 expansion of MD5(salt + n-gram), and the SimHash projection is Box-Muller over a
+SHAKE-256 stream. Both are byte-for-byte stable across runs, machines and numpy versions, which
+matters because packed vectors are stored in the side tables.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import OrderedDict
+from functools import lru_cache
+from typing import Iterable, Protocol, Sequence
+
+import numpy as np
+
+from semantic_rdf.errors import InvalidInput
+from semantic_rdf.identity import fold
+
+__all__ = [
+    "WordVectorSource",
+    "Encoder",
+    "words",
+    "ngrams",
+    "ngram_bits",
+    "subword_vector",
+    "simhash_vector",
+    "projection_matrix",
+    "fuse",
+    "bind",
+    "permute",
+    "bundle",
+    "pack",
+    "unpack",
+    "hamming",
+    "cosine",
+    "cosine_packed",
+    "split_words",
+    "ENCODER_VERSION",
+]
+
+ENCODER_VERSION = "hdc-v1"
+
+# A "word" for both paths: a run of letters/digits. Underscores separate words, so the
+# predicate born_in and the phrase "born in" encode identically.
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+class WordVectorSource(Protocol):
+    """Dense word vectors for the semantic path (see semantic_rdf.wordvectors)."""
+
+    dim: int
+    signature: str
+
+    def vector(self, word: str) -> np.ndarray | None:
+        """A unit-length float32 vector for a lower-cased word, or None if not covered."""
+
+
+# ---------------------------------------------------------------- bit helpers
+
+
+def pack(v: np.ndarray) -> np.ndarray:
+    """Bipolar (…, D) -> uint8 (…, D/8); +1 becomes bit 1."""
+    v = np.asarray(v)
+    if v.shape[-1] % 8:
+        raise InvalidInput(f"dimension {v.shape[-1]} is not a multiple of 8")
+    return np.packbits(v > 0, axis=-1, bitorder="little")
+
+
+def unpack(p: np.ndarray | bytes, dim: int | None = None) -> np.ndarray:
+    """uint8 (…, D/8) or bytes -> int8 bipolar (…, D)."""
+    if isinstance(p, (bytes, bytearray, memoryview)):
+        p = np.frombuffer(p, dtype=np.uint8)
+    bits = np.unpackbits(np.asarray(p, dtype=np.uint8), axis=-1, bitorder="little")
+    if dim is not None:
+        if dim > bits.shape[-1]:
+            raise InvalidInput(f"packed vector holds {bits.shape[-1]} bits, {dim} asked")
+        bits = bits[..., :dim]
+    out = bits.astype(np.int8)
+    out *= 2
+    out -= 1
+    return out
+
+
+def hamming(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Hamming distance between packed uint8 vectors, broadcast over leading axes."""
+    return np.bitwise_count(np.bitwise_xor(a, b)).sum(axis=-1, dtype=np.int64)
+
+
+def cosine_packed(a: np.ndarray, b: np.ndarray, dim: int) -> np.ndarray | float:
+    """Cosine of packed bipolar vectors: 1 - 2 * hamming / dim."""
+    return 1.0 - 2.0 * hamming(np.asarray(a, np.uint8), np.asarray(b, np.uint8)) / dim
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    """Cosine of two dense vectors (bipolar or real)."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    na, nb = np.linalg.norm(a), np.linalg.norm(b)
+    if na == 0 or nb == 0:
+        return 0.0
+    return float(a @ b / (na * nb))
+
+
+def split_words(packed: np.ndarray, prefix_dims: int) -> tuple[np.ndarray, np.ndarray]:
+    """Packed uint8 (N, D/8) -> (prefix uint64 (N, Wp), rest uint64 (N, Wr)).
+
+    The prefix holds dimensions [0, prefix_dims) and the rest [prefix_dims, D); each part is
+    zero-padded to whole 64-bit words. Zero padding on both sides of an XOR adds nothing to a
+    Hamming distance, so no masking is needed later.
+    """
+    packed = np.atleast_2d(np.asarray(packed, dtype=np.uint8))
+    if prefix_dims % 8:
+        raise InvalidInput("prefix_dims must be a multiple of 8")
+    cut = prefix_dims // 8
+    return _to_words(packed[:, :cut]), _to_words(packed[:, cut:])
+
+
+def _to_words(b: np.ndarray) -> np.ndarray:
+    n, nbytes = b.shape
+    words = -(-nbytes // 8)
+    out = np.zeros((n, words * 8), dtype=np.uint8)
+    out[:, :nbytes] = b
+    return out.view("<u8").astype(np.uint64, copy=False)
+
+
+# ---------------------------------------------------------------- algebra
+
+
+def bind(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Elementwise product of bipolar vectors (self-inverse: bind(bind(a, b), b) == a)."""
+    return (np.asarray(a, np.int8) * np.asarray(b, np.int8)).astype(np.int8)
+
+
+def permute(a: np.ndarray, k: int = 1) -> np.ndarray:
+    """Cyclic shift by k positions (Π^k); breaks commutativity of binding."""
+    return np.roll(a, k, axis=-1)
+
+
+def bundle(vectors: Sequence[np.ndarray] | np.ndarray, tie: np.ndarray | None = None) -> np.ndarray:
+    """Majority vote of bipolar vectors.
+
+    Ties (even counts) are broken by `tie`, by default the first vector. A fixed pattern (all +1,
+    or one seeded pattern shared by every bundle) would make unrelated bundles agree on every
+    tied dimension; a member of the bundle carries no such shared bias.
+    """
+    m = np.asarray(vectors, dtype=np.int32)
+    if m.ndim != 2 or m.shape[0] == 0:
+        raise InvalidInput("bundle needs a non-empty 2-D stack of vectors")
+    s = m.sum(axis=0)
+    t = m[0] if tie is None else np.asarray(tie)
+    return np.where(s > 0, 1, np.where(s < 0, -1, np.where(t > 0, 1, -1))).astype(np.int8)
+
+
+# ---------------------------------------------------------------- subword path
+
+
+def words(text: str) -> list[str]:
+    """Folded (Go-exact lower-case) words of a string; a string with none is kept whole."""
+    if not isinstance(text, str):
+        raise InvalidInput(f"expected text, got {type(text).__name__}")
+    f = fold(text)
+    if not f:
+        raise InvalidInput("cannot encode an empty string")
+    found = _WORD.findall(f)
+    return found or [f]
+
+
+def ngrams(word: str, sizes: Iterable[int] = (3, 4, 5)) -> list[str]:
+    """Character n-grams of the boundary-marked word "#word#", in order, for every size."""
+    marked = f"#{word}#"
+    out: list[str] = []
+    for n in sizes:
+        out.extend(marked[i : i + n] for i in range(len(marked) - n + 1))
+    return out
+
+
+@lru_cache(maxsize=65536)
+def ngram_bits(gram: str, dim: int, salt: str) -> bytes:
+    """The packed bipolar vector of one n-gram: SHAKE-256 expansion of MD5(salt, n-gram)."""
+    digest = hashlib.md5((salt + "\x00" + gram).encode("utf-8")).digest()
+    return hashlib.shake_256(digest).digest(dim // 8)
+
+
+def subword_vector(text: str, dim: int, sizes: Sequence[int], salt: str) -> np.ndarray:
+    """Superpose the n-gram vectors of every word and binarise.
+
+    With an even number of n-grams a dimension can tie; the first n-gram decides it (it counts
+    1.5). That keeps the tie rule deterministic and specific to the string, so unrelated strings
+    share no bias.
+    """
+    grams = [g for w in words(text) for g in ngrams(w, sizes)]
+    if not grams:
+        grams = [f"#{fold(text)}#"]
+    stack = np.frombuffer(b"".join(ngram_bits(g, dim, salt) for g in grams), dtype=np.uint8)
+    bits = np.unpackbits(stack.reshape(len(grams), dim // 8), axis=1, bitorder="little")
+    ones = bits.sum(axis=0, dtype=np.int32)
+    s = 2 * ones - len(grams)
+    first = bits[0].astype(np.int32) * 2 - 1
+    return np.where(s > 0, 1, np.where(s < 0, -1, first)).astype(np.int8)
+
+
+# ---------------------------------------------------------------- semantic path
+
+
+@lru_cache(maxsize=4)
+def projection_matrix(dim: int, in_dim: int, seed: int) -> np.ndarray:
+    """A fixed (dim, in_dim) standard Gaussian matrix, float32, from a SHAKE-256 stream."""
+    n = dim * in_dim
+    raw = hashlib.shake_256(f"semantic-rdf/simhash/{seed}/{dim}/{in_dim}".encode()).digest(8 * n)
+    u = np.frombuffer(raw, dtype="<u4").astype(np.float64).reshape(2, n)
+    u1 = (u[0] + 1.0) / 4294967296.0  # (0, 1]: log is finite
+    u2 = u[1] / 4294967296.0
+    z = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+    return z.astype(np.float32).reshape(dim, in_dim)
+
+
+def simhash_vector(x: np.ndarray, dim: int, seed: int) -> np.ndarray:
+    """Sign random projection of a dense vector: cos of outputs ~ 1 - 2*angle/pi of inputs."""
+    x = np.asarray(x, dtype=np.float32)
+    r = projection_matrix(dim, x.shape[0], seed)
+    y = r @ x
+    return np.where(y >= 0, 1, -1).astype(np.int8)
+
+
+def fuse(h_sim: np.ndarray, h_sub: np.ndarray) -> np.ndarray:
+    """sign(h_sim + h_sub); where the two disagree (sum 0) the tie goes to Π¹(h_sub).
+
+    Why not a fixed tie pattern: roughly half the dimensions tie, so any pattern shared by all
+    strings (all +1 in the original, or one seeded ±1 pattern) makes two unrelated fused vectors
+    agree on a quarter of the dimensions, cos ≈ 0.25. The shifted subword vector is specific to
+    the string and independent of both summands dimension by dimension, so unrelated strings stay
+    at cos ≈ 0 while near-identical spellings still agree on their tied dimensions.
+    """
+    h_sim = np.asarray(h_sim, np.int8)
+    h_sub = np.asarray(h_sub, np.int8)
+    return np.where(h_sim == h_sub, h_sub, np.roll(h_sub, 1)).astype(np.int8)
+
+
+# ---------------------------------------------------------------- the encoder
+
+
+class Encoder:
+    """Text -> bipolar hypervector, fusing the subword path with SimHash'd word vectors.
+
+    Entities, predicates and query words all go through the same pure function of the string,
+    so equal strings give equal vectors everywhere. Results are cached (LRU, packed).
+    """
+
+    def __init__(
+        self,
+        *,
+        dim: int = 10_000,
+        ngram_sizes: Sequence[int] = (3, 4, 5),
+        subword_salt: str = "semantic-rdf/subword/v1",
+        simhash_seed: int = 42,
+        word_vectors: WordVectorSource | None = None,
+        cache_size: int = 16384,
+    ):
+        if dim <= 0 or dim % 8:
+            raise InvalidInput(f"dimension must be a positive multiple of 8, got {dim}")
+        sizes = tuple(int(n) for n in ngram_sizes)
+        if not sizes or min(sizes) < 1:
+            raise InvalidInput(f"bad n-gram sizes {ngram_sizes!r}")
+        self.dim = dim
+        self.ngram_sizes = sizes
+        self.subword_salt = subword_salt
+        self.simhash_seed = int(simhash_seed)
+        self.word_vectors = word_vectors
+        self._cache: OrderedDict[str, bytes] = OrderedDict()
+        self._cache_size = cache_size
+
+    @property
+    def signature(self) -> str:
+        """Changes whenever the same text could encode differently (stored vectors then go stale)."""
+        wv = self.word_vectors.signature if self.word_vectors is not None else "none"
+        return f"{ENCODER_VERSION}|D={self.dim}|n={','.join(map(str, self.ngram_sizes))}|salt={self.subword_salt}|seed={self.simhash_seed}|wv={wv}"
+
+    def subword(self, text: str) -> np.ndarray:
+        return subword_vector(text, self.dim, self.ngram_sizes, self.subword_salt)
+
+    def semantic(self, text: str) -> np.ndarray | None:
+        """SimHash of the mean of the covered words' unit vectors; None if no word is covered."""
+        if self.word_vectors is None:
+            return None
+        vecs = [v for w in words(text) if (v := self.word_vectors.vector(w)) is not None]
+        if not vecs:
+            return None
+        x = np.mean(np.asarray(vecs, dtype=np.float32), axis=0)
+        n = float(np.linalg.norm(x))
+        if n == 0.0:
+            return None
+        return simhash_vector(x / n, self.dim, self.simhash_seed)
+
+    def encode(self, text: str) -> np.ndarray:
+        """Bipolar int8 (D,)."""
+        return unpack(self.encode_packed(text), self.dim)
+
+    def encode_packed(self, text: str) -> bytes:
+        """Packed (D/8 bytes)."""
+        hit = self._cache.get(text)
+        if hit is not None:
+            self._cache.move_to_end(text)
+            return hit
+        h_sub = self.subword(text)
+        h_sim = self.semantic(text)
+        v = h_sub if h_sim is None else fuse(h_sim, h_sub)
+        out = pack(v).tobytes()
+        self._cache[text] = out
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return out
+
+    def encode_many(self, texts: Iterable[str]) -> np.ndarray:
+        """Packed uint8 (n, D/8)."""
+        rows = [self.encode_packed(t) for t in texts]
+        if not rows:
+            return np.zeros((0, self.dim // 8), dtype=np.uint8)
+        return np.frombuffer(b"".join(rows), dtype=np.uint8).reshape(len(rows), self.dim // 8)

@@ -1,0 +1,194 @@
+"""push / pull between the embedded store and a remote triplestore.
+
+push loads every quad of the store's named graphs (all under https://w3id.org/semantic-rdf/) into
+the endpoint and then checks that the endpoint holds exactly as many quads under that prefix.
+A full push first drops the endpoint's graphs under the prefix, so the endpoint ends equal to the
+store. `since_last=True` sends only what changed since the last push to the same endpoint.
+
+Change tracking is by "molecule": all quads of one subject in one graph. The push state, kept in
+<store>/push-state/, is one 64-bit digest per molecule plus the molecule's graph and subject IRIs:
+no literal, so erased text never survives in it. A changed or vanished molecule is removed remotely
+with `DELETE WHERE { GRAPH <g> { <s> ?p ?o } }` (plain SPARQL 1.1) and re-sent whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyoxigraph as ox
+
+from semantic_rdf.errors import InvalidInput, SemanticError
+from semantic_rdf.sparql import NS_PREFIX, Endpoint, RemoteBackend, iri, term
+
+__all__ = ["PushReport", "PushMismatch", "push", "pull", "local_nquads", "molecules"]
+
+
+class PushMismatch(SemanticError):
+    """After a push the endpoint does not hold the same number of quads as the store."""
+
+
+@dataclass(frozen=True)
+class PushReport:
+    endpoint: str
+    mode: str            # "full" | "incremental"
+    sent: int            # quads loaded
+    removed: int         # molecules deleted remotely before re-sending
+    local: int           # quads in the store under the prefix
+    remote: int          # quads at the endpoint under the prefix, after the push
+    seconds: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _ox(store) -> ox.Store:
+    return store.ox if hasattr(store, "ox") else store
+
+
+def local_nquads(store, prefix: str = NS_PREFIX) -> bytes:
+    """The store's quads in named graphs under `prefix`, as N-Quads (native dump when nothing else is there)."""
+    st = _ox(store)
+    total = len(st)
+    inside = int(next(iter(st.query(
+        "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STRSTARTS(STR(?g), ?prefix)) }",
+        substitutions={ox.Variable("prefix"): ox.Literal(prefix)})))["n"].value)
+    if inside == total:
+        data = st.dump(format=ox.RdfFormat.N_QUADS)
+    else:
+        data = ox.serialize((q for q in st if not isinstance(q.graph_name, ox.DefaultGraph)
+                             and q.graph_name.value.startswith(prefix)), format=ox.RdfFormat.N_QUADS)
+    if b"_:" in data and any(line.startswith(b"_:") or b" _:" in line for line in data.splitlines()):
+        raise InvalidInput("the store holds blank nodes, which cannot be pushed (skolemise them)")
+    return data
+
+
+def molecules(lines: list[bytes]) -> tuple[dict[bytes, int], dict[bytes, list[int]]]:
+    """Digest (sum of 64-bit line hashes, order-free) and line numbers per (graph, subject) key."""
+    digest: dict[bytes, int] = {}
+    members: dict[bytes, list[int]] = {}
+    mask = (1 << 64) - 1
+    for i, line in enumerate(lines):
+        s = line[: line.index(b" ")]
+        g = line[line.rindex(b" <", 0, len(line) - 1) + 1: line.rindex(b">") + 1]
+        key = g + b" " + s
+        h = int.from_bytes(hashlib.blake2b(line, digest_size=8).digest(), "little")
+        digest[key] = (digest.get(key, 0) + h) & mask
+        members.setdefault(key, []).append(i)
+    return digest, members
+
+
+# ----------------------------------------------------------------------------------------------
+# push state on disk
+
+def _state_paths(state_dir: Path, endpoint: Endpoint) -> tuple[Path, Path]:
+    name = hashlib.sha256(endpoint.key.encode()).hexdigest()[:16]
+    return state_dir / f"{name}.npy", state_dir / f"{name}.keys"
+
+
+def _load_state(state_dir: Path, endpoint: Endpoint) -> dict[bytes, int] | None:
+    dig_path, key_path = _state_paths(state_dir, endpoint)
+    if not (dig_path.exists() and key_path.exists()):
+        return None
+    digests = np.load(dig_path)
+    keys = key_path.read_bytes().split(b"\n")[:-1]
+    if len(keys) != len(digests):
+        return None  # torn state: fall back to a full push
+    return dict(zip(keys, (int(d) for d in digests)))
+
+
+def _save_state(state_dir: Path, endpoint: Endpoint, digest: dict[bytes, int], report: PushReport) -> None:
+    state_dir.mkdir(parents=True, exist_ok=True)
+    dig_path, key_path = _state_paths(state_dir, endpoint)
+    keys = list(digest)
+    tmp_d, tmp_k = dig_path.with_suffix(".npy.tmp"), key_path.with_suffix(".keys.tmp")
+    with open(tmp_d, "wb") as f:
+        np.save(f, np.fromiter((digest[k] for k in keys), dtype=np.uint64, count=len(keys)))
+    tmp_k.write_bytes(b"".join(k + b"\n" for k in keys))
+    os.replace(tmp_d, dig_path)
+    os.replace(tmp_k, key_path)
+    index_path = state_dir / "index.json"
+    index = json.loads(index_path.read_text()) if index_path.exists() else {}
+    index[endpoint.key] = {"file": dig_path.stem, **report.as_dict()}
+    tmp = index_path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(index, indent=2, sort_keys=True))
+    os.replace(tmp, index_path)
+
+
+def default_state_dir(store) -> Path | None:
+    path = getattr(store, "path", None)
+    return Path(path) / "push-state" if path is not None else None
+
+
+# ----------------------------------------------------------------------------------------------
+
+def push(store, endpoint: str | Endpoint, *, since_last: bool = False, state_dir: str | Path | None = None,
+         prefix: str = NS_PREFIX, backend: RemoteBackend | None = None, track: bool = True) -> PushReport:
+    """Load the store into the endpoint (all of it, or what changed since the last push there) and verify counts."""
+    t0 = time.perf_counter()
+    ep = Endpoint.parse(endpoint) if isinstance(endpoint, str) else endpoint
+    sdir = Path(state_dir) if state_dir is not None else default_state_dir(store)
+    remote = backend or RemoteBackend(ep)
+    try:
+        data = local_nquads(store, prefix)
+        lines = data.split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()
+        previous = _load_state(sdir, ep) if (since_last and sdir is not None) else None
+        need_digest = track and sdir is not None or previous is not None
+        digest, members = molecules(lines) if need_digest else ({}, {})
+        if previous is None:
+            mode, removed = "full", 0
+            remote.drop(prefix)
+            sent = remote.load(data) if lines else 0
+        else:
+            mode = "incremental"
+            changed = [k for k, d in digest.items() if previous.get(k) != d]
+            gone = [k for k in previous if k not in digest]
+            stale = [k for k in changed if k in previous] + gone
+            _delete_molecules(remote, stale)
+            removed = len(stale)
+            chosen = sorted(i for k in changed for i in members[k])
+            sent = remote.load(b"".join(lines[i] + b"\n" for i in chosen)) if chosen else 0
+        n_remote = remote.count(prefix)
+        report = PushReport(ep.key, mode, sent, removed, len(lines), n_remote, time.perf_counter() - t0)
+        if n_remote != len(lines):
+            raise PushMismatch(f"after the push {ep.query_url} holds {n_remote} quads under {prefix}, "
+                               f"the store {len(lines)}")
+        if need_digest and sdir is not None:
+            _save_state(sdir, ep, digest, report)
+        return report
+    finally:
+        if backend is None:
+            remote.close()
+
+
+def _delete_molecules(remote: RemoteBackend, keys: list[bytes], per_request: int = 50) -> None:
+    ops = []
+    for k in keys:
+        g, s = k.decode("utf-8").split(" ", 1)
+        ops.append(f"DELETE WHERE {{ GRAPH {term(iri(g[1:-1]))} {{ {term(iri(s[1:-1]))} ?p ?o }} }}")
+    for i in range(0, len(ops), per_request):
+        remote._post_update(" ;\n".join(ops[i:i + per_request]))
+
+
+def pull(store, endpoint: str | Endpoint, *, prefix: str = NS_PREFIX) -> int:
+    """Copy the endpoint's quads under `prefix` into the store (through its import, so shapes are checked)."""
+    remote = RemoteBackend(endpoint)
+    try:
+        quads = remote.dump(prefix)
+    finally:
+        remote.close()
+    if not quads:
+        return 0
+    data = ox.serialize(quads, format=ox.RdfFormat.N_QUADS)
+    if hasattr(store, "import_"):
+        return store.import_(data, "nquads")
+    _ox(store).extend(quads)
+    return len(quads)

@@ -1,0 +1,175 @@
+"""Word vectors for the HDC semantic path, read from local files only.
+
+Default: the `wordllama` wheel's 256-d static token embeddings (l2_supercat_256.safetensors) and
+its Llama-2 BPE tokenizer (l2_supercat_tokenizer_config.json), loaded straight from the installed
+package directory. `WordLlama.load()` is never called: it tries to download the tokenizer.
+
+Optional: a GloVe text file ("word v1 v2 … vd" per line) that the user names.
+
+A word counts as covered only if it is one whole vocabulary entry: for the tokenizer that means a
+single BPE piece (in lower-case or capitalised form, whichever is one piece). Averaging the
+pieces of a split word ("▁par" + "is") gives a vector unrelated to the word, so such words take
+the subword path only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import struct
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from semantic_rdf.errors import InvalidInput, SourceError
+
+__all__ = ["WordLlamaVectors", "GloVeVectors", "default_word_vectors", "wordllama_files"]
+
+_MAX_HEADER = 1 << 20
+
+
+def wordllama_files(package_dir: str | os.PathLike | None = None) -> tuple[Path, Path]:
+    """(weights .safetensors, tokenizer .json) inside the installed wordllama package."""
+    if package_dir is None:
+        import importlib.util
+
+        spec = importlib.util.find_spec("wordllama")
+        if spec is None or spec.origin is None:
+            raise SourceError("the wordllama package is not installed (pip install wordllama)")
+        package_dir = Path(spec.origin).parent
+    base = Path(package_dir)
+    weights = sorted((base / "weights").glob("*_256.safetensors")) or sorted((base / "weights").glob("*.safetensors"))
+    toks = sorted((base / "tokenizers").glob("*.json"))
+    if not weights or not toks:
+        raise SourceError(f"no wordllama weights/tokenizer files under {base}")
+    return weights[0], toks[0]
+
+
+def _read_safetensors_matrix(path: Path) -> np.ndarray:
+    """The single 2-D tensor of a safetensors file, as float32 (the format is a JSON header + raw data)."""
+    with open(path, "rb") as f:
+        head = f.read(8)
+        if len(head) != 8:
+            raise SourceError(f"{path}: not a safetensors file")
+        (n,) = struct.unpack("<Q", head)
+        if n <= 0 or n > _MAX_HEADER:
+            raise SourceError(f"{path}: implausible safetensors header length {n}")
+        try:
+            header = json.loads(f.read(n))
+        except ValueError as e:
+            raise SourceError(f"{path}: bad safetensors header: {e}") from None
+        tensors = {k: v for k, v in header.items() if k != "__metadata__"}
+        if len(tensors) != 1:
+            raise SourceError(f"{path}: expected one tensor, found {sorted(tensors)}")
+        (meta,) = tensors.values()
+        dtypes = {"F16": "<f2", "F32": "<f4", "BF16": None}
+        dt = dtypes.get(meta.get("dtype"))
+        shape = meta.get("shape")
+        if dt is None or not isinstance(shape, list) or len(shape) != 2:
+            raise SourceError(f"{path}: unsupported tensor {meta.get('dtype')} {shape}")
+        start, end = meta["data_offsets"]
+        f.seek(8 + n + start)
+        raw = f.read(end - start)
+    arr = np.frombuffer(raw, dtype=dt)
+    if arr.size != shape[0] * shape[1]:
+        raise SourceError(f"{path}: tensor data is truncated")
+    return arr.reshape(shape).astype(np.float32)
+
+
+class WordLlamaVectors:
+    """Static token embeddings of the installed wordllama wheel, mean-centred and unit-normalised."""
+
+    def __init__(self, weights: str | os.PathLike | None = None, tokenizer: str | os.PathLike | None = None, *, max_pieces: int = 1):
+        if weights is None or tokenizer is None:
+            w, t = wordllama_files()
+            weights = weights or w
+            tokenizer = tokenizer or t
+        from tokenizers import Tokenizer  # a wordllama dependency
+
+        self._tok = Tokenizer.from_file(str(tokenizer))
+        emb = _read_safetensors_matrix(Path(weights))
+        emb -= emb.mean(axis=0, keepdims=True)  # remove the shared direction: unrelated words then score ~0
+        norms = np.linalg.norm(emb, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        self._emb = emb / norms
+        self.dim = int(emb.shape[1])
+        self.max_pieces = int(max_pieces)
+        st = os.stat(weights)
+        self.signature = f"wordllama:{Path(weights).name}:{st.st_size}:pieces={self.max_pieces}"
+
+    def pieces(self, word: str) -> list[int]:
+        """Token ids of the variant (as given, or capitalised) that splits into the fewest pieces."""
+        best: list[int] | None = None
+        for variant in (word, word[:1].upper() + word[1:]):
+            ids = self._tok.encode(variant, add_special_tokens=False).ids
+            if ids and (best is None or len(ids) < len(best)):
+                best = ids
+        return best or []
+
+    @lru_cache(maxsize=65536)
+    def vector(self, word: str) -> np.ndarray | None:
+        if not word or not word.isalnum():
+            return None
+        ids = self.pieces(word)
+        if not ids or len(ids) > self.max_pieces:
+            return None
+        v = self._emb[ids].mean(axis=0)
+        n = float(np.linalg.norm(v))
+        return None if n == 0 else (v / n).astype(np.float32)
+
+
+class GloVeVectors:
+    """Vectors from a GloVe-format text file the user names (first `max_vocab` lines)."""
+
+    def __init__(self, path: str | os.PathLike, *, max_vocab: int = 50_000):
+        p = Path(path)
+        if not p.is_file():
+            raise SourceError(f"GloVe file not found: {p}")
+        vocab: dict[str, int] = {}
+        rows: list[np.ndarray] = []
+        dim = None
+        h = hashlib.sha256()
+        with open(p, "r", encoding="utf-8", errors="strict") as f:
+            for lineno, line in enumerate(f, 1):
+                if len(vocab) >= max_vocab:
+                    break
+                h.update(line.encode("utf-8"))
+                parts = line.rstrip("\n").split(" ")
+                if len(parts) < 2:
+                    raise InvalidInput(f"{p}:{lineno}: expected 'word v1 v2 …'")
+                try:
+                    vec = np.asarray(parts[1:], dtype=np.float32)
+                except ValueError:
+                    raise InvalidInput(f"{p}:{lineno}: non-numeric vector component") from None
+                if dim is None:
+                    dim = vec.shape[0]
+                elif vec.shape[0] != dim:
+                    raise InvalidInput(f"{p}:{lineno}: {vec.shape[0]} components, expected {dim}")
+                if not np.all(np.isfinite(vec)):
+                    raise InvalidInput(f"{p}:{lineno}: non-finite vector component")
+                word = parts[0].lower()
+                if word not in vocab:
+                    vocab[word] = len(rows)
+                    rows.append(vec)
+        if not rows:
+            raise InvalidInput(f"{p}: no vectors")
+        emb = np.vstack(rows)
+        emb -= emb.mean(axis=0, keepdims=True)
+        norms = np.linalg.norm(emb, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        self._emb = emb / norms
+        self._vocab = vocab
+        self.dim = int(dim)
+        self.signature = f"glove:{p.name}:{len(vocab)}:{h.hexdigest()[:16]}"
+
+    def vector(self, word: str) -> np.ndarray | None:
+        i = self._vocab.get(word)
+        return None if i is None else self._emb[i]
+
+
+@lru_cache(maxsize=1)
+def default_word_vectors() -> WordLlamaVectors:
+    """The shipped default (loaded once per process, ~0.3 s)."""
+    return WordLlamaVectors()

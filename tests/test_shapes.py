@@ -1,0 +1,112 @@
+"""The compiled fast checker and pyshacl must agree: on valid data and on every kind of violation."""
+
+import pyoxigraph as ox
+import pytest
+
+from semantic_rdf import layout as L
+from semantic_rdf.errors import ShapeViolation
+from semantic_rdf.shapes import _compile, fast_checker, shapes_graph, validate_full
+from semantic_rdf.store import AssertionStore
+from semantic_rdf.values import Chunk, Doc, Triple, Validity
+from semantic_rdf.vocab import ENTITY_GRAPH, M, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, XSD, assertion_iri
+
+import rdflib
+from datetime import datetime, timezone
+
+
+def _valid_store() -> AssertionStore:
+    s = AssertionStore.memory()
+    s.assert_("Ada Lovelace", "wrote", "Note G", score=0.7, note="book")
+    d = Doc("d1", "mem:d1", "Ada Lovelace was born in London. She wrote Note G.")
+    with s.run("ingestion", agent="rules") as run:
+        s.add_document(d, run)
+        c = Chunk("d1", 0, d.text, 0, len(d.text))
+        s.assert_triples([Triple("Ada Lovelace", "born_in", "London", c, 0.8, start=0, end=31,
+                                 valid=Validity(datetime(1815, 12, 10, tzinfo=timezone.utc)))], run=run)
+    return s
+
+
+def _triples(s: AssertionStore) -> list[ox.Quad]:
+    return list(s.ox.quads_for_pattern(None, None, None, PROVENANCE_GRAPH)) + \
+        list(s.ox.quads_for_pattern(None, None, None, ENTITY_GRAPH))
+
+
+def _replace(quads, pred, new_obj=None, subject_filter=None):
+    out, done = [], False
+    for q in quads:
+        if q.predicate == pred and not done and (subject_filter is None or subject_filter(q.subject)):
+            done = True
+            if new_obj is not None:
+                out.append(ox.Quad(q.subject, q.predicate, new_obj, q.graph_name))
+            continue
+        out.append(q)
+    assert done, f"no {pred} to replace"
+    return out
+
+
+def _is_record(term):
+    return term.value.startswith("https://w3id.org/semantic-rdf/a/")
+
+
+def _mutations(quads):
+    X = lambda v, dt: ox.Literal(v, datatype=ox.NamedNode(XSD + dt))  # noqa: E731
+    a = next(q.subject for q in quads if q.predicate == M.claimGraph)
+    yield "predicate outside taxonomy", _replace(quads, M.predicate, ox.NamedNode("https://w3id.org/semantic-rdf/p/likes"))
+    yield "confidence above 1", _replace(quads, M.confidence, X("1.5", "decimal"), _is_record)
+    yield "confidence negative", _replace(quads, M.confidence, X("-0.1", "decimal"), _is_record)
+    yield "count zero", _replace(quads, M.count, X("0", "integer"))
+    yield "count missing", _replace(quads, M.count)
+    yield "two subjects", quads + [ox.Quad(a, M.subject, ox.NamedNode("https://w3id.org/semantic-rdf/e/x"), PROVENANCE_GRAPH)]
+    yield "no subject", _replace(quads, M.subject)
+    yield "start after end", _replace(quads, OA_.start, X("40", "integer"))
+    yield "negative start", _replace(quads, OA_.start, X("-1", "integer"))
+    yield "validFrom after validUntil", quads + [
+        ox.Quad(next(q.subject for q in quads if q.predicate == M.validFrom), M.validUntil,
+                X("1800-01-01T00:00:00Z", "dateTime"), PROVENANCE_GRAPH)]
+    extracted = next(q.subject for q in quads if q.object == M.ExtractedAssertion)
+    yield "source-read without span", [q for q in quads if not (q.subject == extracted and q.predicate == P.wasDerivedFrom)]
+    yield "derived without antecedent", quads + [
+        ox.Quad(a, RDF_TYPE, M.DerivedAssertion, PROVENANCE_GRAPH)]
+    yield "agent only SoftwareAgent", [q for q in quads if not (q.predicate == RDF_TYPE and q.object == P.Agent)]
+    yield "bad sha256", _replace(quads, M.sha256, ox.Literal("not-a-hash"))
+    yield "second generation", quads + [ox.Quad(a, P.wasGeneratedBy, ox.NamedNode("https://w3id.org/semantic-rdf/run/other"), PROVENANCE_GRAPH)]
+
+
+def test_valid_store_conforms_both_ways():
+    s = _valid_store()
+    q = _triples(s)
+    assert fast_checker().check(q).conforms
+    full = validate_full(q)
+    assert full.conforms, full.text
+    assert s.validate().conforms
+
+
+@pytest.mark.parametrize("name,quads", list(_mutations(_triples(_valid_store()))), ids=lambda x: x if isinstance(x, str) else "")
+def test_violation_found_by_both(name, quads):
+    fast = fast_checker().check(quads)
+    full = validate_full(quads)
+    assert not full.conforms, f"pyshacl accepted: {name}"
+    assert not fast.conforms, f"fast checker accepted: {name}"
+
+
+def test_fast_checker_refuses_unknown_shacl_features():
+    g = rdflib.Graph().parse(data="""
+        @prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://example.org/> .
+        ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:property [ sh:path ex:p ; sh:minLength 3 ] .
+    """, format="turtle")
+    with pytest.raises(ValueError, match="unsupported"):
+        _compile(g)
+
+
+def test_shapes_parse_and_compile():
+    assert len(shapes_graph()) > 100
+    assert len(fast_checker().checks) > 50
+
+
+def test_write_refused_and_store_unchanged():
+    s = _valid_store()
+    before = sorted(map(str, s.ox))
+    bad = [ox.Quad(assertion_iri("0" * 16), RDF_TYPE, M.Assertion, PROVENANCE_GRAPH)]
+    with pytest.raises(ShapeViolation):
+        s.commit(bad)
+    assert sorted(map(str, s.ox)) == before

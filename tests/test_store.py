@@ -1,0 +1,206 @@
+import warnings
+
+from datetime import datetime, timedelta, timezone
+
+import pyoxigraph as ox
+import pytest
+import rdflib
+
+from semantic_rdf.errors import InvalidInput, NotFound, StoreInUse
+from semantic_rdf.identity import assertion_id
+from semantic_rdf.seed import seed
+from semantic_rdf.store import AssertionStore
+from semantic_rdf.values import Chunk, Doc, Triple, Validity
+from semantic_rdf.vocab import PROVENANCE_GRAPH, entity_iri
+
+TEXT = "Ada Lovelace was born in London. She wrote Note G in 1843. Ada Lovelace was born in London."
+
+
+def _doc_store():
+    s = AssertionStore.memory()
+    d = Doc("notes/ada.txt", "notes/ada.txt", TEXT, {"media_type": "text/plain"})
+    return s, d, Chunk(d.id, 0, TEXT, 0, len(TEXT))
+
+
+def test_same_triple_two_sources_is_one_claim_graph():
+    s = AssertionStore.memory()
+    a = s.assert_("Marie Curie", "discovered", "Radioactivity", score=0.4, note="source A")
+    b = s.assert_(" marie  CURIE ", "DISCOVERED", "radioactivity", score=0.9, note="source B")
+    assert a == b == assertion_id("Marie Curie", "discovered", "Radioactivity")
+    r = s.require(a)
+    assert r.count == 2 and r.confidence == 0.9
+    assert {x.note for x in r.sources} == {"source A", "source B"}
+    graphs = [g for g in s.ox.named_graphs() if g.value.endswith("/g/" + a)]
+    assert len(graphs) == 1
+    assert len(list(s.ox.quads_for_pattern(None, None, None, graphs[0]))) == 1
+    assert s.validate().conforms
+
+
+def test_absent_score_is_full_confidence():
+    s = AssertionStore.memory()
+    r = s.require(s.assert_("a", "born_in", "b"))
+    assert r.confidence == 1.0
+
+
+def test_same_statement_twice_counts_once():
+    s = AssertionStore.memory()
+    s.assert_("a", "born_in", "b", note="x")
+    s.assert_("a", "born_in", "b", note="x")
+    assert s.require(assertion_id("a", "born_in", "b")).count == 1
+
+
+def test_source_read_span_resolves_and_reingest_is_idempotent():
+    s, d, c = _doc_store()
+    t = Triple("Ada Lovelace", "born_in", "London", c, 0.8, start=0, end=32)
+    with s.run("ingestion", agent="rules") as run:
+        s.add_document(d, run)
+        r1 = s.assert_triples([t], run=run)
+    n = len(s.ox)
+    with s.run("ingestion", agent="rules") as run:
+        s.add_document(d, run)
+        r2 = s.assert_triples([t], run=run)
+    assert r1.new == 1 and r2.new == 0 and r2.unchanged == 1
+    rec = s.require(r1.ids[0])
+    assert rec.count == 1 and rec.kind == "extracted"
+    assert s.span_text(rec.sources[0]) == "Ada Lovelace was born in London."
+    # a second run adds only its activity, never a second copy of the span
+    assert len(s.ox) - n < 15
+    # the same triple read again at another span is a second source
+    t2 = Triple("Ada Lovelace", "born_in", "London", c, 0.6, start=TEXT.rindex("Ada"), end=len(TEXT))
+    with s.run("ingestion", agent="rules") as run:
+        s.assert_triples([t2], run=run)
+    rec = s.require(r1.ids[0])
+    assert rec.count == 2 and rec.confidence == 0.8
+    assert sorted(s.span_text(x) for x in rec.sources) == ["Ada Lovelace was born in London."] * 2
+    assert s.validate().conforms
+
+
+def test_extracted_and_supplied_are_typed_differently():
+    s, d, c = _doc_store()
+    sup = s.require(s.assert_("Ada Lovelace", "wrote", "Note G"))
+    with s.run("ingestion", agent="rules") as run:
+        s.add_document(d, run)
+        rid = s.assert_triples([Triple("Ada Lovelace", "born_in", "London", c, start=0, end=32)], run=run).ids[0]
+    assert sup.kinds == ("supplied",)
+    assert s.require(rid).kinds == ("extracted",)
+
+
+def test_unknown_document_and_bad_predicate_refused_without_writes():
+    s, d, c = _doc_store()
+    before = len(s.ox)
+    with pytest.raises(InvalidInput, match="likes"):
+        s.assert_("Marie Curie", "likes", "Tea")
+    with s.run("ingestion", agent="rules") as run:
+        n = len(s.ox)
+        with pytest.raises(NotFound):
+            s.assert_triples([Triple("a", "born_in", "b", c)], run=run)
+        with pytest.raises(InvalidInput):
+            s.assert_triples([Triple("a", "born_in", "b"), Triple("a", "likes", "b")], run=run)
+        assert len(s.ox) == n
+    assert before <= len(s.ox)
+
+
+def test_hostile_names_stay_inside_their_terms():
+    s = AssertionStore.memory()
+    evil = 'x"> } ; DROP ALL ; <y> {\n#\u202e\x00'
+    aid = s.assert_(evil, "born_in", "London")
+    r = s.require(aid)
+    assert r.subject == " ".join(evil.split())
+    assert entity_iri(evil).value.startswith("https://w3id.org/semantic-rdf/e/x-")
+    assert s.validate().conforms
+    assert len(s.match(s=evil)) == 1
+
+
+def test_match_wildcards_and_valid_time():
+    s = AssertionStore.memory()
+    t0 = datetime(2020, 1, 1, tzinfo=timezone.utc)
+    s.assert_("Ann", "resided_in", "Paris", valid=Validity(t0, t0 + timedelta(days=365)))
+    s.assert_("Ann", "resided_in", "Rome", valid=Validity(t0 + timedelta(days=365)))
+    s.assert_("Bob", "born_in", "Rome")
+    assert len(s.match(s="ann")) == 2
+    assert len(s.match(p="resided_in")) == 2
+    assert len(s.match(o="Rome")) == 2
+    at = [r.object for r in s.match(s="Ann", valid_at=t0 + timedelta(days=10))]
+    assert at == ["Paris"]
+    assert [r.object for r in s.match(s="Ann", valid_at=t0 + timedelta(days=400))] == ["Rome"]
+    before = s.now()
+    s.assert_("Bob", "moved_to", "Oslo")
+    assert len(s.match(s="Bob", as_of=before)) == 1
+    assert len(s.match(s="Bob")) == 2
+
+
+def test_export_roundtrip_pyoxigraph_and_rdflib():
+    s = AssertionStore.memory()
+    seed(s)
+    for fmt in ("nquads", "trig"):
+        data = s.export(fmt)
+        fresh = ox.Store()
+        fresh.load(data, format=ox.RdfFormat.N_QUADS if fmt == "nquads" else ox.RdfFormat.TRIG)
+        assert sorted(map(str, fresh)) == sorted(map(str, s.ox))
+        ds = rdflib.Dataset()
+        ds.parse(data=data.decode(), format="nquads" if fmt == "nquads" else "trig")
+        assert len(list(ds.quads((None, None, None, None)))) == len(s.ox)
+        claim_graphs = [g for g in fresh.named_graphs() if "/g/" in g.value]
+        assert len(claim_graphs) == 7
+        assert all(len(list(fresh.quads_for_pattern(None, None, None, g))) == 1 for g in claim_graphs)
+    again = AssertionStore.memory()
+    again.import_(s.export("nquads"))
+    assert sorted(map(str, again.ox)) == sorted(map(str, s.ox))
+
+
+def test_import_refuses_invalid_data_atomically():
+    s = AssertionStore.memory()
+    seed(s)
+    data = s.export("nquads").replace(b"/p/born_in>", b"/p/likes>")
+    other = AssertionStore.memory()
+    with pytest.raises(InvalidInput):
+        other.import_(data)
+    assert len(other.ox) == 0
+    with pytest.raises(InvalidInput):
+        other.import_(b"<a> <b> .", "nquads")
+
+
+def test_tampered_record_fails_validation():
+    s = AssertionStore.memory()
+    aid = seed(s)[0]
+    assert s.validate().conforms
+    q = next(iter(s.ox.quads_for_pattern(None, None, None, ox.NamedNode("https://w3id.org/semantic-rdf/g/" + aid))))
+    s.ox.remove(q)
+    s.ox.add(ox.Quad(q.subject, q.predicate, entity_iri("Berlin"), q.graph_name))
+    r = s.validate()
+    assert not r.conforms and any("claim graph" in v for v in r.violations)
+
+
+def test_on_disk_reopen_and_lock(tmp_path):
+    p = tmp_path / "st"
+    s = AssertionStore.open(p)
+    aid = s.assert_("a", "born_in", "b")
+    with pytest.raises(StoreInUse):
+        AssertionStore.open(p)
+    s.close()
+    s2 = AssertionStore.open(p)
+    assert s2.require(aid).object == "b"
+    # the clock never goes backwards across reopen
+    assert s2.now() > s2.require(aid).generated_at
+    s2.close()
+    with pytest.raises(InvalidInput):
+        AssertionStore.open(tmp_path / "st" / "oxigraph" / "CURRENT")
+
+
+def test_bad_ids_are_typed_errors():
+    s = AssertionStore.memory()
+    with pytest.raises(InvalidInput):
+        s.get("../../etc")
+    assert s.get("0123456789abcdef") is None
+    with pytest.raises(NotFound):
+        s.require("0123456789abcdef")
+
+
+def test_stats_counts():
+    s = AssertionStore.memory()
+    seed(s)
+    st = s.stats()
+    assert st["assertions"] == 7 and st["supplied"] == 7 and st["entities"] == 10
+    assert st["quads"] == len(s.ox)
+    prov_quads = list(s.ox.quads_for_pattern(None, None, None, PROVENANCE_GRAPH))
+    assert prov_quads
