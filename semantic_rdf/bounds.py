@@ -20,6 +20,7 @@ every driver asks a `Bounds` before it reads anything:
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import os
 import socket
@@ -87,6 +88,8 @@ def is_public_address(ip: _IPAddress | str) -> bool:
     if isinstance(ip, str):
         ip = ipaddress.ip_address(ip.split("%", 1)[0])
     if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:  # ::ffff:a.b.c.d reaches a.b.c.d: judge that
+            return is_public_address(ip.ipv4_mapped)
         v4 = _embedded_v4(ip)
         if v4 is not None and not is_public_address(v4):
             return False
@@ -308,13 +311,15 @@ class Bounds:
         hops: list[str] = []
         current = url
         with httpx.Client(
-            transport=_GuardedTransport(self),
+            transport=_guarded_transport_class()(self),
             trust_env=False,
             follow_redirects=False,
             timeout=httpx.Timeout(self.timeout),
             headers={"User-Agent": "semantic-rdf-ingest"},
         ) as client:
             while True:
+                if time.monotonic() > deadline:
+                    raise SourceError(f"{url}: timed out after {self.timeout:g} s")
                 self.check_url(current)
                 try:
                     with client.stream("GET", current) as resp:
@@ -327,6 +332,8 @@ class Bounds:
                             hops.append(current)
                             current = urljoin(current, location)
                             continue
+                        if resp.status_code >= 400:
+                            raise SourceError(f"{current}: HTTP {resp.status_code}")
                         declared = resp.headers.get("content-length")
                         if declared and declared.isdigit() and int(declared) > self.max_bytes:
                             raise RefusedByBounds(
@@ -339,8 +346,6 @@ class Bounds:
                                 raise RefusedByBounds(f"{current}: response exceeds the size cap of {self.max_bytes} bytes")
                             if time.monotonic() > deadline:
                                 raise SourceError(f"{url}: timed out after {self.timeout:g} s")
-                        if resp.status_code >= 400:
-                            raise SourceError(f"{current}: HTTP {resp.status_code}")
                         return Fetched(
                             url=str(resp.url),
                             status=resp.status_code,
@@ -357,8 +362,6 @@ class Bounds:
                     if isinstance(cause, SourceError):
                         raise cause from None
                     raise SourceError(f"{current}: {type(e).__name__}: {e}") from None
-                if time.monotonic() > deadline:
-                    raise SourceError(f"{url}: timed out after {self.timeout:g} s")
 
 
 def _http_date(value: str | None) -> datetime | None:
@@ -403,6 +406,7 @@ def _guarded_backend(bounds: Bounds):
     return _GuardedBackend()
 
 
+@functools.lru_cache(maxsize=1)
 def _guarded_transport_class():
     import httpcore
     import httpx
@@ -420,6 +424,3 @@ def _guarded_transport_class():
 
     return GuardedTransport
 
-
-def _GuardedTransport(bounds: Bounds):
-    return _guarded_transport_class()(bounds)

@@ -107,10 +107,11 @@ _EMAIL_HEADERS = re.compile(
     rb"^(Received|From|Return-Path|MIME-Version|Message-ID|Delivered-To|Date|To|Subject|X-[\w-]+):[ \t]",
     re.IGNORECASE,
 )
-_BOMS = (
-    (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"),
+_BOMS = (  # UTF-32 LE before UTF-16 LE: the first two bytes are the same
+    (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
+_CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 11, 12, 13, 27))
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _SURROGATES = re.compile("[\udc80-\udcff]")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):")
@@ -192,7 +193,7 @@ def _looks_binary(head: bytes) -> bool:
     if not head:
         return False
     # Many C0 controls (other than \t \n \r \f \v, ESC) mean this is not text.
-    ctrl = sum(1 for b in head if b < 32 and b not in (9, 10, 11, 12, 13, 27))
+    ctrl = len(head) - len(head.translate(None, _CONTROL_BYTES))
     return ctrl / len(head) > 0.10
 
 
@@ -275,11 +276,7 @@ def decode_text(data: bytes, charset: str | None = None) -> Decoded:
             enc = codecs.lookup(charset).name
         except LookupError:
             enc = "utf-8"
-    if enc in ("utf-16", "utf-32"):
-        text = data.decode(enc, "replace")  # the codec consumes the BOM itself
-        bom = 0
-        return Decoded(text, text, enc, bom, text.count("\ufffd"))
-    body = data[bom:] if enc == "utf-8" else data
+    body = data[bom:]
     if enc == "utf-8":
         if body.isascii():
             s = body.decode("ascii")
@@ -289,7 +286,7 @@ def decode_text(data: bytes, charset: str | None = None) -> Decoded:
         text = _SURROGATES.sub("\ufffd", escaped) if bad else escaped
         return Decoded(text, escaped, "utf-8", bom, bad)
     text = body.decode(enc, "replace")
-    return Decoded(text, text, enc, 0, text.count("\ufffd"))
+    return Decoded(text, text, enc, bom, text.count("\ufffd"))
 
 
 # ------------------------------------------------------------------ bytes -> documents
@@ -504,7 +501,6 @@ class IngestConfig:
     exclude: tuple[str, ...] = (".*",)  # hidden files and folders (.git, .venv) by default
     max_files: int = 100_000
     stdin: BinaryIO | None = None
-    named: tuple[str, ...] = ()  # the references as the user wrote them (for display names)
 
 
 Factory = Callable[[IngestConfig], Any]
@@ -585,7 +581,7 @@ class Registry:
                 f"{ref}: no ingest driver for scheme {scheme!r} (known: {', '.join(self.schemes())})"
             )
         if config is None:
-            config = IngestConfig(Bounds.make(default_roots([ref])), named=(ref,))
+            config = IngestConfig(Bounds.make(default_roots([ref])))
         return factory(config)
 
 

@@ -110,10 +110,13 @@ def _nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
-_NEWLINES = re.compile("\r\n|[\r\x0b\x0c\x85\u2028\u2029]")
+_NEWLINES = re.compile("\r\n?|[\x0b\x0c\x85\u2028\u2029]")
+_ODD_NEWLINES = re.compile("[\x0b\x0c\x85\u2028\u2029]")
 
 
 def _line_endings(text: str) -> str:
+    if "\r" not in text and not _ODD_NEWLINES.search(text):
+        return text
     return _NEWLINES.sub("\n", text)
 
 
@@ -136,18 +139,23 @@ def _control_chars(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
-_QUOTES = str.maketrans({
-    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
-    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
-})
+# str.replace per character beats str.translate on non-ASCII text by an order of magnitude
+_QUOTES = (
+    ("\u2018", "'"), ("\u2019", "'"), ("\u201a", "'"), ("\u201b", "'"), ("\u2032", "'"),
+    ("\u201c", '"'), ("\u201d", '"'), ("\u201e", '"'), ("\u201f", '"'), ("\u2033", '"'),
+)
 
 
 def _quotes(text: str) -> str:
-    return text if text.isascii() else text.translate(_QUOTES)
+    if text.isascii():
+        return text
+    for a, b in _QUOTES:
+        if a in text:
+            text = text.replace(a, b)
+    return text
 
 
-_SPACES = str.maketrans({c: " " for c in "\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-                         "\u2009\u200a\u202f\u205f\u3000"})
+_SPACES = re.compile("[\xa0\u1680\u2000-\u200a\u202f\u205f\u3000]")
 _TRAILING = re.compile(r"[ \t]+(?=\n|\Z)")
 _INNER = re.compile(r"(?<=[^\s])[ \t]{2,}(?=[^\s])")
 _BLANKS = re.compile(r"\n{3,}")
@@ -155,10 +163,14 @@ _BLANKS = re.compile(r"\n{3,}")
 
 def _whitespace(text: str) -> str:
     if not text.isascii():
-        text = text.translate(_SPACES)
-    text = _TRAILING.sub("", text)
-    text = _INNER.sub(" ", text)
-    text = _BLANKS.sub("\n\n", text)
+        text = _SPACES.sub(" ", text)
+    # substring tests are fast C scans; most texts need none of the substitutions
+    if " \n" in text or "\t\n" in text:
+        text = _TRAILING.sub("", text)
+    if "  " in text or "\t " in text or " \t" in text or "\t\t" in text:
+        text = _INNER.sub(" ", text)
+    if "\n\n\n" in text:
+        text = _BLANKS.sub("\n\n", text)
     return text.lstrip("\n").rstrip()
 
 

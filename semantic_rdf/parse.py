@@ -110,20 +110,38 @@ _WS = re.compile(r"[ \t\n\r\f]+")
 
 
 class _HTMLText(HTMLParser):
-    """Flat, iterative (no recursion): a stack depth counter for dropped elements only."""
+    """Flat and iterative (html.parser does not recurse), so deep nesting cannot crash it.
+    Output items are text or an int break (1 = line, 2 = paragraph); adjacent breaks merge
+    to the larger one, so ``</li><li>`` is one line break, not two."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.out: list[str] = []
+        self.out: list[str | int] = []
         self.title: list[str] = []
         self.in_title = False
         self.drop: list[str] = []
         self.pre = 0
-        self.lang: str | None = None
+
+    def _brk(self, n: int) -> None:
+        out = self.out
+        if out and isinstance(out[-1], int):
+            out[-1] = max(out[-1], n)
+            return
+        if out and isinstance(out[-1], str) and not self.pre:
+            out[-1] = out[-1].rstrip(" ")
+        out.append(n)
+
+    def _text(self, data: str) -> None:
+        out = self.out
+        if not self.pre:
+            data = _WS.sub(" ", data)
+            if not out or isinstance(out[-1], int) or out[-1].endswith(" "):
+                data = data.lstrip(" ")
+            if not data:
+                return
+        out.append(data)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "html" and self.lang is None:
-            self.lang = dict(attrs).get("lang")
         if tag == "title" and not self.drop:
             self.in_title = True
             return
@@ -134,14 +152,14 @@ class _HTMLText(HTMLParser):
         if tag in _DROP:
             self.drop.append(tag)
             return
-        if tag == "pre":
-            self.pre += 1
         if tag in _BLOCK:
-            self.out.append("\n\n" if tag in _PARAGRAPH else "\n")
+            self._brk(2 if tag in _PARAGRAPH else 1)
         elif tag == "img":
             alt = dict(attrs).get("alt")
             if alt:
-                self.out.append(" " + alt + " ")
+                self._text(" " + alt + " ")
+        if tag == "pre":
+            self.pre += 1
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "title":
@@ -155,17 +173,17 @@ class _HTMLText(HTMLParser):
         if tag == "pre" and self.pre:
             self.pre -= 1
         if tag in _BLOCK:
-            self.out.append("\n\n" if tag in _PARAGRAPH else "\n")
+            self._brk(2 if tag in _PARAGRAPH else 1)
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _BLOCK and not self.drop:
-            self.out.append("\n")
+            self._brk(1)
 
     def handle_data(self, data: str) -> None:
         if self.in_title:
             self.title.append(data)
         elif not self.drop:
-            self.out.append(data if self.pre else _WS.sub(" ", data))
+            self._text(data)
 
 
 def html_to_text(html: str) -> tuple[str, str | None]:
@@ -176,10 +194,10 @@ def html_to_text(html: str) -> tuple[str, str | None]:
         p.close()
     except (RecursionError, AssertionError) as e:
         raise ParseError(f"malformed HTML ({type(e).__name__})") from None
-    raw = "".join(p.out)
-    # tidy: trim each line, at most one blank line between blocks
-    lines = [ln.strip(" ") for ln in raw.split("\n")]
-    text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n")
+    parts = ["\n" * x if isinstance(x, int) else x for x in p.out]
+    while parts and parts[-1].strip() == "" and not p.pre:
+        parts.pop()
+    text = "".join(parts).strip("\n").rstrip()
     title = _WS.sub(" ", "".join(p.title)).strip() or None
     return text, title
 

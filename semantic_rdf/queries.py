@@ -1,10 +1,12 @@
 """Run the packaged SPARQL files (queries/*.rq) with parameters bound safely.
 
-Parameters are RDF terms (pyoxigraph NamedNode / Literal), never text. They are bound by
-prepending a one-row `VALUES` block to the query's outermost group: the terms are serialised by
-pyoxigraph, which validates IRIs and escapes literals, so no caller text can change the query's
-shape. VALUES is plain SPARQL 1.1, so the same bound query runs on the embedded store and on any
-remote endpoint (Oxigraph server, Virtuoso).
+Parameters are RDF terms (pyoxigraph NamedNode / Literal), never text. Binding follows SEP-0007
+substitution: every occurrence of a bound variable in the query is replaced by the term as
+pyoxigraph serialises it (IRIs validated, literals escaped), `BOUND(?v)` becomes `true`, and in a
+SELECT projection `?v` becomes `(term AS ?v)` so the column is still returned. The tokenizer skips
+comments, strings and IRIs, so no caller text can change the query's shape. The bound text is plain
+SPARQL 1.1 and runs unchanged on the embedded store, Oxigraph server and Virtuoso (which cannot
+compile every form a VALUES pre-binding needs, and whose property paths ignore VALUES-bound ends).
 """
 
 from __future__ import annotations
@@ -19,29 +21,52 @@ from semantic_rdf.resources import query as load_query
 
 Term = ox.NamedNode | ox.Literal
 
-_VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_WHERE = re.compile(r"\bWHERE\s*\{", re.IGNORECASE)
+_VAR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_TOKEN = re.compile(
+    r"""(?P<comment>\#[^\n]*)
+      | (?P<string>'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")
+      | (?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
+      | (?P<bound>\bBOUND\s*\(\s*[?$](?P<bvar>[A-Za-z0-9_\u00B7-\uFFFF]+)\s*\))
+      | (?P<var>[?$](?P<name>[A-Za-z0-9_\u00B7-\uFFFF]+))
+      | (?P<kw>\b(?:SELECT|WHERE|FROM|CONSTRUCT|ASK|DESCRIBE)\b)
+      | (?P<brace>\{)
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
 
 
 def bind(query_text: str, params: Mapping[str, Term | None]) -> str:
-    """`query_text` with a VALUES row binding each non-None parameter, placed first in the outermost WHERE group."""
-    names, terms = [], []
+    """`query_text` with each non-None parameter substituted as an escaped term (SEP-0007)."""
+    terms: dict[str, str] = {}
     for name, term in params.items():
+        if not isinstance(name, str) or not _VAR_NAME.fullmatch(name):
+            raise InvalidInput(f"bad parameter name {name!r}")
         if term is None:
             continue
-        if not _VAR.fullmatch(name):
-            raise InvalidInput(f"bad parameter name {name!r}")
         if not isinstance(term, (ox.NamedNode, ox.Literal)):
             raise InvalidInput(f"parameter ?{name} must be an IRI or a literal term, got {type(term).__name__}")
-        names.append("?" + name)
-        terms.append(str(term))
-    if not names:
+        terms[name] = str(term)
+    if not terms:
         return query_text
-    m = _WHERE.search(query_text)
-    if m is None:
-        raise ValueError("query has no WHERE group to bind parameters into")
-    values = f" VALUES ({' '.join(names)}) {{ ({' '.join(terms)}) }} "
-    return query_text[: m.end()] + values + query_text[m.end():]
+    out: list[str] = []
+    pos = 0
+    in_projection = False
+    for m in _TOKEN.finditer(query_text):
+        out.append(query_text[pos:m.start()])
+        pos = m.end()
+        kind, text = m.lastgroup, m.group(0)
+        if kind == "kw":
+            in_projection = text.upper() == "SELECT"
+        elif kind == "brace":
+            in_projection = False
+        elif kind == "bound" and m.group("bvar") in terms:
+            text = "true"
+        elif kind == "var" and m.group("name") in terms:
+            t = terms[m.group("name")]
+            text = f"({t} AS {text})" if in_projection else t
+        out.append(text)
+    out.append(query_text[pos:])
+    return "".join(out)
 
 
 def packaged(name: str, **params: Term | None) -> str:

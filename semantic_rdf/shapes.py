@@ -62,6 +62,7 @@ class _Check:
     path: str
     what: str
     body: str  # a group pattern binding ?this (and maybe ?v)
+    target: str = ""  # "class <iri>" or "subjectsOf <iri>": which delta triples make this check relevant
 
 
 def _compile(g: rdflib.Graph) -> list[_Check]:
@@ -73,16 +74,16 @@ def _compile(g: rdflib.Graph) -> list[_Check]:
             raise ValueError(f"shape {shape} uses unsupported SHACL features: {sorted(map(str, extra))}")
         targets = []
         for c in g.objects(shape, SH.targetClass):
-            targets.append(f"?this <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> {_t(c)} .")
+            targets.append((f"?this <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> {_t(c)} .", f"class {c}"))
         for p in g.objects(shape, SH.targetSubjectsOf):
-            targets.append(f"?this {_t(p)} ?_t .")
+            targets.append((f"?this {_t(p)} ?_t .", f"subjectsOf {p}"))
         if len(targets) != 1:
             raise ValueError(f"shape {shape} must have exactly one target")
-        target = targets[0]
+        target, target_key = targets[0]
         name = str(shape).rsplit("#", 1)[-1]
         for c in g.objects(shape, SH["class"]):
             checks.append(_Check(name, "", f"focus node is not a {c}",
-                                 f"{target} FILTER NOT EXISTS {{ ?this {_INSTANCE} {_t(c)} }}"))
+                                 f"{target} FILTER NOT EXISTS {{ ?this {_INSTANCE} {_t(c)} }}", target_key))
         for prop in g.objects(shape, SH.property):
             pp = set(g.predicates(prop))
             extra = pp - _SUPPORTED_PROPERTY
@@ -97,7 +98,7 @@ def _compile(g: rdflib.Graph) -> list[_Check]:
             pname = str(path)
 
             def add(what: str, body: str) -> None:
-                checks.append(_Check(name, pname, label or what, body))
+                checks.append(_Check(name, pname, label or what, body, target_key))
 
             v = g.value(prop, SH.minCount)
             if v is not None and int(v) > 0:
@@ -162,20 +163,35 @@ class Report:
 
 
 class FastChecker:
-    """Checks a set of triples (the delta of a write batch plus context) against the compiled shapes."""
+    """Checks a set of triples (the delta of a write batch plus context) against the compiled shapes.
+
+    Only the checks whose target occurs in the delta run (a batch of documents never pays for the
+    assertion checks), as one UNION query cached per set of targets.
+    """
 
     def __init__(self, checks: list[_Check]):
         self.checks = checks
-        branches = []
-        for i, c in enumerate(checks):
-            branches.append(f"{{ {c.body} BIND({i} AS ?check) }}")
-        self.query = "SELECT DISTINCT ?check ?this ?v WHERE {\n" + "\nUNION\n".join(branches) + "\n}"
-        self.class_paths = frozenset(
-            c.path for c in checks if c.path and _INSTANCE in c.body
-        )
+        self.class_paths = frozenset(c.path for c in checks if c.path and _INSTANCE in c.body)
+        self._queries: dict[frozenset[str], str] = {}
 
-    def check_store(self, store: ox.Store, *, limit: int = 20) -> Report:
-        rows = store.query(self.query, use_default_graph_as_union=True)
+    def query_for(self, targets: frozenset[str]) -> str:
+        q = self._queries.get(targets)
+        if q is None:
+            branches = [f"{{ {c.body} BIND({i} AS ?check) }}" for i, c in enumerate(self.checks) if c.target in targets]
+            q = "SELECT DISTINCT ?check ?this ?v WHERE {\n" + "\nUNION\n".join(branches) + "\n}" if branches else ""
+            self._queries[targets] = q
+        return q
+
+    @property
+    def query(self) -> str:
+        """The query over every check (for a store that holds everything)."""
+        return self.query_for(frozenset(c.target for c in self.checks))
+
+    def check_store(self, store: ox.Store, *, limit: int = 20, targets: frozenset[str] | None = None) -> Report:
+        query = self.query if targets is None else self.query_for(targets)
+        if not query:
+            return Report(True, [])
+        rows = store.query(query, use_default_graph_as_union=True)
         out: list[str] = []
         for row in rows:
             c = self.checks[int(row["check"].value)]
@@ -188,10 +204,14 @@ class FastChecker:
 
     def check(self, triples: Iterable[ox.Triple | ox.Quad], context: Iterable[ox.Triple | ox.Quad] = ()) -> Report:
         """Violations among `triples`; `context` holds type triples of nodes they point at."""
+        triples = list(triples)
+        rdf_type = ox.NamedNode(str(RDF.type))
+        targets = {f"class {t.object.value}" for t in triples if t.predicate == rdf_type}
+        targets |= {f"subjectsOf {p}" for p in {t.predicate.value for t in triples}}
         s = ox.Store()
         s.extend(ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for t in triples)
         s.extend(ox.Quad(t.subject, CONTEXT_TYPE, t.object, ox.DefaultGraph()) for t in context)
-        return self.check_store(s)
+        return self.check_store(s, targets=frozenset(targets))
 
     def enforce(self, triples: Iterable[ox.Triple | ox.Quad], context: Iterable[ox.Triple | ox.Quad] = ()) -> None:
         r = self.check(triples, context)

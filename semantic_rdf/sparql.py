@@ -39,6 +39,7 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 import pyoxigraph as ox
 
+from semantic_rdf.queries import bind as _bind_terms
 from semantic_rdf.errors import InvalidInput, SemanticError
 
 __all__ = [
@@ -100,52 +101,9 @@ def term(t: Any) -> str:
     return str(t)
 
 
-_TOKEN = re.compile(
-    r"""(?P<comment>\#[^\n]*)
-      | (?P<string>'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")
-      | (?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
-      | (?P<bound>\bBOUND\s*\(\s*[?$](?P<bvar>[A-Za-z0-9_\u00B7-\uFFFF]+)\s*\))
-      | (?P<var>[?$](?P<name>[A-Za-z0-9_\u00B7-\uFFFF]+))
-      | (?P<kw>\b(?:SELECT|WHERE|FROM|CONSTRUCT|ASK|DESCRIBE)\b)
-      | (?P<brace>\{)
-    """,
-    re.VERBOSE | re.IGNORECASE,
-)
-
-
 def bind(query: str, bindings: Mapping[str, Any]) -> str:
-    """The query with each bound variable replaced by its escaped term (SEP-0007 substitution).
-
-    In a SELECT projection `?v` becomes `(term AS ?v)`, so the column is still returned.
-    """
-    if not bindings:
-        return query
-    terms = {}
-    for name, value in bindings.items():
-        if not re.fullmatch(r"[A-Za-z0-9_]+", name):
-            raise InvalidInput(f"bad variable name {name!r}")
-        if value is not None:
-            terms[name] = term(value)
-    out: list[str] = []
-    pos = 0
-    in_projection = False
-    for m in _TOKEN.finditer(query):
-        out.append(query[pos:m.start()])
-        pos = m.end()
-        kind = m.lastgroup
-        text = m.group(0)
-        if kind == "kw":
-            in_projection = text.upper() == "SELECT"
-        elif kind == "brace":
-            in_projection = False
-        elif kind == "bound" and m.group("bvar") in terms:
-            text = "true"
-        elif kind == "var" and m.group("name") in terms:
-            t = terms[m.group("name")]
-            text = f"({t} AS {text})" if in_projection else t
-        out.append(text)
-    out.append(query[pos:])
-    return "".join(out)
+    """The query with each bound variable replaced by its escaped term (see semantic_rdf.queries.bind)."""
+    return _bind_terms(query, {k: (None if v is None else to_term(v)) for k, v in bindings.items()})
 
 
 def _parse_check(text: str, update: bool = False) -> None:

@@ -63,13 +63,16 @@ _STARTERS = frozenset(
     because meanwhile later today yesterday tomorrow one some many most all both each every no not
     what who why how where which""".split()
 )
+# One terminator character first (so the regex engine scans for it at C speed), then the
+# branch for its kind: Latin terminators + closers + white space; CJK terminators, which need
+# no space; or a blank line.
 _END = re.compile(
-    r"(?:[.!?\u2026]+[\"'\u2019\u201d)\]\u00bb]*\s+)"  # Latin terminators, closers, white space
-    r"|(?:[\u3002\uff01\uff1f]+[\u300d\u300f\"'\u2019\u201d)]*\s*)"  # CJK terminators need no space
-    r"|(?:\n[^\S\n]*\n\s*)"  # a blank line
+    r"[.!?\u2026\u3002\uff01\uff1f\n](?:"
+    r"(?<=[.!?\u2026])[.!?\u2026]*[\"'\u2019\u201d)\]\u00bb]*\s+"
+    r"|(?<=[\u3002\uff01\uff1f])[\u3002\uff01\uff1f]*[\u300d\u300f\"'\u2019\u201d)]*\s*"
+    r"|(?<=\n)[^\S\n]*\n\s*)"
 )
 _PARA = re.compile(r"\n[^\S\n]*\n\s*")
-_TOKEN_BEFORE = re.compile(r"[\w.'\u2019-]+$")
 _WORD_AFTER = re.compile(r"[\"'\u2018\u201c(\[]*(\w+)")
 
 
@@ -82,46 +85,59 @@ def _is_boundary(text: str, m: re.Match[str]) -> bool:
     nxt = m.end()
     if nxt >= len(text):
         return True
-    first = text[nxt]
-    # A sentence does not start with a lower-case letter ("e.g. this", "etc. and", "... so").
     term = s.rstrip()
     if s.count("\n", len(term)) >= 2:
         return True  # a blank line after a terminator always ends the sentence
-    if first.islower():
+    # A sentence does not start with a lower-case letter ("e.g. this", "etc. and", "... so").
+    if text[nxt].islower():
         return False
-    dots = term.rstrip("\"'\u2019\u201d)]\u00bb")
-    if dots != ".":
+    if term.rstrip("\"'\u2019\u201d)]\u00bb") != ".":
         return True  # "!", "?", "?!", "..." followed by an upper-case letter, digit or symbol
     start = m.start()
-    tm = _TOKEN_BEFORE.search(text, max(0, start - 40), start)
-    if tm is None:
-        return True
-    token = tm.group(0).lstrip(".'\u2019-").lower()
+    lo = max(0, start - 40)
+    j = max(text.rfind(" ", lo, start), text.rfind("\n", lo, start), text.rfind("\t", lo, start)) + 1
+    if j == 0 and lo > 0:
+        return True  # a 40-character "word": not an abbreviation
+    token = text[j:start].lstrip("\"'(\u2018\u201c[.-").lower()
     if not token:
         return True
     if token in _NEVER_END:
         return False
-    wm = _WORD_AFTER.match(text, nxt)
-    next_word = wm.group(1).lower() if wm else ""
-    if token in _MAYBE_END:
-        return next_word in _STARTERS
-    # Initials and initialisms: "J. R. R. Tolkien", "U.S.A.", "e.g"
     bare = token.replace(".", "")
-    if len(bare) == 1 and bare.isalpha():
-        return next_word in _STARTERS
-    if "." in token and all(len(p) <= 2 for p in token.split(".") if p) and bare.isalpha():
-        return next_word in _STARTERS
+    if token in _MAYBE_END or (len(bare) == 1 and bare.isalpha()) or (
+        "." in token and bare.isalpha() and all(len(p) <= 2 for p in token.split(".") if p)
+    ):
+        # "Acme Inc. He ...", initials "J. R. R. Tolkien", initialisms "U.S. Army": a boundary
+        # only if the next word is one that typically opens a sentence
+        wm = _WORD_AFTER.match(text, nxt)
+        return bool(wm) and wm.group(1).lower() in _STARTERS
     return True
 
 
 def _sentence_cuts(text: str, s: int = 0, e: int | None = None) -> list[int]:
-    """Positions strictly inside (s, e) where a new sentence starts."""
+    """Positions strictly inside (s, e) where a new sentence starts.
+
+    Most candidates are decided by a few cheap tests; only a single "." closing a listed
+    abbreviation, a one-letter token or a dotted token (initialisms) gets the full rules."""
     e = len(text) if e is None else e
     cuts = []
+    append = cuts.append
+    never, maybe = _NEVER_END, _MAYBE_END
     for m in _END.finditer(text, s, e):
         c = m.end()
-        if s < c < e and _is_boundary(text, m):
-            cuts.append(c)
+        if c <= s or c >= e:
+            continue
+        a = m.start()
+        if text[a] == "." and text[a + 1] != ".":
+            lo = a - 16 if a > 16 else 0
+            j = max(text.rfind(" ", lo, a), text.rfind("\n", lo, a), text.rfind("\t", lo, a)) + 1
+            tok = text[j:a].lstrip("\"'(\u2018\u201c[").lower()
+            if len(tok) <= 1 or "." in tok or tok in never or tok in maybe:
+                if _is_boundary(text, m):
+                    append(c)
+                continue
+        if not text[c].islower() or m.group().count("\n") >= 2:
+            append(c)
     return cuts
 
 
@@ -203,13 +219,17 @@ _LEVELS: tuple[Callable[[str, int, int], list[int]], ...] = (
 )
 
 
-def _safe_cut(text: str, p: int, e: int) -> int:
-    """Move a hard cut off a combining mark / joiner so a grapheme is not split (bounded)."""
+def _is_mark(c: str) -> bool:
+    return bool(unicodedata.combining(c)) or c in "\u200d\ufe0e\ufe0f" or "\U0001f3fb" <= c <= "\U0001f3ff"
+
+
+def _safe_cut(text: str, p: int, a: int) -> int:
+    """Move a hard cut back off a combining mark / joiner so a grapheme is not split;
+    bounded, and never back to the piece start `a` (then the cut stays where it was)."""
     q = p
-    while q < e and q - p < 16 and (unicodedata.combining(text[q]) or text[q] in "\u200d\ufe0e\ufe0f"
-                                    or "\U0001f3fb" <= text[q] <= "\U0001f3ff"):
-        q += 1
-    return q if q < e else p
+    while q > a + 1 and p - q < 16 and (_is_mark(text[q]) or text[q - 1] == "\u200d"):
+        q -= 1
+    return q if q > a and not (_is_mark(text[q]) or text[q - 1] == "\u200d") else p
 
 
 def _pieces(text: str, s: int, e: int, fits: Callable[[int, int], bool], hard: int,
@@ -228,7 +248,7 @@ def _pieces(text: str, s: int, e: int, fits: Callable[[int, int], bool], hard: i
     while a < e:
         b = min(a + hard, e)
         if b < e:
-            b = _safe_cut(text, b, e)
+            b = _safe_cut(text, b, a)
         out.append((a, b))
         a = b
     return out

@@ -122,6 +122,10 @@ class Pipeline:
             self.timings["ingest"] += time.perf_counter() - t0
             yield PipelineResult(None, error=ParseError(f"{ref}: nested too deeply"), ref=ref)
             return
+        except OSError as e:  # a third-party driver that let an I/O error through
+            self.timings["ingest"] += time.perf_counter() - t0
+            yield PipelineResult(None, error=SourceError(f"{ref}: {e}"), ref=ref)
+            return
         self.timings["ingest"] += time.perf_counter() - t0
         for doc in docs:
             yield self.process(doc)
@@ -209,7 +213,6 @@ def build_pipeline(
         include=tuple(include),
         exclude=IngestConfig.exclude if exclude is None else tuple(exclude),
         stdin=stdin,
-        named=refs,
     )
     if parser == "auto":
         from semantic_rdf.parse import AutoParser

@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -55,11 +56,8 @@ def _ox(store) -> ox.Store:
 def local_nquads(store, prefix: str = NS_PREFIX) -> bytes:
     """The store's quads in named graphs under `prefix`, as N-Quads (native dump when nothing else is there)."""
     st = _ox(store)
-    total = len(st)
-    inside = int(next(iter(st.query(
-        "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STRSTARTS(STR(?g), ?prefix)) }",
-        substitutions={ox.Variable("prefix"): ox.Literal(prefix)})))["n"].value)
-    if inside == total:
+    in_default = next(iter(st.quads_for_pattern(None, None, None, ox.DefaultGraph())), None) is not None
+    if not in_default and all(isinstance(g, ox.NamedNode) and g.value.startswith(prefix) for g in st.named_graphs()):
         data = st.dump(format=ox.RdfFormat.N_QUADS)
     else:
         data = ox.serialize((q for q in st if not isinstance(q.graph_name, ox.DefaultGraph)
@@ -142,12 +140,16 @@ def push(store, endpoint: str | Endpoint, *, since_last: bool = False, state_dir
             lines.pop()
         previous = _load_state(sdir, ep) if (since_last and sdir is not None) else None
         need_digest = track and sdir is not None or previous is not None
-        digest, members = molecules(lines) if need_digest else ({}, {})
         if previous is None:
             mode, removed = "full", 0
             remote.drop(prefix)
-            sent = remote.load(data) if lines else 0
+            # the digests are only needed for the state file: compute them while the server loads
+            with ThreadPoolExecutor(1) as pool:
+                pending = pool.submit(molecules, lines) if need_digest else None
+                sent = remote.load(data) if lines else 0
+                digest, members = pending.result() if pending else ({}, {})
         else:
+            digest, members = molecules(lines)
             mode = "incremental"
             changed = [k for k, d in digest.items() if previous.get(k) != d]
             gone = [k for k in previous if k not in digest]

@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
 
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     try:
         arms = [a.strip() for a in args.arms.split(",") if a.strip()]
         unknown = sorted(set(arms) - set(harness.ARMS))
@@ -56,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
                                   resamples=args.bootstrap, seed=args.seed)
         elapsed = time.perf_counter() - started
         rep["wall_seconds"] = elapsed
+        rep["phase_seconds"] = dict(res.seconds)
         paths = report.write_outputs(rep, args.out)
     except SemanticError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -63,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     print(report.to_markdown(rep))
     print(f"wrote {paths['markdown']}, {paths['json']}, {paths['plot']}")
     n_q = sum(len(c.qa) for c in convs)
+    print(f"ingest {res.seconds['ingest']:.1f} s, questions {res.seconds['questions']:.1f} s; "
+          f"CPU {time.process_time() - cpu_started:.1f} s")
     print(f"total wall time {time.perf_counter() - started:.1f} s "
           f"({len(convs)} conversations, {n_q} questions, arms: {', '.join(a for a in arms if a not in res.skipped)})")
     return 0

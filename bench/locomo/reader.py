@@ -19,6 +19,7 @@ import calendar
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import datetime, timedelta
 from typing import Callable, Sequence
 
@@ -136,10 +137,16 @@ def resolve_when(text: str, date: datetime) -> str | None:
     return min(found, key=lambda t: t[0])[1]
 
 
-def _sentences(text: str) -> list[str]:
+@lru_cache(maxsize=65536)
+def _term_set(text: str) -> frozenset[str]:
+    return frozenset(terms(text))
+
+
+@lru_cache(maxsize=16384)
+def _sentences(text: str) -> tuple[str, ...]:
     # A question asserts nothing, so interrogative sentences are never read as answers.
     out = [s.strip() for s in _SENTENCE.findall(text)]
-    return [s for s in out if s and not s.endswith("?")]
+    return tuple(s for s in out if s and not s.endswith("?"))
 
 
 def read(question: str, passages: Sequence[Passage], cfg: ReaderConfig, rarity: Callable[[str], float]) -> Reply:
@@ -156,9 +163,9 @@ def read(question: str, passages: Sequence[Passage], cfg: ReaderConfig, rarity: 
     confidence = max(p.score for p in passages)
     candidates: list[tuple[float, int, str, Passage]] = []
     for rank, p in enumerate(passages):
-        who = set(terms(p.speaker))
-        for s in _sentences(p.text) or [p.text]:
-            c = cover(set(terms(s)) | who)
+        who = _term_set(p.speaker)
+        for s in _sentences(p.text) or (p.text,):
+            c = cover(_term_set(s) | who)
             candidates.append((c * (0.5 + 0.5 * p.score), -rank, s, p))
     candidates.sort(key=lambda c: (c[0], c[1]), reverse=True)
     best_score, _, best_sentence, best_passage = candidates[0]

@@ -188,7 +188,7 @@ def to_markdown(report: Mapping[str, Any]) -> str:
     lines = [f"F1 (official metric) · evidence recall · quiet share, at floor {report['floor']:.2f}", ""]
     lines.append("| category | n | " + " | ".join(f"{arm} F1 | r | quiet" for arm in arms) + " |")
     lines.append("|---|---:|" + "---:|---:|---:|" * len(arms))
-    for name in [CATEGORIES[c] for c in _ORDER] + ["answerable", "adversarial", "overall"]:
+    for name in [CATEGORIES[c] for c in _ORDER if c != 5] + ["answerable", "adversarial", "overall"]:
         row = report["arms"][arms[0]][name]
         cells = []
         for arm in arms:

@@ -1,0 +1,169 @@
+"""End-to-end ingest speed: a generated text corpus through ingest, parse, normalise, split
+(and extract, when an extractor is named), with where the time goes.
+
+    python3 bench/bench_ingest.py                 # 10 MB, no extractor
+    python3 bench/bench_ingest.py --mb 2 --extractor semantic_rdf.extract:RuleExtractor
+
+Speeds are printed as MB/s and as a ratio against an anchor measured in the same run on the
+same files: read every file, decode it, and split it into words with one regex — the least
+any pipeline has to do. The ratio is what to compare across machines, not the MB/s.
+The corpus is synthetic prose (names, organisations, places, dates, abbreviations, decimals)
+in .txt, .md, .html and .jsonl files; nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import random
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from semantic_rdf.stages import build_pipeline  # noqa: E402
+
+FIRST = "Alice Bob Carol Dana Erik Farah Greta Hiro Ines Jonas Kemal Lena Marta Nadia Omar Pia Quentin Rosa".split()
+LAST = "Smith Jones Okafor Tanaka Müller García Novak Rossi Dubois Kowalski Jensen Silva Haddad Ivanova".split()
+ORGS = "Acme Initech Globex Umbrella Hooli Vandelay Stark Wayne Tyrell Cyberdyne Aperture Soylent".split()
+PLACES = "Paris Oslo Lagos Kyoto Lima Cairo Quebec Porto Tallinn Hanoi Denver Perth Zürich".split()
+TEMPLATES = [
+    "{p} works at {o}.",
+    "{p} was born in {c} on {d}.",
+    "Dr. {p} joined {o} in {y}.",
+    "{p} lives in {c}, near the U.S. embassy.",
+    "{o} is headquartered in {c}.",
+    "{p} founded {o} in {y}, e.g. with help from {q}.",
+    "{p} is married to {q}.",
+    "In {y}, {o} acquired {o2} for {n} million dollars.",
+    "{p} studied at the University of {c} and later moved to {c2}.",
+    "Mr. {q} reports to {p}; revenue grew by {f} percent.",
+    "{p}'s sister is {q}. She visits {c} every summer.",
+    "The meeting with {o} lasted {n} minutes... then everyone left!",
+    "Does {p} still work at {o}? Nobody knows.",
+]
+
+
+def _person(r: random.Random) -> str:
+    return f"{r.choice(FIRST)} {r.choice(LAST)}"
+
+
+def _sentence(r: random.Random) -> str:
+    return r.choice(TEMPLATES).format(
+        p=_person(r), q=_person(r), o=r.choice(ORGS), o2=r.choice(ORGS), c=r.choice(PLACES), c2=r.choice(PLACES),
+        d=f"{r.randint(1, 28)} {r.choice(['March', 'June', 'October'])} {r.randint(1950, 2020)}",
+        y=r.randint(1980, 2024), n=r.randint(2, 900), f=f"{r.uniform(0, 40):.2f}",
+    )
+
+
+_POOL: list[str] = []
+
+
+def _paragraph(r: random.Random) -> str:
+    if not _POOL:
+        rng = random.Random(11)
+        _POOL.extend(_sentence(rng) for _ in range(20_000))
+    return " ".join(r.choices(_POOL, k=r.randint(3, 8)))
+
+
+def make_corpus(root: Path, total_bytes: int, seed: int = 7) -> tuple[int, int]:
+    r = random.Random(seed)
+    written = files = 0
+    while written < total_bytes:
+        kind = r.choices(["txt", "md", "html", "jsonl"], weights=[6, 2, 1, 1])[0]
+        paras = [_paragraph(r) for _ in range(r.randint(4, 30))]
+        if kind == "txt":
+            body = "\n\n".join(paras) + "\n"
+        elif kind == "md":
+            body = "".join(f"## Section {i}\n\n{p}\n\n" for i, p in enumerate(paras))
+        elif kind == "html":
+            body = "<html><head><title>Report</title><style>p{}</style></head><body>" + "".join(
+                f"<p>{p.replace('&', '&amp;')}</p>\n" for p in paras) + "<script>var x = 1;</script></body></html>"
+        else:
+            body = "".join('{"id": %d, "text": "%s"}\n' % (i, p.replace('"', '\\"')) for i, p in enumerate(paras))
+        data = body.encode("utf-8")
+        sub = root / f"part{files % 16:02d}"
+        sub.mkdir(exist_ok=True)
+        (sub / f"doc{files:05d}.{kind}").write_bytes(data)
+        written += len(data)
+        files += 1
+    return written, files
+
+
+_WORD = re.compile(r"\w+")
+
+
+def anchor(root: Path) -> float:
+    """Read, decode and word-split every file: the floor for any text pipeline."""
+    t = time.perf_counter()
+    n = 0
+    for dirpath, _, names in os.walk(root):
+        for name in names:
+            with open(os.path.join(dirpath, name), "rb") as f:
+                n += len(_WORD.findall(f.read().decode("utf-8")))
+    assert n > 0
+    return time.perf_counter() - t
+
+
+def load_extractor(spec: str | None):
+    if not spec:
+        return None
+    mod, _, attr = spec.partition(":")
+    obj = getattr(importlib.import_module(mod), attr or "Extractor")
+    return obj() if isinstance(obj, type) else obj
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--mb", type=float, default=10.0, help="corpus size in MB (default 10)")
+    ap.add_argument("--splitter", default="sentences", help="splitter spec (default sentences)")
+    ap.add_argument("--extractor", default=None, help="module:Class of an Extractor to include")
+    args = ap.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="bench-ingest-") as tmp:
+        root = Path(tmp) / "corpus"
+        root.mkdir()
+        t = time.perf_counter()
+        size, files = make_corpus(root, int(args.mb * 1_000_000))
+        gen = time.perf_counter() - t
+        mb = size / 1_000_000
+        print(f"corpus: {files} files, {mb:.2f} MB (generated in {gen:.1f} s)")
+
+        base = min(anchor(root) for _ in range(2))
+        pipe = build_pipeline([str(root)], splitter=args.splitter, extractor=load_extractor(args.extractor))
+        docs = chunks = triples = failed = 0
+        t = time.perf_counter()
+        for res in pipe.run(str(root)):
+            if res.error is not None:
+                failed += 1
+                continue
+            docs += 1
+            chunks += len(res.chunks)
+            triples += len(res.triples)
+        total = time.perf_counter() - t
+
+    print(f"anchor (read + decode + regex words): {base:.3f} s = {mb / base:.1f} MB/s")
+    print(f"pipeline: {total:.3f} s = {mb / total:.2f} MB/s, {total / base:.1f}x the anchor; "
+          f"{docs} documents, {chunks} chunks, {triples} assertions, {failed} failed")
+    if triples:
+        print(f"assertions/s: {triples / total:.0f}")
+    staged = sum(pipe.timings.values())
+    print("where the time goes:")
+    for stage, secs in pipe.timings.items():
+        if stage == "extract" and pipe.extractor is None:
+            continue
+        share = secs / total if total else 0.0
+        speed = f"{mb / secs:8.1f} MB/s" if secs > 0 else "       -    "
+        print(f"  {stage:<10} {secs:7.3f} s  {share:6.1%}  {speed}  {secs / base:5.1f}x anchor")
+    print(f"  {'(other)':<10} {total - staged:7.3f} s  {(total - staged) / total:6.1%}")
+    target = 1.0
+    print(f"target >= {target} MB/s end to end: {'met' if mb / total >= target else 'NOT met'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

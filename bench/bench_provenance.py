@@ -1,0 +1,196 @@
+"""Trace and as-of read latency with N assertions stored (default 100,000).
+
+    python3 bench/bench_provenance.py [N] [--disk]
+
+Builds a store with the real record layout (layout.py): N assertions read from 1,000 documents by 100
+extraction runs, 5% of them derived (two antecedents each, some in chains), 10% retracted, record times
+spread over N seconds. Then measures, over random ids / subjects:
+  * trace()            the full provenance tree (queries/trace.rq + node lookups), without span text
+  * trace(with_text)   the same, quoting each span from the stored document text
+  * trace.rq           the query alone
+  * as_of()            an as-of read of one subject at a random record-time instant (queries/asof.rq)
+Targets (issue 4): trace p95 <= 5 ms, as-of p95 <= 10 ms. Ratios are printed against an anchor measured
+in the same run: one record's quads by pattern (a point lookup), so machines can be compared.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+
+import pyoxigraph as ox
+
+from semantic_rdf import layout as L
+from semantic_rdf import provenance as PV
+from semantic_rdf import temporal as T
+from semantic_rdf.identity import assertion_id
+from semantic_rdf.store import AssertionStore
+from semantic_rdf.values import Doc, Triple
+from semantic_rdf.vocab import (
+    M, P, PROVENANCE_GRAPH, assertion_iri, agent_iri, entity_iri, segment_iri,
+)
+
+PREDICATES = ["located_in", "born_in", "employed_by", "member_of", "wrote", "founded", "studied_at", "part_of"]
+G = PROVENANCE_GRAPH
+BATCH = 250_000
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def build(store: AssertionStore, n: int, rng: random.Random) -> tuple[list[str], list[str], list[str], datetime]:
+    base = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    n_ent = max(10, n // 5)
+    names = [f"Entity {i}" for i in range(n_ent)]
+    quads: list[ox.Quad] = []
+    extracted: list[tuple[str, str, str, str]] = []
+    derived_ids: list[str] = []
+
+    def flush(force: bool = False) -> None:
+        if quads and (force or len(quads) >= BATCH):
+            store.commit(quads, check=quads[:2000])  # shapes check a sample; the layout functions are the same
+            quads.clear()
+
+    for nm in names:
+        quads += L.entity_quads(nm, None)
+    ag = agent_iri("bench-extractor")
+    quads += L.agent_quads(ag, "bench-extractor", "software")
+    runs = []
+    for r in range(100):
+        run = segment_iri("run", f"bench-{r}")
+        quads += L.activity_quads(run, M.Ingestion, ag, base, None, None)
+        runs.append(run)
+    n_docs = 1000
+    n_derived = n // 20
+    per_doc = (n - n_derived) // n_docs + 1
+    seen: set[str] = set()
+    i = 0
+    for d in range(n_docs):
+        sentences, claims = [], []
+        for _ in range(per_doc):
+            if i >= n - n_derived:
+                break
+            while True:
+                s, p, o = rng.choice(names), rng.choice(PREDICATES), rng.choice(names)
+                aid = assertion_id(s, p, o)
+                if s != o and aid not in seen:
+                    seen.add(aid)
+                    break
+            sentences.append(f"{s} {p.replace('_', ' ')} {o}.")
+            claims.append((aid, s, p, o))
+            i += 1
+        text = " ".join(sentences)
+        doc = Doc(f"bench/doc-{d}.txt", f"bench/doc-{d}.txt", text)
+        sha = L.doc_sha256(doc)
+        diri = L.doc_iri(doc.id, sha)
+        quads += L.document_quads(doc, diri, sha)
+        run = runs[d % len(runs)]
+        quads.append(ox.Quad(run, P.used, diri, G))
+        pos = 0
+        for (aid, s, p, o), sent in zip(claims, sentences):
+            at = base + timedelta(seconds=len(extracted))
+            t = Triple(s, p, o)
+            quads += L.record_quads(aid, t, [M.ExtractedAssertion], 1.0, 1, at, run, None)
+            quads.append(L.claim_quad(aid, t))
+            src = L.span_iri(aid, diri, pos, pos + len(sent))
+            quads += L.span_source_quads(src, diri, pos, pos + len(sent), 0, 1.0, at, run)
+            quads.append(ox.Quad(assertion_iri(aid), P.wasDerivedFrom, src, G))
+            pos += len(sent) + 1
+            extracted.append((aid, s, p, o))
+        flush()
+    # derived: two antecedents each; every tenth builds on an earlier derived one (chains)
+    drun = segment_iri("run", "bench-derivation")
+    rag = agent_iri("reasoner")
+    quads += L.agent_quads(rag, "reasoner", "software")
+    quads += L.activity_quads(drun, M.Derivation, rag, base, None, None)
+    rule = segment_iri("rule", "bench-rule-00000000")
+    quads += L.plan_quads(rule, M.Rule, "bench-rule")
+    pool = [e[0] for e in extracted]
+    for k in range(n_derived):
+        a1 = derived_ids[-1] if derived_ids and k % 10 else rng.choice(pool)
+        a2 = rng.choice(pool)
+        while True:
+            s, p, o = rng.choice(names), rng.choice(PREDICATES), rng.choice(names)
+            aid = assertion_id(s, p, o)
+            if s != o and aid not in seen:
+                seen.add(aid)
+                break
+        at = base + timedelta(seconds=len(extracted) + k)
+        t = Triple(s, p, o)
+        quads += L.record_quads(aid, t, [M.DerivedAssertion], 1.0, 2, at, drun, None)
+        quads.append(L.claim_quad(aid, t))
+        quads.append(ox.Quad(assertion_iri(aid), M.rule, rule, G))
+        quads += [ox.Quad(assertion_iri(aid), P.wasDerivedFrom, assertion_iri(x), G) for x in (a1, a2)]
+        derived_ids.append(aid)
+        flush()
+    # retract 10% (closing their first belief interval half-way through the record-time range)
+    rrun = segment_iri("run", "bench-retraction")
+    quads += L.activity_quads(rrun, M.Retraction, ag, base, None, None)
+    end = base + timedelta(seconds=n)
+    for aid, *_ in rng.sample(extracted, len(extracted) // 10):
+        b = L.belief_iri(aid, 1)
+        quads += [ox.Quad(b, M.believedUntil, L.dt(end - timedelta(seconds=n // 4)), G), ox.Quad(b, M.closedBy, rrun, G)]
+    flush(force=True)
+    return [e[0] for e in extracted], derived_ids, names, end
+
+
+def timed(fn, items) -> list[float]:
+    out = []
+    for x in items:
+        t = time.perf_counter()
+        fn(x)
+        out.append((time.perf_counter() - t) * 1000)
+    return out
+
+
+def main() -> None:
+    n = int(next((a for a in sys.argv[1:] if a.isdigit()), 100_000))
+    rng = random.Random(4)
+    tmp = tempfile.TemporaryDirectory() if "--disk" in sys.argv else None
+    store = AssertionStore.open(tmp.name) if tmp else AssertionStore.memory()
+    t0 = time.perf_counter()
+    extracted, derived, names, end = build(store, n, rng)
+    n_records = len(extracted) + len(derived)
+    print(f"built {n_records:,} assertions, {len(store.ox):,} quads in {time.perf_counter() - t0:.1f} s "
+          f"({'disk' if tmp else 'memory'})")
+    k = 400
+    sample = rng.sample(extracted, k // 2) + rng.sample(derived, k // 2)
+    subjects = rng.sample(names, k)
+    base = end - timedelta(seconds=n)
+    instants = [base + timedelta(seconds=rng.uniform(0, n)) for _ in range(k)]
+
+    def anchor(aid: str) -> None:
+        list(store.ox.quads_for_pattern(assertion_iri(aid), None, None, G))
+
+    # warm up
+    for aid in sample[:20]:
+        PV.trace(store, aid)
+        anchor(aid)
+    res = {
+        "anchor: one record by pattern": timed(anchor, sample),
+        "trace.rq (query only)": timed(lambda a: store.run_query("trace", root=assertion_iri(a)), sample),
+        "trace()": timed(lambda a: PV.trace(store, a, with_text=False), sample),
+        "trace(with_text)": timed(lambda a: PV.trace(store, a, with_text=True), sample),
+        "as_of(subject, instant)": timed(lambda i: T.as_of(store, subjects[i], instants[i]), range(k)),
+        "as_of(subject) now": timed(lambda i: T.as_of(store, subjects[i]), range(k)),
+    }
+    a50 = pct(res["anchor: one record by pattern"], 0.5)
+    print(f"{'operation':32} {'p50 ms':>8} {'p95 ms':>8} {'p95/anchor':>11}")
+    for name, xs in res.items():
+        print(f"{name:32} {pct(xs, .5):8.3f} {pct(xs, .95):8.3f} {pct(xs, .95) / a50:11.1f}")
+    tr95 = pct(res["trace()"], 0.95)
+    ao95 = pct(res["as_of(subject, instant)"], 0.95)
+    print(f"targets: trace p95 {tr95:.2f} ms (<= 5: {'met' if tr95 <= 5 else 'MISSED'}); "
+          f"as-of p95 {ao95:.2f} ms (<= 10: {'met' if ao95 <= 10 else 'MISSED'})")
+    store.close()
+    if tmp:
+        tmp.cleanup()
+
+
+if __name__ == "__main__":
+    main()

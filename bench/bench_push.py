@@ -1,0 +1,101 @@
+"""push vs the servers' own bulk loaders, same data, same run.
+
+    python3 bench/bench_push.py            # 1,000,000 quads
+    python3 bench/bench_push.py --quick    # 100,000 quads
+
+Data: N/10 named graphs x 10 quads (typed literals, language tags), like the baseline in
+servers-and-baselines.md §3. The store is an on-disk pyoxigraph store. For each server the anchor
+is its native loader on the same N-Quads file (`oxigraph load` into a new directory; Virtuoso's
+ld_dir + rdf_loader_run + checkpoint into a new database), and `push` (with change tracking, as
+the CLI runs it) goes into a new, empty server. Printed ratio = native seconds / push seconds
+(target >= 0.5).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+import pyoxigraph as ox  # noqa: E402
+
+from semantic_rdf.servers import OxigraphServer, VirtuosoServer, oxigraph_binary  # noqa: E402
+from semantic_rdf.sparql import NS_PREFIX  # noqa: E402
+from semantic_rdf.sync import push  # noqa: E402
+
+X = "http://www.w3.org/2001/XMLSchema#"
+
+
+def generate(n: int, path: str) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        for i in range(n // 10):
+            a = f"<{NS_PREFIX}a/{i}>"
+            g = f"<{NS_PREFIX}g/{i}>"
+            f.write(
+                f'{a} <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <{NS_PREFIX}ns#Assertion> {g} .\n'
+                f'{a} <{NS_PREFIX}ns#subject> <{NS_PREFIX}e/{i % 5000}> {g} .\n'
+                f'{a} <{NS_PREFIX}ns#predicate> <{NS_PREFIX}p/{i % 53}> {g} .\n'
+                f'{a} <{NS_PREFIX}ns#object> <{NS_PREFIX}e/{(i * 7) % 5000}> {g} .\n'
+                f'{a} <{NS_PREFIX}ns#confidence> "0.{i % 97:02d}"^^<{X}decimal> {g} .\n'
+                f'{a} <http://www.w3.org/ns/prov#wasDerivedFrom> <{NS_PREFIX}src/{i}> {g} .\n'
+                f'{a} <http://www.w3.org/ns/prov#generatedAtTime> "2024-01-01T00:00:{i % 60:02d}Z"^^<{X}dateTime> {g} .\n'
+                f'{a} <http://www.w3.org/ns/prov#wasAttributedTo> <{NS_PREFIX}agent/{i % 3}> {g} .\n'
+                f'{a} <http://www.w3.org/2000/01/rdf-schema#label> "claim \\"{i}\\" é"@en {g} .\n'
+                f'{a} <{NS_PREFIX}ns#count> "{i % 5 + 1}"^^<{X}integer> {g} .\n'
+            )
+
+
+def timed(fn):
+    t = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t, out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", "--quant", action="store_true", help="100,000 quads instead of 1,000,000")
+    ap.add_argument("--only", choices=["oxigraph", "virtuoso"], default=None)
+    args = ap.parse_args()
+    n = 100_000 if args.quick else 1_000_000
+    work = tempfile.mkdtemp(prefix="bench-push-")
+    try:
+        nq = os.path.join(work, "data.nq")
+        generate(n, nq)
+        store = ox.Store(os.path.join(work, "store"))
+        store.bulk_load(path=nq, format=ox.RdfFormat.N_QUADS)
+        store.flush()
+        assert len(store) == n, len(store)
+        print(f"{n:,} quads, {os.path.getsize(nq) / 1e6:.1f} MB of N-Quads")
+        rows = []
+        if args.only in (None, "oxigraph"):
+            native, _ = timed(lambda: subprocess.run(
+                [oxigraph_binary(), "load", "--location", os.path.join(work, "ox-native"), "--file", nq],
+                check=True, capture_output=True))
+            with OxigraphServer(location=os.path.join(work, "ox-server")) as server:
+                t, rep = timed(lambda: push(store, server.dsn, state_dir=os.path.join(work, "state-ox")))
+            assert rep.remote == n
+            rows.append(("oxigraph server", "oxigraph load", native, t))
+        if args.only in (None, "virtuoso"):
+            with VirtuosoServer(workdir=os.path.join(work, "vt-native"), buffers=100000) as v:
+                shutil.copy(nq, os.path.join(v.load_dir, "data.nq"))
+                native, _ = timed(lambda: v.isql(
+                    f"ld_dir('{v.load_dir}', 'data.nq', 'http://example.org/fallback'); rdf_loader_run(); checkpoint;"))
+            with VirtuosoServer(workdir=os.path.join(work, "vt-push"), buffers=100000) as v:
+                t, rep = timed(lambda: push(store, v.bulk_dsn, state_dir=os.path.join(work, "state-vt")))
+            assert rep.remote == n
+            rows.append(("virtuoso (isql loader)", "ld_dir+rdf_loader_run", native, t))
+        print(f"{'target':<24}{'native loader':<24}{'native s':>10}{'push s':>10}{'ratio':>8}")
+        for target, anchor, native, t in rows:
+            print(f"{target:<24}{anchor:<24}{native:>10.2f}{t:>10.2f}{native / t:>8.2f}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+"""Write N synthetic assertions through the store API (shape checks on) and compare with
+pyoxigraph `bulk_load` of the very same quads, measured in the same run.
+
+    python bench/bench_store.py            # 100,000 assertions (target: ratio >= 0.5)
+    python bench/bench_store.py --n 20000  # quicker
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from semantic_rdf.store import AssertionStore
+from semantic_rdf.values import Chunk, Doc, Triple
+from semantic_rdf.vocab import predicate_names
+
+
+def synthetic(n: int, seed: int = 7) -> tuple[Doc, list[Triple]]:
+    rng = random.Random(seed)
+    preds = sorted(predicate_names())
+    sentences, spans = [], []
+    pos = 0
+    for i in range(n):
+        s = f"Person {i % 5000} met Thing {rng.randrange(20000)} in year {1900 + i % 100}. "
+        sentences.append(s)
+        spans.append((pos, pos + len(s) - 1))
+        pos += len(s)
+    text = "".join(sentences)
+    doc = Doc("bench/synthetic.txt", "bench/synthetic.txt", text, {"media_type": "text/plain"})
+    chunk = Chunk(doc.id, 0, text, 0, len(text))
+    triples = [
+        Triple(f"Person {i % 5000}", preds[i % len(preds)], f"Thing {i}", chunk, round(rng.random(), 3),
+               start=a, end=b)
+        for i, (a, b) in enumerate(spans)
+    ]
+    return doc, triples
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=100_000)
+    ap.add_argument("--batch", type=int, default=10_000)
+    args = ap.parse_args()
+    doc, triples = synthetic(args.n)
+    tmp = Path(tempfile.mkdtemp(prefix="bench-store-"))
+    try:
+        store = AssertionStore.open(tmp / "api")
+        t0 = time.perf_counter()
+        with store.run("ingestion", agent="bench") as run:
+            store.add_document(doc, run)
+            for i in range(0, len(triples), args.batch):
+                store.assert_triples(triples[i:i + args.batch], run=run)
+        store.ox.flush()
+        api_s = time.perf_counter() - t0
+        nquads = len(store.ox)
+        dump = store.export("nquads")
+        store.close()
+
+        raw = ox.Store(str(tmp / "raw"))
+        t0 = time.perf_counter()
+        raw.bulk_load(dump, format=ox.RdfFormat.N_QUADS)
+        raw.flush()
+        raw_s = time.perf_counter() - t0
+        del raw
+        print(f"assertions            {args.n:>10,}")
+        print(f"quads written         {nquads:>10,}  ({nquads / args.n:.1f} per assertion)")
+        print(f"store API (checked)   {api_s:>10.2f} s  {args.n / api_s:>10,.0f} assertions/s  {nquads / api_s:>10,.0f} quads/s")
+        print(f"bulk_load same quads  {raw_s:>10.2f} s  {args.n / raw_s:>10,.0f} assertions/s  {nquads / raw_s:>10,.0f} quads/s")
+        print(f"ratio (bulk_load time / API time) = {raw_s / api_s:.2f}x   target >= 0.5x")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

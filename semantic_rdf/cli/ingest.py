@@ -1,0 +1,81 @@
+"""semantic-rdf ingest REF… — read documents, extract assertions with their spans, store them."""
+
+import json
+import sys
+
+from semantic_rdf.errors import InvalidInput
+
+NAME = "ingest"
+HELP = "ingest files, directories, globs, http(s) URLs or - (stdin); extract assertions with spans"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("refs", nargs="+", metavar="REF")
+    p.add_argument("--root", action="append", default=None, help="allowed local root (default: the paths named)")
+    p.add_argument("--allow-host", action="append", default=[], help="trust this host/address/network for http(s)")
+    p.add_argument("--include", action="append", default=[], help="glob of files to take inside directories")
+    p.add_argument("--exclude", action="append", default=None, help="glob of files to skip inside directories")
+    p.add_argument("--max-bytes", type=int, default=None, help="size cap per source")
+    p.add_argument("--splitter", default="sentences", help="sentences | paragraphs | recursive[:SIZE[:OVERLAP]] | markdown")
+    p.add_argument("--extractor", default="rules", choices=["rules", "model", "none"])
+    p.add_argument("--floor", type=float, default=None, help="confidence floor (separate from the schema check)")
+    p.add_argument("--gazetteer", default=None, help="JSON file {name: class} of names to recognise")
+    p.add_argument("--model-url", default=None, help="OpenAI-compatible base URL (for --extractor model)")
+    p.add_argument("--model", default=None, help="model name (for --extractor model)")
+    p.add_argument("--model-key-env", default=None, help="environment variable holding the API key")
+
+
+def make_extractor(args):
+    from semantic_rdf.extract import ModelExtractor, RuleExtractor
+
+    if args.extractor == "none":
+        return None
+    if args.floor is not None and not 0.0 <= args.floor <= 1.0:
+        raise InvalidInput(f"--floor {args.floor} is outside [0, 1]")
+    if args.extractor == "model":
+        from semantic_rdf.model import OpenAICompatibleModel
+
+        if not args.model_url or not args.model:
+            raise InvalidInput("--extractor model needs --model-url and --model")
+        return ModelExtractor(OpenAICompatibleModel(args.model_url, args.model, api_key_env=args.model_key_env))
+    gaz = None
+    if args.gazetteer:
+        try:
+            with open(args.gazetteer, encoding="utf-8") as f:
+                gaz = json.load(f)
+        except (OSError, ValueError) as exc:
+            raise InvalidInput(f"--gazetteer {args.gazetteer!r}: {exc.__class__.__name__}") from None
+        if not isinstance(gaz, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in gaz.items()):
+            raise InvalidInput("--gazetteer must be a JSON object of name -> class")
+    return RuleExtractor(gaz)
+
+
+def run(args, ctx) -> int:
+    from semantic_rdf.loader import load
+    from semantic_rdf.stages import build_pipeline
+
+    extractor = make_extractor(args)
+    pipeline = build_pipeline(args.refs, roots=args.root, allow_hosts=args.allow_host, max_bytes=args.max_bytes,
+                              include=args.include, exclude=args.exclude, splitter=args.splitter,
+                              extractor=extractor, stdin=sys.stdin.buffer)
+    store = ctx.store()
+    progress = None
+    if ctx.interactive and not ctx.json:
+        def progress(ref: str, n: int) -> None:
+            ctx.stderr.write(f"\r\x1b[K{n} document(s) … {ref[-60:]}")
+            ctx.stderr.flush()
+    model = getattr(getattr(extractor, "model", None), "model", None)
+    hook = None
+    try:
+        from semantic_rdf.memory import after_ingest_hook  # side tables, when installed
+
+        hook = after_ingest_hook(store)
+    except ImportError:
+        pass
+    summary = load(store, pipeline, args.refs, floor=args.floor, model=model, progress=progress, on_commit=hook)
+    if progress:
+        ctx.stderr.write("\r\x1b[K")
+    ctx.emit(summary.as_dict(), summary.text())
+    if summary.documents == 0 and summary.failed:
+        return 2
+    return 0

@@ -1,0 +1,39 @@
+"""semantic-rdf retract — withdraw belief in one assertion, or in everything a run, agent or source produced."""
+
+from semantic_rdf.errors import InvalidInput
+
+NAME = "retract"
+HELP = "retract an assertion (kept, closed in record time), or a set: --run, --agent or --source"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("id", nargs="?", help="assertion id")
+    p.add_argument("--reason", required=True, help="why (recorded)")
+    p.add_argument("--run", metavar="RUN", help="every observation one extraction run produced")
+    p.add_argument("--agent", metavar="NAME", help="every observation one extractor / model / person produced")
+    p.add_argument("--source", metavar="REF", help="every observation read from one source document")
+    p.add_argument("--by", default="caller", metavar="NAME", help="who retracts (recorded; default caller)")
+
+
+def run(args, ctx) -> int:
+    from semantic_rdf import temporal
+
+    sets = [x for x in (args.run, args.agent, args.source) if x is not None]
+    if (args.id is None) == (not sets) or len(sets) > 1:
+        raise InvalidInput("give either an assertion ID or exactly one of --run, --agent, --source")
+    store = ctx.store()
+    if args.id is not None:
+        ch = temporal.retract(store, args.id, args.reason, agent=args.by)
+    else:
+        ch = temporal.retract_set(store, reason=args.reason, run=args.run, agent=args.agent, source=args.source,
+                                  by=args.by)
+    lines = [f"retracted {len(ch.changed)}"]
+    if ch.kept:
+        lines.append(f"kept believed (another independent source): {len(ch.kept)}")
+    if ch.cascaded:
+        lines.append(f"withdrawn derived assertions: {len(ch.cascaded)}")
+    if ch.unchanged:
+        lines.append(f"already retracted: {len(ch.unchanged)}")
+    lines.append(f"activity {ch.activity}")
+    ctx.emit(ch.as_dict(), "\n".join(lines))
+    return 0

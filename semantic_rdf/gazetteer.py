@@ -1,0 +1,107 @@
+"""Small built-in lexicons the rule extractor types entities with.
+
+Only names whose class is (nearly) unambiguous are listed: sovereign countries and their
+demonyms, and large or well-known cities. A user gazetteer (name -> class) passed to
+`RuleExtractor` always wins over these. Class names are the local names of the entity
+classes in ontology/semantic.ttl (Person, City, Country, Organization, Work, Award, Field,
+Artifact, Concept, Place, Event).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["CLASSES", "COUNTRIES", "DEMONYMS", "CITIES", "builtin_class", "suffix_class", "country_of_demonym"]
+
+CLASSES = frozenset(
+    {"Thing", "Agent", "Person", "Organization", "Place", "City", "Country", "Work", "Award", "Field",
+     "Artifact", "Concept", "Event"}
+)
+
+# demonym -> country name
+DEMONYMS: dict[str, str] = {
+    "Afghan": "Afghanistan", "Albanian": "Albania", "Algerian": "Algeria", "American": "United States",
+    "Argentine": "Argentina", "Argentinian": "Argentina", "Armenian": "Armenia", "Australian": "Australia",
+    "Austrian": "Austria", "Belgian": "Belgium", "Bolivian": "Bolivia", "Brazilian": "Brazil",
+    "British": "United Kingdom", "Bulgarian": "Bulgaria", "Canadian": "Canada", "Chilean": "Chile",
+    "Chinese": "China", "Colombian": "Colombia", "Croatian": "Croatia", "Cuban": "Cuba", "Czech": "Czech Republic",
+    "Danish": "Denmark", "Dutch": "Netherlands", "Egyptian": "Egypt", "Estonian": "Estonia",
+    "Ethiopian": "Ethiopia", "Finnish": "Finland", "French": "France", "Georgian": "Georgia", "German": "Germany",
+    "Ghanaian": "Ghana", "Greek": "Greece", "Hungarian": "Hungary", "Icelandic": "Iceland", "Indian": "India",
+    "Indonesian": "Indonesia", "Iranian": "Iran", "Iraqi": "Iraq", "Irish": "Ireland", "Israeli": "Israel",
+    "Italian": "Italy", "Japanese": "Japan", "Kenyan": "Kenya", "Korean": "Korea", "Latvian": "Latvia",
+    "Lithuanian": "Lithuania", "Mexican": "Mexico", "Moroccan": "Morocco", "Nepalese": "Nepal",
+    "Nigerian": "Nigeria", "Norwegian": "Norway", "Pakistani": "Pakistan", "Peruvian": "Peru",
+    "Filipino": "Philippines", "Polish": "Poland", "Portuguese": "Portugal", "Romanian": "Romania",
+    "Russian": "Russia", "Scottish": "Scotland", "Serbian": "Serbia", "Slovak": "Slovakia",
+    "Slovenian": "Slovenia", "South African": "South Africa", "Spanish": "Spain", "Swedish": "Sweden",
+    "Swiss": "Switzerland", "Syrian": "Syria", "Thai": "Thailand", "Turkish": "Turkey", "Ukrainian": "Ukraine",
+    "Uruguayan": "Uruguay", "Venezuelan": "Venezuela", "Vietnamese": "Vietnam", "Welsh": "Wales",
+    "English": "England", "New Zealand": "New Zealand",
+}
+
+COUNTRIES = frozenset(set(DEMONYMS.values()) | {
+    "United States of America", "USA", "UK", "Great Britain", "Soviet Union", "America", "Holland",
+    "Luxembourg", "Monaco", "Singapore", "Tanzania", "Uganda", "Zimbabwe", "Zambia", "Senegal", "Tunisia",
+    "Lebanon", "Jordan", "Saudi Arabia", "Qatar", "Malaysia", "Bangladesh", "Sri Lanka", "Mongolia",
+    "Kazakhstan", "Belarus", "Moldova", "Cyprus", "Malta", "Ecuador", "Paraguay", "Panama", "Costa Rica",
+    "Jamaica", "Haiti", "Nicaragua", "Honduras", "Guatemala", "Northern Ireland", "Australia",
+})
+
+CITIES = frozenset({
+    "Amsterdam", "Athens", "Auckland", "Baghdad", "Bangkok", "Barcelona", "Beijing", "Beirut", "Belgrade",
+    "Berlin", "Bern", "Bogotá", "Bombay", "Bonn", "Boston", "Brussels", "Bucharest", "Budapest",
+    "Buenos Aires", "Cairo", "Calcutta", "Cambridge", "Canberra", "Cape Town", "Caracas", "Chicago",
+    "Copenhagen", "Delhi", "Dublin", "Edinburgh", "Florence", "Frankfurt", "Geneva", "Glasgow", "Hamburg",
+    "Havana", "Helsinki", "Hong Kong", "Istanbul", "Jakarta", "Jerusalem", "Kyiv", "Kiev", "Kraków", "Krakow",
+    "Kyoto", "Lagos", "Leipzig", "Lima", "Lisbon", "Ljubljana", "London", "Los Angeles", "Lyon", "Madrid",
+    "Manchester", "Manila", "Marseille", "Melbourne", "Mexico City", "Milan", "Montreal", "Montréal",
+    "Moscow", "Mumbai", "Munich", "München", "Nairobi", "Naples", "New Delhi", "New York", "New York City",
+    "Nice", "Oslo", "Ottawa", "Oxford", "Paris", "Philadelphia", "Prague", "Princeton", "Quebec City",
+    "Reykjavík", "Riga", "Rio de Janeiro", "Rome", "Rotterdam", "Saint Petersburg", "San Francisco",
+    "Santiago", "São Paulo", "Sarajevo", "Seattle", "Seoul", "Shanghai", "Singapore", "Sofia", "Stockholm",
+    "Sydney", "Tallinn", "Tehran", "Tel Aviv", "Tokyo", "Toronto", "Toulouse", "Turin", "Ulm", "Vancouver",
+    "Venice", "Vienna", "Vilnius", "Warsaw", "Washington", "Wellington", "Zagreb", "Zurich", "Zürich",
+    "Łódź", "Gdańsk", "Wrocław", "Poznań", "Salzburg", "Espoo", "Aarhus", "Odense", "Gothenburg", "Bergen",
+})
+
+_SUFFIX_CLASS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\b(?:Prize|Award|Awards|Medal|Trophy|Cup|Laureateship|Fellowship)\b"), "Award"),
+    (re.compile(
+        r"\b(?:University|Universität|Université|Universidad|Università|College|Institute|Institut|Instituto|"
+        r"Academy|Académie|Akademie|School|Society|Company|Corporation|Corp|Inc|Ltd|LLC|GmbH|AG|plc|Group|"
+        r"Foundation|Laboratory|Laboratories|Labs|Agency|Association|Council|Committee|Commission|Organization|"
+        r"Organisation|Union|League|Club|Party|Ministry|Department|Bank|Museum|Library|Observatory|Hospital|"
+        r"Studios?|Records|Press|Airlines|Railways?|Motors|Motor|Industries|Holdings|Systems|Technologies|"
+        r"Orchestra|Band|Church|Conservatory|Conservatoire|Bureau|Office|Service|Navy|Army|Guild|Order|Auto)\b"),
+     "Organization"),
+    (re.compile(r"\b(?:City|Town|Village|County|Province|State|Kingdom|Republic|Island|Islands|River|Lake|"
+                r"Mountains?|Mount|Desert|Valley|Peninsula|Sea|Ocean|Bay|Coast|Region|District|Park)\b"), "Place"),
+]
+
+_PERSON_TITLE = re.compile(r"^(?:Sir|Dame|Lord|Lady|King|Queen|Prince|Princess|Saint|St\.|Pope|Emperor|Empress|"
+                           r"Dr\.?|Prof\.?|Mr\.?|Mrs\.?|Ms\.?)\s")
+
+_FOLDED_COUNTRIES = {c.casefold(): "Country" for c in COUNTRIES}
+_FOLDED_CITIES = {c.casefold(): "City" for c in CITIES}
+_FOLDED_DEMONYMS = {k.casefold(): v for k, v in DEMONYMS.items()}
+
+
+def builtin_class(name: str) -> str | None:
+    """Country or City for a listed name (case-insensitive), else None."""
+    key = name.casefold()
+    return _FOLDED_COUNTRIES.get(key) or _FOLDED_CITIES.get(key)
+
+
+def suffix_class(name: str) -> str | None:
+    """A class guessed from a head word in the name ("… University" -> Organization), or a title -> Person."""
+    if _PERSON_TITLE.match(name):
+        return "Person"
+    for rx, cls in _SUFFIX_CLASS:
+        if rx.search(name):
+            return cls
+    return None
+
+
+def country_of_demonym(word: str) -> str | None:
+    return _FOLDED_DEMONYMS.get(word.casefold())

@@ -1,0 +1,596 @@
+"""Two clocks: valid time (when the world was that way) and record time (when the store believed it).
+
+Record time lives in belief intervals (m:BeliefInterval, see layout.py): an assertion is believed at an
+instant when one of its intervals covers it. Retraction closes the open interval, reinstatement opens a
+new one; neither deletes anything, so an as-of read before a retraction still sees the claim. Every
+write takes its instant from the store clock (`store.now()`), never from the caller (HIP-0526 §2 and
+Security Considerations: a caller-declared bound is backdating). Reads take caller instants freely.
+
+Valid time is `m:validFrom` / `m:validUntil` on the record; `close_valid` only ever shortens it and keeps
+the previous end on the recorded m:ValidTimeClosing activity.
+
+Retraction as a set (`retract_set`) marks every observation (span or caller statement) produced by one
+run, one agent or one source document as invalidated, then closes each claim that no other live,
+independent observation still supports. Withdrawing an assertion withdraws, transitively, the derived
+assertions that name it as an antecedent and have no observation of their own (recorded, with
+m:withdrawnBecause on the closed interval); reinstating it reopens those once all their antecedents are
+believed again.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Iterable, Sequence
+
+import pyoxigraph as ox
+
+from semantic_rdf import layout as L
+from semantic_rdf.errors import InvalidInput, NotFound
+from semantic_rdf.queries import Term
+from semantic_rdf.resources import query as load_query
+from semantic_rdf.values import Validity, utc
+from semantic_rdf.vocab import (
+    M, NS, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, agent_iri, assertion_iri, entity_iri, id_of, predicate_name,
+    segment_iri, slug,
+)
+
+__all__ = [
+    "Claim", "Change", "Interval", "as_of", "believed", "state", "history", "retract", "retract_set",
+    "reinstate", "close_valid", "retracted", "bind_rows", "activity",
+]
+
+G = PROVENANCE_GRAPH
+ValidTimeClosing = ox.NamedNode(NS + "ValidTimeClosing")
+setValidUntil = ox.NamedNode(NS + "setValidUntil")
+previousValidUntil = ox.NamedNode(NS + "previousValidUntil")
+target = ox.NamedNode(NS + "target")
+withdrawnBecause = ox.NamedNode(NS + "withdrawnBecause")
+_DERIVED = M.DerivedAssertion
+
+
+# ------------------------------------------------------------------ values
+
+@dataclass(frozen=True)
+class Claim:
+    """One assertion as a read returns it. Confidence is the record's current (highest) confidence."""
+
+    id: str
+    subject: str
+    predicate: str
+    object: str
+    confidence: float
+    valid: Validity | None = None
+
+    def as_dict(self) -> dict:
+        return {"id": self.id, "subject": self.subject, "predicate": self.predicate, "object": self.object,
+                "confidence": self.confidence,
+                "valid_from": self.valid.start.isoformat() if self.valid and self.valid.start else None,
+                "valid_until": self.valid.until.isoformat() if self.valid and self.valid.until else None}
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A stretch of record time in which an assertion was believed, with the activities that opened/closed it."""
+
+    start: datetime
+    until: datetime | None
+    opened_by: str
+    opened_kind: str
+    closed_by: str | None = None
+    closed_kind: str | None = None
+    reason: str | None = None
+    withdrawn_because: str | None = None
+
+    def as_dict(self) -> dict:
+        return {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in self.__dict__.items()}
+
+
+@dataclass(frozen=True)
+class Change:
+    """What one retraction, reinstatement or erasure did."""
+
+    activity: str  # IRI of the recorded prov:Activity
+    at: datetime
+    changed: tuple[str, ...] = ()  # ids whose belief changed as asked
+    kept: tuple[str, ...] = ()  # ids left believed: another independent observation still supports them
+    cascaded: tuple[str, ...] = ()  # derived ids withdrawn (or reopened) as a consequence
+    unchanged: tuple[str, ...] = ()  # ids already in the asked-for state
+    erased: tuple[str, ...] = ()  # ids tombstoned (erasure only)
+
+    def as_dict(self) -> dict:
+        return {"activity": self.activity, "at": self.at.isoformat(), "changed": list(self.changed),
+                "kept": list(self.kept), "cascaded": list(self.cascaded), "unchanged": list(self.unchanged),
+                "erased": list(self.erased)}
+
+
+# ------------------------------------------------------------------ query helpers
+
+def bind_rows(query_text: str, names: Sequence[str], rows: Iterable[Sequence[Term | None]]) -> str:
+    """`query_text` with a multi-row VALUES block (None = UNDEF) first in its outermost WHERE group.
+
+    Terms are serialised by pyoxigraph (validated IRIs, escaped literals): no caller text reaches the query.
+    """
+    body = []
+    for row in rows:
+        if len(row) != len(names):
+            raise ValueError("row width does not match the variable list")
+        cells = []
+        for t in row:
+            if t is None:
+                cells.append("UNDEF")
+            elif isinstance(t, (ox.NamedNode, ox.Literal)):
+                cells.append(str(t))
+            else:
+                raise InvalidInput(f"a bound value must be an IRI or literal term, got {type(t).__name__}")
+        body.append("(" + " ".join(cells) + ")")
+    m = _first_where(query_text)
+    values = f" VALUES ({' '.join('?' + n for n in names)}) {{ {' '.join(body)} }} "
+    return query_text[: m] + values + query_text[m:]
+
+
+_WHERE = re.compile(r"\bWHERE\s*\{", re.IGNORECASE)
+
+
+def _first_where(text: str) -> int:
+    """Offset just after the brace of the first WHERE group outside a comment line."""
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        if not line.lstrip().startswith("#"):
+            m = _WHERE.search(line)
+            if m:
+                return pos + m.end()
+        pos += len(line)
+    raise ValueError("query has no WHERE group")
+
+
+def _select(store, name: str, **params: Term | None) -> list[dict]:
+    return store.run_query(name, **params)
+
+
+def _objects(store, s: ox.NamedNode, p: ox.NamedNode) -> list:
+    return [q.object for q in store.ox.quads_for_pattern(s, p, None, G)]
+
+
+def _one(store, s: ox.NamedNode, p: ox.NamedNode):
+    for q in store.ox.quads_for_pattern(s, p, None, G):
+        return q.object
+    return None
+
+
+def _types(store, s: ox.NamedNode) -> set[str]:
+    return {q.object.value for q in store.ox.quads_for_pattern(s, RDF_TYPE, None, G)}
+
+
+def _check_id(aid: str) -> ox.NamedNode:
+    return assertion_iri(aid)  # raises InvalidInput for anything but 16 lower-case hex digits
+
+
+def _check_reason(reason: str) -> str:
+    if not isinstance(reason, str) or not reason.strip():
+        raise InvalidInput("a reason is required")
+    if len(reason) > 2000:
+        raise InvalidInput("the reason is longer than 2000 characters")
+    return " ".join(reason.split())
+
+
+def _instant(t: datetime | None) -> ox.Literal | None:
+    return None if t is None else L.dt(utc(t))
+
+
+# ------------------------------------------------------------------ reads
+
+def state(store, aid: str) -> str | None:
+    """'believed', 'retracted', 'erased', or None when the store never held the id."""
+    a = _check_id(aid)
+    types = _types(store, a)
+    if M.Tombstone.value in types:
+        return "erased"
+    if M.Assertion.value not in types:
+        return None
+    return "believed" if _open_intervals(store, a) else "retracted"
+
+
+def believed(store, aid: str, at: datetime | None = None) -> bool:
+    """Whether the store believed the assertion at record-time instant `at` (default: now)."""
+    a = _check_id(aid)
+    if at is None:
+        return bool(_open_intervals(store, a))
+    t = utc(at)
+    for start, until in _spans(store, a):
+        if start <= t and (until is None or t < until):
+            return True
+    return False
+
+
+def _beliefs(store, a: ox.NamedNode) -> list[ox.NamedNode]:
+    return [o for o in _objects(store, a, M.belief)]
+
+
+def _spans(store, a: ox.NamedNode) -> list[tuple[datetime, datetime | None]]:
+    out = []
+    for b in _beliefs(store, a):
+        f, u = _one(store, b, M.believedFrom), _one(store, b, M.believedUntil)
+        out.append((L.parse_dt(f), L.parse_dt(u) if u is not None else None))
+    return out
+
+
+def _open_intervals(store, a: ox.NamedNode) -> list[ox.NamedNode]:
+    return [b for b in _beliefs(store, a) if _one(store, b, M.believedUntil) is None]
+
+
+_KIND_OF = {M.Ingestion.value: "ingestion", M.Statement.value: "statement", M.Derivation.value: "derivation",
+            M.Retraction.value: "retraction", M.Reinstatement.value: "reinstatement", M.Erasure.value: "erasure",
+            M.Decision.value: "decision", ValidTimeClosing.value: "valid-time closing"}
+
+
+def activity_kind(store, act: ox.NamedNode) -> str:
+    for t in _types(store, act):
+        if t in _KIND_OF:
+            return _KIND_OF[t]
+    return "activity"
+
+
+def history(store, aid: str) -> list[Interval]:
+    """The belief intervals of an assertion, oldest first, with who opened/closed them and why."""
+    a = _check_id(aid)
+    out = []
+    for b in _beliefs(store, a):
+        f, u = _one(store, b, M.believedFrom), _one(store, b, M.believedUntil)
+        ob, cb = _one(store, b, M.openedBy), _one(store, b, M.closedBy)
+        reason = _one(store, cb, M.reason) if cb is not None else None
+        wb = _one(store, b, withdrawnBecause)
+        out.append(Interval(L.parse_dt(f), L.parse_dt(u) if u is not None else None, ob.value,
+                            activity_kind(store, ob), cb.value if cb is not None else None,
+                            activity_kind(store, cb) if cb is not None else None,
+                            reason.value if reason is not None else None,
+                            id_of(wb) if wb is not None else None))
+    return sorted(out, key=lambda i: i.start)
+
+
+def as_of(store, subject: str, at: datetime | None = None, valid_at: datetime | None = None) -> list[Claim]:
+    """What the store believed about `subject` at record-time `at` (default now), valid at `valid_at` (any time).
+
+    Runs queries/asof.rq.
+    """
+    rows = _select(store, "asof", s=entity_iri(subject), asof=_instant(at), validat=_instant(valid_at))
+    out = []
+    for r in rows:
+        vf, vu = r["vf"], r["vu"]
+        valid = Validity(L.parse_dt(vf) if vf is not None else None, L.parse_dt(vu) if vu is not None else None) \
+            if (vf is not None or vu is not None) else None
+        out.append(Claim(id_of(r["a"]), store.label(r["s"]), predicate_name(r["p"]), store.label(r["o"]),
+                         float(r["conf"].value), valid))
+    return out
+
+
+def retracted(store, at: datetime | None = None) -> list[dict]:
+    """Assertions not believed at `at` (default now) though the store holds them; runs queries/retracted.rq."""
+    out = []
+    for r in _select(store, "retracted", asof=_instant(at)):
+        out.append({"id": id_of(r["a"]), "closed_at": L.parse_dt(r["closed"]).isoformat() if r["closed"] else None,
+                    "closed_by": r["by"].value if r["by"] is not None else None,
+                    "reason": r["reason"].value if r["reason"] is not None else None})
+    return out
+
+
+# ------------------------------------------------------------------ writing helpers
+
+def activity(store, cls: ox.NamedNode, agent: str, *, reason: str | None = None, label: str | None = None,
+             agent_kind: str = "person", plan: ox.NamedNode | None = None) -> tuple[ox.NamedNode, datetime, list]:
+    """A finished activity (started and ended at one store-clock instant) as quads, not yet committed."""
+    if not isinstance(agent, str) or not agent.strip():
+        raise InvalidInput("an agent name is required")
+    ag = store.ensure_agent(agent, agent_kind)
+    at = store.now()
+    act = segment_iri("run", uuid.uuid4().hex)
+    q = L.activity_quads(act, cls, ag, at, plan, label)
+    q.append(ox.Quad(act, P.endedAtTime, L.dt(at), G))
+    if reason is not None:
+        q.append(ox.Quad(act, M.reason, L.string(reason), G))
+    return act, at, q
+
+
+def ensure_plan(store, name: str, cls: ox.NamedNode, label: str | None = None,
+                extra: Sequence[tuple[ox.NamedNode, ox.Literal | ox.NamedNode]] = ()) -> ox.NamedNode:
+    """A prov:Plan (an m:Rule or m:Policy) by name, written once. Same IRI scheme as AssertionStore.ensure_plan."""
+    # store.ensure_plan calls layout.slug, which layout does not define (vocab does): minted here instead.
+    plan = segment_iri("rule" if cls == M.Rule else "policy", slug(name) + "-" + L.h16(name)[:8])
+    if not store._has(plan, RDF_TYPE):
+        q = L.plan_quads(plan, cls, label or name) + [ox.Quad(plan, p, o, G) for p, o in extra]
+        store.commit(q)
+    return plan
+
+
+class _Batch:
+    """Quads to add and remove in one commit, and the quads the shapes must see."""
+
+    def __init__(self, store) -> None:
+        self.store = store
+        self.add: list[ox.Quad] = []
+        self.remove: list[ox.Quad] = []
+        self.touched: set[str] = set()  # subjects whose full description goes into the check
+
+    def commit(self) -> None:
+        removed = {str(q) for q in self.remove}
+        check = [q for q in self.add]
+        added = {str(q) for q in self.add}
+        for s in self.touched:
+            for q in self.store.ox.quads_for_pattern(ox.NamedNode(s), None, None, G):
+                if str(q) not in removed and str(q) not in added:
+                    check.append(q)
+        self.store.commit(self.add, self.remove, check=check)
+
+
+def _close(batch: _Batch, a: ox.NamedNode, act: ox.NamedNode, at: datetime,
+           because: ox.NamedNode | None = None) -> bool:
+    """Close the open belief interval(s) of record `a`. False when there was none (closing twice: no change)."""
+    store = batch.store
+    opened = _open_intervals(store, a)
+    if not opened:
+        return False
+    for b in opened:
+        batch.add += [ox.Quad(b, M.believedUntil, L.dt(at), G), ox.Quad(b, M.closedBy, act, G)]
+        if because is not None:
+            batch.add.append(ox.Quad(b, withdrawnBecause, because, G))
+        batch.touched.add(b.value)
+    old_t = _one(store, a, P.invalidatedAtTime)
+    if old_t is None:  # the PROV view of the current state: invalidated while retracted
+        batch.add += [ox.Quad(a, P.invalidatedAtTime, L.dt(at), G), ox.Quad(a, P.wasInvalidatedBy, act, G)]
+    batch.touched.add(a.value)
+    return True
+
+
+def _open(batch: _Batch, a: ox.NamedNode, act: ox.NamedNode, at: datetime) -> None:
+    store = batch.store
+    n = len(_beliefs(store, a)) + 1
+    b = L.belief_iri(id_of(a), n)
+    while store._has(b, RDF_TYPE):  # never reuse an interval node
+        n += 1
+        b = L.belief_iri(id_of(a), n)
+    batch.add += [ox.Quad(a, M.belief, b, G), ox.Quad(b, RDF_TYPE, M.BeliefInterval, G),
+                  ox.Quad(b, M.believedFrom, L.dt(at), G), ox.Quad(b, M.openedBy, act, G)]
+    batch.remove += list(store.ox.quads_for_pattern(a, P.invalidatedAtTime, None, G))
+    batch.remove += list(store.ox.quads_for_pattern(a, P.wasInvalidatedBy, None, G))
+    batch.touched.add(a.value)
+
+
+def dependents(store, ids: Iterable[str]) -> dict[str, list[str]]:
+    """antecedent id -> ids of derived assertions naming it (queries/derived-from.rq)."""
+    ids = list(ids)
+    out: dict[str, list[str]] = {i: [] for i in ids}
+    if not ids:
+        return out
+    text = bind_rows(load_query("derived-from"), ["a"], [(assertion_iri(i),) for i in ids])
+    for r in store.select(text):
+        out[id_of(r["a"])].append(id_of(r["d"]))
+    return out
+
+
+def _live_observation(store, a: ox.NamedNode, excluded: set[str]) -> bool:
+    """Whether the record has a span or caller observation that is not invalidated and not in `excluded`."""
+    for src in _objects(store, a, P.wasDerivedFrom):
+        if src.value in excluded or not src.value.startswith("https://w3id.org/semantic-rdf/src/"):
+            continue
+        if _one(store, src, P.invalidatedAtTime) is None:
+            return True
+    return False
+
+
+def _cascade_withdraw(batch: _Batch, roots: Iterable[str], act: ox.NamedNode, at: datetime,
+                      skip: set[str] = frozenset()) -> list[str]:
+    """Withdraw, transitively, derived assertions resting on `roots` that have no observation of their own."""
+    store = batch.store
+    done: list[str] = []
+    seen = set(roots) | set(skip)
+    frontier = list(roots)
+    while frontier:
+        nxt = []
+        for ante, ds in dependents(store, frontier).items():
+            for d in ds:
+                if d in seen:
+                    continue
+                da = assertion_iri(d)
+                if _live_observation(store, da, set()):
+                    continue
+                seen.add(d)
+                if _close(batch, da, act, at, because=assertion_iri(ante)):
+                    done.append(d)
+                    nxt.append(d)
+        frontier = nxt
+    return done
+
+
+def _cascade_reopen(batch: _Batch, roots: Iterable[str], act: ox.NamedNode, at: datetime) -> list[str]:
+    """Reopen derived assertions a cascade withdrew, once every antecedent they name is believed again."""
+    store = batch.store
+    now_believed = set(roots)
+    done: list[str] = []
+    frontier = list(roots)
+    while frontier:
+        nxt = []
+        for ante, ds in dependents(store, frontier).items():
+            for d in ds:
+                if d in now_believed:
+                    continue
+                da = assertion_iri(d)
+                iv = history(store, d)
+                if not iv or iv[-1].until is None or iv[-1].withdrawn_because is None:
+                    continue  # believed, or closed on purpose: only an explicit reinstatement reopens it
+                antes = [id_of(x) for x in _objects(store, da, P.wasDerivedFrom)
+                         if x.value.startswith("https://w3id.org/semantic-rdf/a/")]
+                if all(x in now_believed or state(store, x) == "believed" for x in antes):
+                    _open(batch, da, act, at)
+                    now_believed.add(d)
+                    done.append(d)
+                    nxt.append(d)
+        frontier = nxt
+    return done
+
+
+# ------------------------------------------------------------------ retraction and reinstatement
+
+def retract(store, aid: str, reason: str, agent: str = "caller") -> Change:
+    """Withdraw belief in one assertion: the record and claim stay, the open belief interval closes now."""
+    a = _check_id(aid)
+    reason = _check_reason(reason)
+    st = state(store, aid)
+    if st is None:
+        raise NotFound(f"no assertion with id {aid}")
+    if st == "erased":
+        raise InvalidInput(f"assertion {aid} was erased; there is nothing left to retract")
+    act, at, q = activity(store, M.Retraction, agent, reason=reason, label=f"retract {aid}")
+    q.append(ox.Quad(act, P.used, a, G))
+    batch = _Batch(store)
+    batch.add += q
+    changed = _close(batch, a, act, at)
+    cascaded = _cascade_withdraw(batch, [aid], act, at) if changed else []
+    batch.commit()
+    return Change(act.value, at, (aid,) if changed else (), (), tuple(cascaded), () if changed else (aid,))
+
+
+def reinstate(store, aid: str, reason: str, agent: str = "caller") -> Change:
+    """Explicitly believe a retracted assertion again, from now on (a new belief interval)."""
+    a = _check_id(aid)
+    reason = _check_reason(reason)
+    st = state(store, aid)
+    if st is None:
+        raise NotFound(f"no assertion with id {aid}")
+    if st == "erased":
+        raise InvalidInput(f"assertion {aid} was erased and cannot be reinstated")
+    act, at, q = activity(store, M.Reinstatement, agent, reason=reason, label=f"reinstate {aid}")
+    q.append(ox.Quad(act, P.used, a, G))
+    batch = _Batch(store)
+    batch.add += q
+    if st == "believed":
+        batch.commit()
+        return Change(act.value, at, unchanged=(aid,))
+    _open(batch, a, act, at)
+    cascaded = _cascade_reopen(batch, [aid], act, at)
+    batch.commit()
+    return Change(act.value, at, (aid,), (), tuple(cascaded))
+
+
+def _set_members(store, run: str | None, agent: str | None, source: str | None) -> tuple[list[dict], list]:
+    """Observations matched by the set selectors, and the IRIs the selectors resolved to."""
+    if sum(x is not None for x in (run, agent, source)) != 1:
+        raise InvalidInput("name exactly one of run, agent or source")
+    if run is not None:
+        r = ox.NamedNode(run) if run.startswith("https://") else segment_iri("run", run)
+        if not _types(store, r) & {P.Activity.value}:
+            raise NotFound(f"no run {run!r}")
+        return _select(store, "by-run", run=r), [r]
+    if agent is not None:
+        ag = ox.NamedNode(agent) if agent.startswith("https://") else agent_iri(agent)
+        if P.Agent.value not in _types(store, ag):
+            raise NotFound(f"no agent {agent!r}")
+        return _select(store, "by-run", agent=ag), [ag]
+    docs = _documents(store, source)  # type: ignore[arg-type]
+    rows: list[dict] = []
+    for d in docs:
+        rows += _select(store, "by-source", doc=d)
+    return rows, docs
+
+
+def _documents(store, ref: str) -> list[ox.NamedNode]:
+    """Documents whose IRI, reference or id is `ref` (every stored version of that source)."""
+    if not isinstance(ref, str) or not ref:
+        raise InvalidInput("a source reference is required")
+    found: dict[str, ox.NamedNode] = {}
+    if ref.startswith("https://w3id.org/semantic-rdf/doc/"):
+        d = ox.NamedNode(ref)
+        if M.Document.value in _types(store, d):
+            found[d.value] = d
+    for p in (M.reference, ox.NamedNode(NS + "docId")):
+        for q in store.ox.quads_for_pattern(None, p, ox.Literal(ref), G):
+            found[q.subject.value] = q.subject  # type: ignore[assignment]
+    if not found:
+        raise NotFound(f"no document with reference or id {ref!r}")
+    return list(found.values())
+
+
+def retract_set(store, *, reason: str, run: str | None = None, agent: str | None = None,
+                source: str | None = None, by: str = "caller") -> Change:
+    """Retract everything one extraction run, one agent (extractor/model) or one source document produced.
+
+    Every observation in the set is marked invalidated (prov:wasInvalidatedBy the retraction). A claim
+    stays believed while another observation outside the set, not itself invalidated, supports it.
+    """
+    reason = _check_reason(reason)
+    rows, targets = _set_members(store, run, agent, source)
+    members: dict[str, set[str]] = {}
+    own: set[str] = set()  # derived assertions the run generated itself
+    for r in rows:
+        aid = id_of(r["a"])
+        if r["src"] == r["a"]:
+            own.add(aid)
+            members.setdefault(aid, set())
+        else:
+            members.setdefault(aid, set()).add(r["src"].value)
+    label = "retract " + ("run " + run if run else "agent " + agent if agent else "source " + str(source))
+    act, at, q = activity(store, M.Retraction, by, reason=reason, label=label[:200])
+    q += [ox.Quad(act, target, t, G) for t in targets]
+    batch = _Batch(store)
+    batch.add += q
+    all_srcs = set().union(*members.values()) if members else set()
+    for s in sorted(all_srcs):
+        node = ox.NamedNode(s)
+        if _one(store, node, P.invalidatedAtTime) is None:
+            batch.add += [ox.Quad(node, P.invalidatedAtTime, L.dt(at), G), ox.Quad(node, P.wasInvalidatedBy, act, G)]
+            batch.touched.add(s)  # the check must see the whole observation, not only the new quads
+    changed, kept, unchanged = [], [], []
+    for aid in sorted(members):
+        a = assertion_iri(aid)
+        batch.add.append(ox.Quad(act, P.used, a, G))
+        st = state(store, aid)
+        if st != "believed":
+            unchanged.append(aid)
+        elif _live_observation(store, a, all_srcs) or (aid not in own and _derived_support(store, a)):
+            kept.append(aid)
+        elif _close(batch, a, act, at):
+            changed.append(aid)
+    cascaded = _cascade_withdraw(batch, changed, act, at, skip=set(members))
+    batch.commit()
+    return Change(act.value, at, tuple(changed), tuple(kept), tuple(cascaded), tuple(unchanged))
+
+
+def _derived_support(store, a: ox.NamedNode) -> bool:
+    """A derived record is supported by its antecedents while every one of them is believed."""
+    if M.DerivedAssertion.value not in _types(store, a):
+        return False
+    antes = [x for x in _objects(store, a, P.wasDerivedFrom) if x.value.startswith("https://w3id.org/semantic-rdf/a/")]
+    return bool(antes) and all(state(store, id_of(x)) == "believed" for x in antes)
+
+
+# ------------------------------------------------------------------ valid time
+
+def close_valid(store, aid: str, until: datetime, reason: str, agent: str = "caller") -> Validity:
+    """End the valid time of an assertion at `until`. Only ever shortens: a later end changes nothing."""
+    a = _check_id(aid)
+    reason = _check_reason(reason)
+    until = utc(until)
+    st = state(store, aid)
+    if st is None:
+        raise NotFound(f"no assertion with id {aid}")
+    if st == "erased":
+        raise InvalidInput(f"assertion {aid} was erased")
+    vf, vu = _one(store, a, M.validFrom), _one(store, a, M.validUntil)
+    start = L.parse_dt(vf) if vf is not None else None
+    current = Validity(start, L.parse_dt(vu) if vu is not None else None)
+    new = current.closed_at(until) if start is None or until > start else None
+    if new is None:
+        raise InvalidInput(f"closing at {until.isoformat()} would end the span before it starts ({start.isoformat()})")
+    if new == current:
+        return current
+    act, at, q = activity(store, ValidTimeClosing, agent, reason=reason, label=f"close valid time of {aid}")
+    q += [ox.Quad(act, P.used, a, G), ox.Quad(act, setValidUntil, L.dt(until), G)]
+    batch = _Batch(store)
+    if vu is not None:
+        q.append(ox.Quad(act, previousValidUntil, vu, G))
+        batch.remove.append(ox.Quad(a, M.validUntil, vu, G))
+    batch.add += q + [ox.Quad(a, M.validUntil, L.dt(until), G)]
+    batch.touched.add(a.value)
+    batch.commit()
+    return new

@@ -1,0 +1,128 @@
+"""Helpers shared by the reliability and security tests (not a test module).
+
+`run_cli` runs the real command line in-process with its own stdin/stdout/stderr; `run_proc`
+runs `python -m semantic_rdf` in a child process; `dump` is the store's quads as sorted N-Quads
+lines (what "byte-identical before and after" compares).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from semantic_rdf import cli
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Names that carry SPARQL / IRI / N-Quads metacharacters, control and bidi characters.
+HOSTILE = [
+    "a>b",
+    "<https://w3id.org/semantic-rdf/graph/provenance>",
+    'x" . <urn:evil> <urn:p> "y',
+    'q"',
+    "} ; DROP ALL ; INSERT DATA { <urn:a> <urn:b> <urn:c> } #",
+    "}}}}",
+    "#not a comment",
+    "line\nbreak",
+    "carriage\r\nreturn",
+    "nul\x00byte",
+    "rtl\u202eevil\u202c",
+    "?s",
+    "$o ?p",
+    "' OR '1'='1",
+    '"""triple"""',
+    "\\u0022escaped\\u003e",
+    "%3E%22%7D",
+    "a\tb\x0bc",
+    "\u2028sep\u2029",
+    "zero\u200bwidth\ufeff",
+    "@prefix x: <urn:x> .",
+    "_:blank",
+    "urn:x",
+    "https://evil.example/?q=1#f",
+    "../../etc/passwd",
+    "ἀλφα Ωμέγα",
+    "İstanbul ΣΊΣΥΦΟΣ",
+    "x" * 5000,
+]
+
+
+@dataclass
+class Out:
+    rc: int
+    out: str
+    err: str
+
+    @property
+    def err_lines(self) -> list[str]:
+        return [line for line in self.err.splitlines() if line.strip()]
+
+
+def run_cli(store: str | os.PathLike | None, *argv: str, stdin: bytes | None = None) -> Out:
+    """`semantic-rdf [--store STORE] argv…` in this process; SystemExit (argparse) becomes the exit code."""
+    full = (["--store", str(store)] if store is not None else []) + list(argv)
+    out_b, err_b = io.BytesIO(), io.BytesIO()
+    out = io.TextIOWrapper(out_b, encoding="utf-8", errors="backslashreplace", write_through=True)
+    err = io.TextIOWrapper(err_b, encoding="utf-8", errors="backslashreplace", write_through=True)
+    old_in = sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin or b""), encoding="utf-8")
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                rc = cli.main(full)
+            except SystemExit as exc:
+                rc = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    finally:
+        sys.stdin = old_in
+    out.flush()
+    err.flush()
+    return Out(rc, out_b.getvalue().decode("utf-8", "replace"), err_b.getvalue().decode("utf-8", "replace"))
+
+
+def run_proc(store: str | os.PathLike | None, *argv: str | bytes, stdin: bytes | None = None,
+             timeout: float = 60) -> Out:
+    """`python -m semantic_rdf …` in a child process (argv may be bytes: not valid UTF-8)."""
+    env = dict(os.environ, PYTHONPATH=str(REPO), SEMANTIC_RDF_DEBUG="")
+    env.pop("SEMANTIC_RDF_DEBUG")
+    cmd = [sys.executable, "-m", "semantic_rdf"] + (["--store", str(store)] if store is not None else []) + list(argv)
+    r = subprocess.run([os.fsencode(c) if isinstance(c, str) else c for c in cmd], input=stdin or b"",
+                       capture_output=True, env=env, timeout=timeout, cwd=str(REPO))
+    return Out(r.returncode, r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace"))
+
+
+def dump(store: str | os.PathLike) -> list[str]:
+    """Every quad of an on-disk store as sorted N-Quads lines (opened read-only, so it never writes)."""
+    data = Path(store) / "oxigraph"
+    if not data.exists():
+        return []
+    st = ox.Store.read_only(str(data))
+    try:
+        text = st.dump(format=ox.RdfFormat.N_QUADS).decode("utf-8")
+    finally:
+        del st
+    return sorted(line for line in text.splitlines() if line)
+
+
+def quads(store: str | os.PathLike) -> set[ox.Quad]:
+    data = Path(store) / "oxigraph"
+    st = ox.Store.read_only(str(data))
+    try:
+        return set(st.quads_for_pattern(None, None, None, None))
+    finally:
+        del st
+
+
+def assert_refused(r: Out, *, code: int = 2) -> None:
+    """A refusal as the CLI promises it: exit 2, exactly one line on stderr, no traceback."""
+    assert r.rc == code, f"exit {r.rc}, stderr {r.err!r}"
+    assert "Traceback" not in r.err and "Traceback" not in r.out, r.err
+    lines = r.err_lines
+    assert len(lines) == 1, f"expected one stderr line, got {lines!r}"
+    assert lines[0].startswith("semantic-rdf") and "internal error" not in lines[0], lines[0]

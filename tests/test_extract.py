@@ -1,0 +1,309 @@
+"""The rule extractor: entities, pronouns, spans, typed literals, valid time, rules, screening, quality."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from semantic_rdf import vocab
+from semantic_rdf.errors import InvalidInput
+from semantic_rdf.extract import (
+    XSD,
+    RuleExtractor,
+    literals,
+    rules,
+    screen,
+    sentence_spans,
+    sentence_validity,
+)
+from semantic_rdf.identity import fold
+from semantic_rdf.values import Chunk, Doc, Triple
+
+GOLD = Path(__file__).parent / "data" / "extraction_gold.jsonl"
+
+
+def chunk_of(text: str, doc_id: str = "d", start: int = 0, index: int = 0) -> Chunk:
+    return Chunk(doc_id, index, text, start, start + len(text))
+
+
+def facts(triples) -> set[tuple[str, str, str]]:
+    return {(t.subject, t.predicate, t.object) for t in triples}
+
+
+@pytest.fixture(scope="module")
+def ex() -> RuleExtractor:
+    return RuleExtractor()
+
+
+# ------------------------------------------------------------------ entities
+
+
+def test_non_ascii_names_are_returned_as_written(ex):
+    out = RuleExtractor().extract(chunk_of("Hans Christian Ørsted was born in Rudkøbing. Łukasiewicz moved to Montréal."))
+    assert ("Hans Christian Ørsted", "born_in", "Rudkøbing") in facts(out)
+    assert ("Łukasiewicz", "moved_to", "Montréal") in facts(out)
+
+
+def test_multiword_names_with_particles_initials_and_hyphens():
+    got = facts(RuleExtractor().extract(chunk_of(
+        "Ludwig van Beethoven was a student of Joseph Haydn. The electron was discovered by J. J. Thomson. "
+        "Irène Joliot-Curie was the daughter of Marie Curie.")))
+    assert ("Ludwig van Beethoven", "student_of", "Joseph Haydn") in got
+    assert ("J. J. Thomson", "discovered", "electron") in got
+    assert ("Irène Joliot-Curie", "child_of", "Marie Curie") in got
+
+
+def test_entity_types_come_from_lexicons_suffixes_and_predicate_hints():
+    ex = RuleExtractor()
+    ex.extract(chunk_of("Lise Meitner worked at the Kaiser Wilhelm Institute. Marie Curie was born in Warsaw. "
+                        "Dorothy Hodgkin received the Copley Medal. Plato taught Aristotle."))
+    types = ex.entity_types
+    assert types["Kaiser Wilhelm Institute"] == "Organization"
+    assert types["Warsaw"] == "City"
+    assert types["Copley Medal"] == "Award"
+    assert types["Marie Curie"] == "Person"  # subject class of born_in
+    assert types["Aristotle"] == "Person"
+
+
+def test_gazetteer_finds_lower_case_names_and_types_them():
+    ex = RuleExtractor(gazetteer={"polonium": "Concept", "Ørsted A/S": "Organization"})
+    out = ex.extract(chunk_of("Ørsted A/S is headquartered in Fredericia. The chemist Marie Curie discovered polonium."))
+    got = facts(out)
+    assert ("Ørsted A/S", "headquartered_in", "Fredericia") in got
+    assert ("Marie Curie", "discovered", "polonium") in got
+    assert ex.entity_types["polonium"] == "Concept"
+    assert ex.entity_types["Ørsted A/S"] == "Organization"
+
+
+@pytest.mark.parametrize("bad", [{"": "Person"}, {"X": ""}, {"X": 3}])
+def test_bad_gazetteer_is_refused(bad):
+    with pytest.raises(InvalidInput):
+        RuleExtractor(gazetteer=bad)
+
+
+# ------------------------------------------------------------------ pronouns
+
+
+def test_pronouns_resolve_to_the_most_recent_compatible_entity():
+    out = RuleExtractor().extract(chunk_of(
+        "Marie Curie was born in Warsaw. She moved to Paris in 1891. "
+        "Siemens was founded by Werner von Siemens. It is headquartered in Munich. "
+        "Rosalind Franklin was born in London. Her father was Ellis Franklin."))
+    got = facts(out)
+    assert ("Marie Curie", "moved_to", "Paris") in got  # not Warsaw: a city is no "she"
+    assert ("Siemens", "headquartered_in", "Munich") in got  # not the person: "it" wants a non-person
+    assert ("Rosalind Franklin", "child_of", "Ellis Franklin") in got
+    resolved = [t for t in out if t.predicate == "moved_to"][0]
+    direct = [t for t in out if t.predicate == "born_in" and t.subject == "Marie Curie"][0]
+    assert resolved.confidence < direct.confidence  # a resolved pronoun costs confidence
+
+
+def test_unresolvable_pronoun_yields_nothing_and_is_counted():
+    ex = RuleExtractor()
+    assert ex.extract(chunk_of("She moved to Paris in 1891.")) == []
+    assert ex.counts["unresolved_pronoun"] == 1
+
+
+def test_pronoun_resolution_carries_across_chunks_of_one_document_only():
+    ex = RuleExtractor()
+    text = "Alan Turing studied at Princeton University. Later he worked at the University of Manchester."
+    cut = text.index("Later")
+    c1 = Chunk("doc-a", 0, text[:cut], 0, cut)
+    c2 = Chunk("doc-a", 1, text[cut:], cut, len(text))
+    ex.extract(c1)
+    assert ("Alan Turing", "worked_at", "University of Manchester") in facts(ex.extract(c2))
+    other = Chunk("doc-b", 0, text[cut:], 0, len(text) - cut)
+    assert ex.extract(other) == []  # another document does not see doc-a's people
+
+
+# ------------------------------------------------------------------ spans
+
+
+def test_every_triple_carries_its_chunk_and_sentence_span_in_document_offsets():
+    sentences = ["Some preamble without facts.", "Paris is the capital of France.",
+                 "In 1933 Albert Einstein emigrated to the United States."]
+    doc = Doc("doc-1", "mem:", "\n\n".join(["Header line here."] + sentences))
+    start = doc.text.index("Some")
+    c = Chunk(doc.id, 3, doc.text[start:], start, len(doc.text))
+    out = RuleExtractor().extract(c)
+    assert len(out) == 2
+    for t in out:
+        assert t.chunk is c
+        assert doc.text[t.start:t.end] in sentences
+        assert t.subject in doc.text[t.start:t.end] and t.object in doc.text[t.start:t.end]
+    assert {doc.text[t.start:t.end] for t in out} == set(sentences[1:])
+
+
+def test_negations_and_questions_assert_nothing(ex):
+    assert ex.extract(chunk_of("Johann Sebastian Bach was not born in Leipzig.")) == []
+    assert ex.extract(chunk_of("Pierre Curie never married Marie Skłodowska.")) == []
+    assert ex.extract(chunk_of("Was Nikola Tesla born in Smiljan?")) == []
+
+
+def test_relation_free_sentences_give_nothing(ex):
+    text = ("The weather in the valley was unusually mild that spring. Paris and London are both large cities. "
+            "Critics have compared Kafka to Dostoevsky. The museum is closed on Mondays.")
+    assert ex.extract(chunk_of(text)) == []
+
+
+# ------------------------------------------------------------------ literals and valid time
+
+
+def test_literals_are_typed():
+    lits = literals("On 7 November 1867 she was born; 1,250 people and 3.5 percent; July 4, 1776; 2024-02-29.")
+    by = {(x.lexical, x.datatype) for x in lits}
+    assert ("1867-11-07", XSD + "date") in by
+    assert ("1776-07-04", XSD + "date") in by
+    assert ("2024-02-29", XSD + "date") in by
+    assert ("1250", XSD + "integer") in by
+    assert ("3.5", XSD + "decimal") in by
+    text = "In 1903 and 42 more."
+    for x in literals(text):
+        assert text[x.start:x.end] == x.text
+    assert {(x.lexical, x.datatype) for x in literals(text)} == {("1903", XSD + "gYear"), ("42", XSD + "integer")}
+    assert not any(x.lexical == "2023-02-29" for x in literals("2023-02-29"))  # not a date
+
+
+def utc(y, m=1, d=1):
+    return datetime(y, m, d, tzinfo=timezone.utc)
+
+
+def test_dates_become_valid_time():
+    assert sentence_validity("She worked at CERN from 1920 to 1933.").start == utc(1920)
+    assert sentence_validity("She worked at CERN from 1920 to 1933.").until == utc(1934)
+    v = sentence_validity("He has lived in Oslo since 1990.")
+    assert v.start == utc(1990) and v.until is None
+    assert sentence_validity("Born on 7 November 1867 in Warsaw.").start == utc(1867, 11, 7)
+    assert sentence_validity("In 1903 and in 1911 she won prizes.") is None  # two dates: ambiguous
+    assert sentence_validity("from 1950 to 1920") is None  # backwards: no interval
+    assert sentence_validity("No dates here.") is None
+    out = RuleExtractor().extract(chunk_of("Marie Curie was awarded the Nobel Prize in Chemistry in 1911."))
+    assert out[0].valid.start == utc(1911) and out[0].valid.until is None
+
+
+# ------------------------------------------------------------------ rules
+
+
+def test_rules_reach_at_least_35_predicates_and_have_their_own_confidence():
+    rs = rules()
+    preds = {r.predicate for r in rs}
+    assert preds <= vocab.predicate_names()
+    assert len(preds) >= 35
+    assert len({r.score for r in rs}) >= 4
+    assert all(0 < r.score <= 1 for r in rs)
+
+
+def test_confidence_differs_by_rule(ex):
+    strong = ex.extract(chunk_of("Alexander Graham Bell invented the telephone."))[0]
+    loose = ex.extract(chunk_of("Airbus builds the A380 in Toulouse."))[0]
+    assert strong.predicate == "invented" and loose.predicate == "manufactured"
+    assert strong.confidence > loose.confidence
+
+
+def test_lists_give_one_triple_per_member(ex):
+    got = facts(ex.extract(chunk_of("The transistor was co-invented by John Bardeen, Walter Brattain and "
+                                    "William Shockley.")))
+    assert got == {(n, "co_invented", "transistor") for n in ("John Bardeen", "Walter Brattain", "William Shockley")}
+
+
+def test_extraction_is_deterministic():
+    text = GOLD.read_text(encoding="utf-8")
+    body = " ".join(json.loads(line)["text"] for line in text.splitlines()[:60])
+    a = RuleExtractor().extract(chunk_of(body))
+    b = RuleExtractor().extract(chunk_of(body))
+    assert [(t.subject, t.predicate, t.object, t.score, t.start) for t in a] == \
+           [(t.subject, t.predicate, t.object, t.score, t.start) for t in b]
+
+
+def test_bad_input_is_refused(ex):
+    with pytest.raises(InvalidInput):
+        ex.extract("plain text")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput):
+        RuleExtractor(floor=1.5)
+    with pytest.raises(InvalidInput):
+        RuleExtractor(floor=True)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------ screening: two knobs
+
+
+def test_screen_reports_schema_and_floor_separately():
+    c = chunk_of("x")
+    ts = [Triple("A", "born_in", "B", chunk=c, score=0.9), Triple("A", "likes", "B", chunk=c, score=0.99),
+          Triple("A", "died_in", "B", chunk=c, score=0.3), Triple("A", "won", "C", chunk=c)]
+    sc = screen(ts, floor=0.5)
+    assert [t.predicate for t in sc.kept] == ["born_in", "won"]  # no score = full confidence
+    assert [t.predicate for t in sc.out_of_vocabulary] == ["likes"]
+    assert [t.predicate for t in sc.below_floor] == ["died_in"]
+    assert sc.counts() == {"kept": 2, "out_of_vocabulary": 1, "below_floor": 1}
+    # an out-of-vocabulary triple is never also counted below the floor, even with a tiny score
+    sc2 = screen([Triple("A", "likes", "B", chunk=c, score=0.01)], floor=0.5)
+    assert len(sc2.out_of_vocabulary) == 1 and not sc2.below_floor
+    assert len(screen(ts).kept) == 3  # no floor: only the schema knob
+    with pytest.raises(InvalidInput):
+        screen(ts, floor=-0.1)
+
+
+def test_extractor_floor_drops_and_counts():
+    text = "Airbus builds the A380 in Toulouse. Alexander Graham Bell invented the telephone."
+    ex = RuleExtractor(floor=0.8)
+    got = ex.extract(chunk_of(text))
+    assert [t.predicate for t in got] == ["invented"]
+    assert ex.counts["below_floor"] == 1 and ex.counts["out_of_vocabulary"] == 0
+
+
+# ------------------------------------------------------------------ quality on the hand-labelled set
+
+
+def test_gold_set_shape_and_quality():
+    items = [json.loads(line) for line in GOLD.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(items) >= 100
+    gold_preds = {g[1] for it in items for g in it["triples"]}
+    assert gold_preds <= vocab.predicate_names() and len(gold_preds) >= 35
+    assert sum(not it["triples"] for it in items) >= 10
+    assert 0.2 <= sum(it["split"] == "heldout" for it in items) / len(items) <= 0.3
+    tp = fp = fn = 0
+    reached = set()
+    for it in items:
+        gold = {(fold(s), p, fold(o)) for s, p, o in it["triples"]}
+        got = {(fold(t.subject), t.predicate, fold(t.object))
+               for t in RuleExtractor().extract(chunk_of(it["text"], it["id"]))}
+        sym = {"collaborated_with", "worked_with", "partnered_with", "spouse_of"}
+        got = {(o, p, s) if p in sym and (o, p, s) in gold else (s, p, o) for s, p, o in got}
+        tp += len(got & gold)
+        fp += len(got - gold)
+        fn += len(gold - got)
+        reached |= {p for _, p, _ in got & gold}
+    assert tp / (tp + fp) >= 0.85
+    assert tp / (tp + fn) >= 0.6
+    assert len(reached) >= 35
+
+
+# ------------------------------------------------------------------ fuzz
+
+_WORDS = ["Marie Curie", "was", "born", "in", "Paris", "She", "he", "it", "the", "capital", "of", "France", ",", ".",
+          "?", "and", "Ørsted", "founded", "by", "\ue000", "\ue0011\ue001", "J.", "1903", "from", "to", "1920",
+          "married", "Montréal", "'s", "wife", "not", "\n\n", "İstanbul", "ß", "co-invented", "with", "A", "On"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.text(max_size=400),
+                 st.lists(st.sampled_from(_WORDS), max_size=80).map(" ".join)),
+       st.integers(min_value=0, max_value=50))
+def test_fuzz_never_crashes_and_spans_stay_inside_the_chunk(text, offset):
+    doc_text = "x" * offset + text
+    c = Chunk("fz", 0, text, offset, offset + len(text))
+    ex = RuleExtractor()
+    for t in ex.extract(c):
+        assert c.start <= t.start <= t.end <= c.end
+        sent = doc_text[t.start:t.end]
+        assert (t.start - offset, t.end - offset) in sentence_spans(text)
+        assert sent.strip() == sent and sent
+        assert t.predicate in vocab.predicate_names()
+        assert t.subject.strip() and t.object.strip()
+        assert 0 < t.confidence <= 1
