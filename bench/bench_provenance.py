@@ -53,7 +53,7 @@ def build(store: AssertionStore, n: int, rng: random.Random) -> tuple[list[str],
 
     def flush(force: bool = False) -> None:
         if quads and (force or len(quads) >= BATCH):
-            store.commit(quads, check=quads[:2000])  # shapes check a sample; the layout functions are the same
+            store.commit(quads, check=())  # built by the same layout functions the store uses; tests check those
             quads.clear()
 
     for nm in names:

@@ -59,8 +59,8 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
     ex = pipeline.extractor
     agent = agent or getattr(ex, "agent", None) or ("no-extractor" if ex is None else type(ex).__name__)
     summary = IngestSummary()
-    with store.run("ingestion", agent=agent, model=model, label="ingest") as run:
-        summary.run = run.id
+    run = None  # begun at the first readable document: an ingest that reads nothing writes nothing
+    try:
         for result in pipeline.run_all(refs):
             if not result.ok:
                 summary.failed.append({"ref": result.ref, "error": " ".join(str(result.error).split())})
@@ -68,6 +68,9 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
                     progress(result.ref, summary.documents)
                 continue
             doc = result.doc
+            if run is None:
+                run = store.begin_run("ingestion", agent=agent, model=model, label="ingest")
+                summary.run = run.id
             try:
                 store.add_document(doc, run)
                 kept = screen(result.triples, floor)
@@ -89,6 +92,9 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
                 on_commit(report)
             if progress:
                 progress(result.ref, summary.documents)
+    finally:
+        if run is not None and store.ox is not None:
+            store.end_run(run)
     summary.bytes = pipeline.bytes_in
     summary.seconds = {k: round(v, 4) for k, v in pipeline.timings.items()}
     return summary

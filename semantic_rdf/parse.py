@@ -310,9 +310,16 @@ def parse_csv(doc: Doc) -> Doc:
 
 
 def parse_pdf(doc: Doc) -> Doc:
+    import logging
+
     import pypdf
     from pypdf.errors import PyPdfError
 
+    # pypdf logs its repairs of malformed files as warnings; with no handler Python prints them on stderr,
+    # which would break the one-line error contract. The failure itself still raises ParseError below.
+    pdf_log = logging.getLogger("pypdf")
+    if not pdf_log.handlers:
+        pdf_log.addHandler(logging.NullHandler())
     data = _raw(doc)
     try:
         reader = pypdf.PdfReader(io.BytesIO(data), strict=False)

@@ -152,13 +152,11 @@ class _Reader:
 def trace(store, aid: str, *, with_text: bool = True) -> Trace:
     """Walk generation and derivation from assertion `aid` back to source documents (queries/trace.rq)."""
     root = assertion_iri(aid)
-    st = T.state(store, aid)
-    if st is None:
+    if not store._has(root, RDF_TYPE):
         raise NotFound(f"no assertion with id {aid}")
     rows = store.run_query("trace", root=root)
     edges: dict[str, list[str]] = {}
     rules: dict[str, str] = {}
-    span_rows: dict[str, dict] = {}
     for r in rows:
         n, s = r["node"].value, r["source"].value
         lst = edges.setdefault(n, [])
@@ -166,33 +164,37 @@ def trace(store, aid: str, *, with_text: bool = True) -> Trace:
             lst.append(s)
         if r["rule"] is not None:
             rules[n] = r["rule"].value
-        if s not in span_rows:
-            span_rows[s] = r
     rd = _Reader(store)
     docs: dict[str, dict[str, str]] = {}
 
-    def source_node(src: str) -> dict:
-        r = span_rows.get(src) or {}
+    def source_node(src: str, run: ox.NamedNode | None = None) -> dict:
         node = ox.NamedNode(src)
         p = rd.props(node)
-        gen = rd.activity(r.get("run"))
+        types = {x.value for x in p.get(RDF_TYPE.value, [])}
+        gen = rd.activity((p.get(P.wasGeneratedBy.value) or [None])[0])
         inval = P.invalidatedAtTime.value in p
-        if r.get("doc") is not None:
-            d = {"iri": r["doc"].value, "reference": r["reference"].value, "sha256": r["sha256"].value}
-            docs.setdefault(d["iri"], d)
-            start, end = int(r["start"].value), int(r["end"].value)
+        conf = p.get(M.confidence.value)
+        if OA_.SpecificResource.value in types:
+            doc = p[OA_.hasSource.value][0]
+            d = docs.get(doc.value)
+            if d is None:
+                dp = rd.props(doc)
+                d = docs[doc.value] = {"iri": doc.value, "reference": dp[M.reference.value][0].value,
+                                       "sha256": dp[M.sha256.value][0].value}
+            sel = rd.props(p[OA_.hasSelector.value][0])
+            start, end = int(sel[OA_.start.value][0].value), int(sel[OA_.end.value][0].value)
             out = {"type": "span", "iri": src, "document": d, "start": start, "end": end, "generated_by": gen,
                    "invalidated": inval}
             if with_text:
                 text = rd.text(d["iri"])
                 out["text"] = text[start:end] if text is not None else None
-            conf = p.get(M.confidence.value)
             if conf:
                 out["confidence"] = float(conf[0].value)
             return out
-        if M.CallerStatement.value in {x.value for x in p.get(RDF_TYPE.value, [])}:
+        if M.CallerStatement.value in types:
             note = p.get(M.note.value)
-            return {"type": "caller", "iri": src, "agent": rd.label(r["caller"]) if r.get("caller") else None,
+            who = p.get(P.wasAttributedTo.value)
+            return {"type": "caller", "iri": src, "agent": rd.label(who[0]) if who else None,
                     "note": note[0].value if note else None, "generated_by": gen, "invalidated": inval}
         return {"type": "unknown", "iri": src}
 

@@ -28,7 +28,7 @@ _TOKEN = re.compile(
       | (?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
       | (?P<bound>\bBOUND\s*\(\s*[?$](?P<bvar>[A-Za-z0-9_\u00B7-\uFFFF]+)\s*\))
       | (?P<var>[?$](?P<name>[A-Za-z0-9_\u00B7-\uFFFF]+))
-      | (?P<kw>\b(?:SELECT|WHERE|FROM|CONSTRUCT|ASK|DESCRIBE)\b)
+      | (?P<kw>\b(?:SELECT|WHERE|FROM|CONSTRUCT|ASK|DESCRIBE|ORDER\s+BY|GROUP\s+BY)\b)
       | (?P<brace>\{)
     """,
     re.VERBOSE | re.IGNORECASE,
@@ -50,23 +50,57 @@ def bind(query_text: str, params: Mapping[str, Term | None]) -> str:
         return query_text
     out: list[str] = []
     pos = 0
-    in_projection = False
+    in_projection = in_modifier = False
     for m in _TOKEN.finditer(query_text):
         out.append(query_text[pos:m.start()])
         pos = m.end()
         kind, text = m.lastgroup, m.group(0)
         if kind == "kw":
-            in_projection = text.upper() == "SELECT"
+            word = text.upper()
+            in_projection = word == "SELECT"
+            in_modifier = word.startswith(("ORDER", "GROUP"))
         elif kind == "brace":
-            in_projection = False
+            in_projection = in_modifier = False
         elif kind == "bound" and m.group("bvar") in terms:
             text = "true"
         elif kind == "var" and m.group("name") in terms:
             t = terms[m.group("name")]
-            text = f"({t} AS {text})" if in_projection else t
+            # ORDER BY / GROUP BY take an expression in brackets, not a bare term
+            text = f"({t} AS {text})" if in_projection else f"({t})" if in_modifier else t
         out.append(text)
     out.append(query_text[pos:])
     return "".join(out)
+
+
+_SERVICE = re.compile(
+    r"""(?P<skip>\#[^\n]*
+      | '''(?:[^'\\]|\\.|'(?!''))*''' | \"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"
+      | '(?:[^'\\\n]|\\.)*' | "(?:[^"\\\n]|\\.)*" | <[^<>"{}|^`\\\x00-\x20]*> | [?$]\w+ | [\w.-]*:[\w.-]+)
+      | (?P<service>\bSERVICE\b) | (?P<open>[{(\[]) | (?P<close>[})\]])
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+
+
+MAX_QUERY_DEPTH = 256  # Oxigraph's SPARQL parser overflows the stack (SIGSEGV) a few thousand levels down
+
+
+def refuse_service(query_text: str) -> str:
+    """`query_text` unchanged, or InvalidInput if it has a SERVICE clause (a federated query would make the
+    store reach the network: SSRF, and only ingest touches the world) or nests groups, brackets or
+    parentheses deeper than MAX_QUERY_DEPTH (which would crash the parser). For query text from users."""
+    depth = 0
+    for m in _SERVICE.finditer(query_text):
+        kind = m.lastgroup
+        if kind == "service":
+            raise InvalidInput("SERVICE (federated query) is refused: queries never reach the network")
+        if kind == "open":
+            depth += 1
+            if depth > MAX_QUERY_DEPTH:
+                raise InvalidInput(f"query nests deeper than {MAX_QUERY_DEPTH} levels")
+        elif kind == "close":
+            depth = max(0, depth - 1)
+    return query_text
 
 
 def packaged(name: str, **params: Term | None) -> str:

@@ -30,6 +30,7 @@ from semantic_rdf import layout as L
 from semantic_rdf import temporal as T
 from semantic_rdf.errors import InvalidInput
 from semantic_rdf.identity import assertion_id
+from semantic_rdf.queries import refuse_service
 from semantic_rdf.resources import files
 from semantic_rdf.values import Triple, Validity
 from semantic_rdf.vocab import (
@@ -82,9 +83,9 @@ def load_rule(path: str | Path) -> Rule:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InvalidInput(f"cannot read rule file {str(p)!r}: {exc.strerror}") from None
-    return Rule.parse(text, p.name)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"cannot read rule file {str(p)!r}: {getattr(exc, 'strerror', None) or exc}") from None
+    return Rule.parse(refuse_service(text), p.name)
 
 
 def builtin_rules() -> list[Rule]:

@@ -156,6 +156,8 @@ class Pipeline:
                 text = self.normalizer.normalize(doc.text)
                 if text != doc.text:
                     doc = doc.with_(text=text)
+            if not doc.text.strip():
+                raise ParseError(f"{ref}: no text to read (empty document)")
             stage = "split"
             t2 = time.perf_counter()
             tm["normalize"] += t2 - t1

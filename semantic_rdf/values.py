@@ -123,6 +123,10 @@ class Triple:
                 raise InvalidInput(f"triple {name} must be str, got {type(v).__name__}")
             if not v.strip():
                 raise InvalidInput(f"triple {name} is empty")
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate (e.g. undecodable bytes on the command line)
+                raise InvalidInput(f"triple {name} is not valid Unicode text: {v!r}") from None
         if self.score is not None:
             if isinstance(self.score, bool) or not isinstance(self.score, (int, float)) or math.isnan(self.score):
                 raise InvalidInput(f"score must be a number in [0, 1], got {self.score!r}")

@@ -309,6 +309,18 @@ def test_detect_media_type(data, name, declared, expected):
     assert detect_media_type(data, name, declared) == expected
 
 
+def test_random_bytes_are_binary_but_legacy_8bit_text_is_not():
+    import random
+
+    rng = random.Random(5)
+    for n in (64, 512, 4096):  # (a dozen random bytes can pass for text; the test bounds the rate at 64+)
+        for _ in range(20):
+            noise = bytes(rng.getrandbits(8) for _ in range(n))
+            assert detect_media_type(noise, "x.txt") == "application/octet-stream"
+    latin1 = ("Müller aß Brötchen in Köln, während Señor Peña café trank. " * 20).encode("latin-1")
+    assert detect_media_type(latin1, "x.txt") == "text/plain"
+
+
 def test_invalid_utf8_is_replaced_and_counted_not_latin1():
     data = "café ".encode() + b"\xff\xfe" + " naïve".encode()
     d = docs_from_bytes(data, ref="x.txt")[0]

@@ -50,8 +50,10 @@ def test_each_query_documents_what_it_answers_and_its_parameters(name):
 def test_trace_rq(w):
     rows = w["s"].run_query("trace", root=assertion_iri(w["derived"]))
     assert {_id(r["source"]) for r in rows if r["node"] == assertion_iri(w["derived"])} == {w["kew"], w["london"]}
-    assert {r["sha256"].value for r in rows if r["sha256"] is not None}  # spans reach the document hash
-    assert {r["reference"].value for r in rows if r["reference"] is not None} == {"places.txt"}
+    assert {r["rule"].value.rsplit("/", 1)[-1].rsplit("-", 1)[0] for r in rows if r["rule"] is not None} == {
+        "located-in-transitive"}
+    spans = {_id(r["source"]) for r in rows if "/src/" in r["source"].value}
+    assert len(spans) == 2  # the observations of both antecedents
 
 
 def test_asof_rq(w):

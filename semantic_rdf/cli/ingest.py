@@ -77,5 +77,8 @@ def run(args, ctx) -> int:
         ctx.stderr.write("\r\x1b[K")
     ctx.emit(summary.as_dict(), summary.text())
     if summary.documents == 0 and summary.failed:
+        first = summary.failed[0]["error"]
+        more = f" (and {len(summary.failed) - 1} more failed)" if len(summary.failed) > 1 else ""
+        ctx.note(f"semantic-rdf: error: nothing ingested: {first[:400]}{more}")
         return 2
     return 0

@@ -7,7 +7,7 @@ import pyoxigraph as ox
 from semantic_rdf import layout as L
 from semantic_rdf.cli.assert_ import parse_instant
 from semantic_rdf.errors import InvalidInput
-from semantic_rdf.queries import bind
+from semantic_rdf.queries import bind, refuse_service
 
 NAME = "query"
 HELP = "run a SPARQL query (file or - for stdin) read-only; --bind NAME=<iri>|literal binds parameters safely"
@@ -42,7 +42,7 @@ def read_query(path: str) -> str:
 
 
 def run(args, ctx) -> int:
-    text = read_query(args.file)
+    text = refuse_service(read_query(args.file))
     params = {}
     for b in args.bind:
         if "=" not in b:

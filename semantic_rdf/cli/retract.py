@@ -1,5 +1,6 @@
 """semantic-rdf retract — withdraw belief in one assertion, or in everything a run, agent or source produced."""
 
+import semantic_rdf.memory  # noqa: F401  (registers the side-table hooks for erasure and compaction)
 from semantic_rdf.errors import InvalidInput
 
 NAME = "retract"

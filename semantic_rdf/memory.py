@@ -1,0 +1,408 @@
+"""The glue between the RDF store (the truth) and the side tables (vectors, paths, Hebbian weights).
+
+    mem = Memory.open("./semantic-store")      # store + <store>.side.sqlite, reconciled on open
+    mem = Memory.attach(store)                 # an open AssertionStore (in-memory SQLite for an in-memory store)
+    mem.sync()                                 # reconcile again (after writes made behind our back)
+    mem.index(ids) / mem.drop(ids)             # keep in step after a write / a withdrawal
+    mem.retract(id, reason) / mem.reinstate(…) / mem.erase(…)   # the store operation, then the side tables
+
+What is derived from the store (fact rows, term vectors, document path memories) is rebuilt from it
+whenever they disagree; Hebbian weights cannot be rebuilt, so they are only ever forgotten, and only
+for entities the store itself no longer knows (erasure). Importing this module registers an erasure
+hook and a compaction hook with `semantic_rdf.erasure`, so `erase` and `compact` reach the side tables
+of a store directory even when no Memory is open.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import pyoxigraph as ox
+
+from semantic_rdf import temporal as T
+from semantic_rdf.gate import Config, FactIndex, entity_key
+from semantic_rdf.hdc import Encoder
+from semantic_rdf.identity import assertion_id
+from semantic_rdf.paths import document_memory, enumerate_paths
+from semantic_rdf.queries import packaged
+from semantic_rdf.reservoir import ReservoirBank
+from semantic_rdf.sidetables import ReconcileReport, SideTables, side_path
+from semantic_rdf.vocab import (
+    ENTITY_GRAPH, M, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, assertion_iri, id_of, predicate_name,
+)
+
+__all__ = ["Memory", "Entity", "SyncReport", "believed_facts", "after_ingest_hook", "shared_encoder"]
+
+_OPEN: "weakref.WeakSet[Memory]" = weakref.WeakSet()
+_ENCODERS: dict[tuple, Encoder] = {}
+
+
+def shared_encoder(config: Config = Config()) -> Encoder:
+    """One encoder (and one word-vector load) per process and configuration."""
+    key = (config.dim, config.ngram_sizes, config.subword_salt, config.simhash_seed)
+    enc = _ENCODERS.get(key)
+    if enc is None:
+        from semantic_rdf.wordvectors import default_word_vectors
+
+        enc = _ENCODERS[key] = config.encoder(default_word_vectors())
+    return enc
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """A row of the store's entity registry."""
+
+    iri: str
+    name: str
+    folded: str
+    cls: str  # local name of its class (Person, Place, Organization, Thing, …)
+
+
+@dataclass(frozen=True, slots=True)
+class SyncReport:
+    added: int
+    removed: int
+    reencoded: int
+    documents: int  # documents whose path memory was rebuilt
+    forgotten: int  # Hebbian pairs dropped for entities the store no longer knows
+
+
+def _label_map(store) -> dict[str, str]:
+    return {q.subject.value: q.object.value for q in store.ox.quads_for_pattern(None, RDFS_LABEL, None, ENTITY_GRAPH)}
+
+
+def believed_facts(store, as_of: datetime | None = None, labels: dict[str, str] | None = None) -> list[tuple[str, str, str, str]]:
+    """(id, subject, predicate, object) display names of every assertion believed now (or at `as_of`)."""
+    from semantic_rdf import layout as L
+
+    labels = _label_map(store) if labels is None else labels
+    out = []
+    for row in store.ox.query(packaged("match", asof=L.dt(as_of) if as_of is not None else None)):
+        s, p, o = row["s"], row["p"], row["o"]
+        sn = labels.get(s.value) or store.label(s)
+        on = o.value if isinstance(o, ox.Literal) else (labels.get(o.value) or store.label(o))
+        out.append((id_of(row["a"]), sn, predicate_name(p), on))
+    return out
+
+
+class Memory:
+    """An assertion store with its side tables kept in step, plus per-conversation reservoirs."""
+
+    def __init__(self, store, side: SideTables, *, owns_store: bool = False):
+        self.store = store
+        self.side = side
+        self.config = side.config
+        self._owns_store = owns_store
+        self._index: FactIndex | None = None
+        self._entities: list[Entity] | None = None
+        self.reservoirs = ReservoirBank(self.config.dim, self.config.decay, self.config.reservoir_conversations)
+        _OPEN.add(self)
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    def attach(cls, store, *, config: Config = Config(), encoder: Encoder | None = None,
+               side: str | Path | None = None, reconcile: bool = True) -> "Memory":
+        """Side tables for an open store: `<store>.side.sqlite` beside an on-disk store, in-memory SQLite
+        for an in-memory one (or the file `side` names). Reconciled unless told not to."""
+        path = side if side is not None else (side_path(store.path) if getattr(store, "path", None) else None)
+        tables = SideTables(path, config, encoder or shared_encoder(config))
+        mem = cls(store, tables)
+        if reconcile and not getattr(store, "read_only", False):
+            mem.sync()
+        return mem
+
+    @classmethod
+    def open(cls, path: str | Path | None, *, read_only: bool = False, config: Config = Config(),
+             encoder: Encoder | None = None) -> "Memory":
+        """Open the store at `path` (None: in memory) and its side tables."""
+        from semantic_rdf.store import AssertionStore
+
+        store = AssertionStore.open(path, read_only=read_only)
+        try:
+            mem = cls.attach(store, config=config, encoder=encoder)
+        except BaseException:
+            store.close()
+            raise
+        mem._owns_store = True
+        return mem
+
+    def close(self) -> None:
+        _OPEN.discard(self)
+        try:
+            self.side.close()
+        finally:
+            if self._owns_store and self.store.ox is not None:
+                self.store.close()
+
+    def __enter__(self) -> "Memory":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def encoder(self) -> Encoder:
+        return self.side.encoder
+
+    # ------------------------------------------------------------------ keeping in step
+    def sync(self) -> SyncReport:
+        """Reconcile with the store: believed facts indexed, others dropped, stale vectors re-encoded,
+        path memories rebuilt for the documents whose facts changed, Hebbian pairs of vanished entities forgotten."""
+        facts = believed_facts(self.store)
+        want = {f[0] for f in facts}
+        have = self.side.fact_ids()
+        changed = (want - have) | (have - want)
+        gone = have - want
+        rep: ReconcileReport = self.side.reconcile(facts)
+        docs = self._documents_of(want - have) | self._documents_with_paths_of(gone)
+        if self.side.path_documents() == [] and facts:
+            docs |= self._documents_of(want)  # first sync of an existing store: build every path memory
+        built = self._rebuild_paths(docs, facts)
+        forgotten = self._forget_unknown()
+        if changed or rep.reencoded:
+            self._invalidate()
+        return SyncReport(rep.added, rep.removed, rep.reencoded, built, forgotten)
+
+    def index(self, ids: Iterable[str]) -> int:
+        """Index newly written assertions (those the store believes) and refresh their documents' paths."""
+        ids = set(ids)
+        if not ids:
+            return 0
+        facts = [f for f in believed_facts(self.store) if f[0] in ids]
+        n = self.side.put_facts(facts)
+        self._rebuild_paths(self._documents_of({f[0] for f in facts}))
+        if n:
+            self._invalidate()
+        return n
+
+    def drop(self, ids: Iterable[str]) -> int:
+        """Remove withdrawn (retracted or erased) assertions from the side tables."""
+        ids = [i for i in set(ids) if i]
+        if not ids:
+            return 0
+        n = self.side.remove_facts(ids)
+        self._rebuild_paths(self._documents_with_paths_of(set(ids)))
+        self._forget_unknown()
+        self._invalidate()
+        return n
+
+    def retract(self, aid: str, reason: str, agent: str = "caller") -> T.Change:
+        ch = T.retract(self.store, aid, reason, agent)
+        self.drop(ch.changed + ch.cascaded)
+        return ch
+
+    def reinstate(self, aid: str, reason: str, agent: str = "caller") -> T.Change:
+        ch = T.reinstate(self.store, aid, reason, agent)
+        self.index(ch.changed + ch.cascaded)
+        return ch
+
+    def erase(self, aid: str, reason: str, agent: str = "caller") -> T.Change:
+        from semantic_rdf import erasure
+
+        ch = erasure.erase(self.store, aid, reason, agent)  # the registered hook drops the rows
+        self.drop(ch.erased + ch.cascaded)
+        return ch
+
+    def _invalidate(self) -> None:
+        self._index = None
+        self._entities = None
+
+    # ------------------------------------------------------------------ reads for the answer path
+    def fact_index(self) -> FactIndex:
+        """The packed FactIndex of every believed fact (loaded from the side tables, cached)."""
+        if self._index is None:
+            self._index = self.side.index()
+        return self._index
+
+    def facts_touching(self, names: Iterable[str]) -> list[str]:
+        """Ids of indexed facts whose subject or object is one of these entities."""
+        keys = sorted({entity_key(n) for n in names})
+        if not keys:
+            return []
+        out: set[str] = set()
+        for i in range(0, len(keys), 400):
+            chunk = keys[i:i + 400]
+            marks = ",".join("?" * len(chunk))
+            out.update(r[0] for r in self.side.conn.execute(
+                f"SELECT id FROM facts WHERE s IN ({marks}) UNION SELECT id FROM facts WHERE o IN ({marks})", chunk + chunk))
+        return sorted(out)
+
+    def fact_texts(self, fact_id: str) -> tuple[str, str, str] | None:
+        return self.side.fact_texts(fact_id)
+
+    def entities(self) -> list[Entity]:
+        """The store's entity registry (cached until the next write through this Memory)."""
+        if self._entities is None:
+            labels = _label_map(self.store)
+            folded = {q.subject.value: q.object.value for q in self.store.ox.quads_for_pattern(None, M.folded, None, ENTITY_GRAPH)}
+            classes = {}
+            for q in self.store.ox.quads_for_pattern(None, RDF_TYPE, None, ENTITY_GRAPH):
+                classes[q.subject.value] = q.object.value.rsplit("#", 1)[-1]
+            self._entities = [Entity(iri, labels.get(iri, f), f, classes.get(iri, "Thing")) for iri, f in sorted(folded.items())]
+        return self._entities
+
+    def has_claim(self, subject: str, predicate: str, obj: str, at: datetime | None = None) -> bool:
+        """True if the store believes (now, or at `at`) the claim, and its claim graph holds it."""
+        try:
+            aid = assertion_id(subject, predicate, obj)
+        except Exception:  # noqa: BLE001 - odd input is simply not a claim
+            return False
+        return T.state(self.store, aid) is not None and T.believed(self.store, aid, at)
+
+    def path_memories(self) -> dict[str, tuple[bytes, list[list[str]]]]:
+        out = {}
+        for d in self.side.path_documents():
+            m = self.side.path_memory(d)
+            if m is not None:
+                out[d] = m
+        return out
+
+    # ------------------------------------------------------------------ path memories
+    def _documents_of(self, ids: Iterable[str]) -> set[str]:
+        docs: set[str] = set()
+        ox_ = self.store.ox
+        for i in ids:
+            for q in ox_.quads_for_pattern(assertion_iri(i), P.wasDerivedFrom, None, PROVENANCE_GRAPH):
+                for d in ox_.quads_for_pattern(q.object, OA_.hasSource, None, PROVENANCE_GRAPH):
+                    docs.add(d.object.value)
+        return docs
+
+    def _documents_with_paths_of(self, ids: set[str]) -> set[str]:
+        """Documents whose stored paths use one of these assertions (found by the paths' own hops)."""
+        if not ids:
+            return set()
+        out = set()
+        for d in self.side.path_documents():
+            m = self.side.path_memory(d)
+            if m is None:
+                continue
+            for els in m[1]:
+                if any(assertion_id(els[k], els[k + 1], els[k + 2]) in ids for k in range(0, len(els) - 2, 2)):
+                    out.add(d)
+                    break
+        return out
+
+    def _rebuild_paths(self, docs: Iterable[str], facts: Sequence[tuple[str, str, str, str]] | None = None) -> int:
+        docs = sorted(set(docs))
+        if not docs:
+            return 0
+        by_id = {f[0]: f for f in (facts if facts is not None else believed_facts(self.store))}
+        n = 0
+        for d in docs:
+            node = ox.NamedNode(d)
+            refs = [q.object for q in self.store.ox.quads_for_pattern(node, M.reference, None, PROVENANCE_GRAPH)]
+            # bound by reference (binding ?doc would also substitute it inside ORDER BY); ordered by start offset
+            rows = [r for ref in refs[:1] for r in self.store.run_query("by-source", reference=ref) if r["doc"] == node]
+            seen: set[str] = set()
+            triples = []
+            for r in rows:
+                aid = id_of(r["a"])
+                if aid in by_id and aid not in seen:
+                    seen.add(aid)
+                    triples.append(by_id[aid][1:])
+            paths = enumerate_paths(triples, max_hops=self.config.path_max_hops, window=self.config.path_window) if triples else []
+            if paths:
+                self.side.put_paths(d, document_memory(paths, self.encoder), [p.elements for p in paths])
+            else:
+                self.side.remove_paths(d)
+            n += 1
+        return n
+
+    def _forget_unknown(self) -> int:
+        """Drop Hebbian pairs of entities the store's registry no longer holds (erased)."""
+        rows = self.side.conn.execute("SELECT a FROM hebbian UNION SELECT b FROM hebbian").fetchall()
+        if not rows:
+            return 0
+        known = {entity_key(f) for f in (q.object.value for q in self.store.ox.quads_for_pattern(None, M.folded, None, ENTITY_GRAPH))}
+        gone = [r[0] for r in rows if r[0] not in known]
+        return self.side.hebbian.forget(gone) if gone else 0
+
+    # ------------------------------------------------------------------ Hebbian, by entity name
+    def activate(self, names: Iterable[str]) -> int:
+        """One Hebbian turn: strengthen every pair of these entities; the rest decays. Returns the turn."""
+        return self.side.hebbian.step({entity_key(n) for n in names})
+
+    def priming(self, name: str, limit: int | None = None) -> list[tuple[str, float]]:
+        """Entities associated with `name` above the priming threshold, strongest first, as display names."""
+        names = {}
+        for e in self.entities():
+            names.setdefault(entity_key(e.name), e.name)
+        out = []
+        for key, w in self.side.hebbian.priming(entity_key(name)):
+            if key in names:
+                out.append((names[key], w))
+        return out if limit is None else out[:limit]
+
+
+# ------------------------------------------------------------------ hooks for other writers
+
+def _memories_for(store) -> list[Memory]:
+    return [m for m in list(_OPEN) if m.store is store]
+
+
+def _erase_hook(store, ids: list[str]) -> None:
+    mems = _memories_for(store)
+    if mems:
+        for m in mems:
+            m.drop(ids)
+        return
+    path = getattr(store, "path", None)
+    if path is None or not side_path(path).exists():
+        return
+    side = SideTables(side_path(path))
+    try:
+        tmp = Memory(store, side)
+        tmp.drop(ids)
+        _OPEN.discard(tmp)
+    finally:
+        side.close()
+
+
+def _compact_hook(root: Path) -> None:
+    p = side_path(root)
+    if p.exists():
+        side = SideTables(p)
+        try:
+            side.vacuum()
+        finally:
+            side.close()
+
+
+def after_ingest_hook(store) -> Callable[[object], None]:
+    """A callback for `loader.load(on_commit=…)`: indexes each committed batch in the store's side tables."""
+    mems = _memories_for(store)
+
+    def hook(report) -> None:
+        ids = list(getattr(report, "ids", ()) or ())
+        if not ids:
+            return
+        if mems:
+            for m in mems:
+                m.index(ids)
+            return
+        m = Memory.attach(store, reconcile=False)
+        try:
+            m.index(ids)
+        finally:
+            m.close()
+
+    return hook
+
+
+def _register() -> None:
+    try:
+        from semantic_rdf import erasure
+    except ImportError:  # pragma: no cover
+        return
+    if _erase_hook not in erasure.ERASE_HOOKS:
+        erasure.ERASE_HOOKS.append(_erase_hook)
+    if _compact_hook not in erasure.COMPACT_HOOKS:
+        erasure.COMPACT_HOOKS.append(_compact_hook)
+
+
+_register()
+
