@@ -1,5 +1,7 @@
 """semantic-rdf compact — rebuild the store directory so erased data is in none of its files."""
 
+import semantic_rdf.memory  # noqa: F401  (registers the side-table hooks for erasure and compaction)
+
 NAME = "compact"
 HELP = "rebuild the store from its live quads (after erase) and swap it in atomically; vacuum side tables"
 

@@ -1,5 +1,7 @@
 """semantic-rdf erase ID --reason R — remove an assertion and leave a tombstone."""
 
+import semantic_rdf.memory  # noqa: F401  (registers the side-table hooks for erasure and compaction)
+
 NAME = "erase"
 HELP = "erase an assertion: drop claim, spans and literals, redact its span text, leave a tombstone (then run compact)"
 
