@@ -27,7 +27,7 @@ from semantic_rdf.shapes import fast_checker, validate_full, Report
 from semantic_rdf.values import Doc, Triple, Validity, utc
 from semantic_rdf.vocab import (
     DOCUMENT_GRAPH, ENTITY_GRAPH, M, NS, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, agent_iri,
-    assertion_iri, claim_graph, entity_iri, id_of, predicate_iri, predicate_name, segment_iri,
+    assertion_iri, claim_graph, entity_iri, id_of, predicate_iri, predicate_name, segment_iri, slug,
 )
 
 __all__ = ["AssertionStore", "Record", "Source", "Run", "WriteReport", "FORMATS"]
@@ -269,7 +269,7 @@ class AssertionStore:
         return a
 
     def ensure_plan(self, name: str, cls: ox.NamedNode = M.Rule, label: str | None = None) -> ox.NamedNode:
-        plan = segment_iri("rule" if cls == M.Rule else "policy", L.slug(name) + "-" + L.h16(name)[:8])
+        plan = segment_iri("rule" if cls == M.Rule else "policy", slug(name) + "-" + L.h16(name)[:8])
         if plan.value not in self._known_nodes and not self._has(plan, RDF_TYPE):
             self.commit(L.plan_quads(plan, cls, label or name))
         self._known_nodes.add(plan.value)

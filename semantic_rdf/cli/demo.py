@@ -70,17 +70,18 @@ def run(args, ctx) -> int:
             _say(ctx, lines, f"      {Path(src.reference or '').name}[{src.start}:{src.end}] “{span}”")
 
         out["answers"] = []
-        try:
-            from semantic_rdf.answer import ask
-        except ImportError:
-            ask = None
-        if ask is not None:
-            _say(ctx, lines, "== questions (the HDC gate refuses what no stored fact supports)")
-            for mode in ("strict", "balanced", "conversational"):
-                for q in QUESTIONS[:2] + QUESTIONS[3:] if mode != "strict" else QUESTIONS:
-                    a = ask(store, q, mode=mode)
-                    out["answers"].append({"mode": mode, "question": q, "answer": a.text, "allowed": a.allowed})
-                    _say(ctx, lines, f"  [{mode}] {q}\n      {a.text}")
+        from semantic_rdf.answer import Answerer
+        from semantic_rdf.memory import Memory
+
+        memory = Memory.attach(store)
+        memory.sync()
+        answerer = Answerer(memory)
+        _say(ctx, lines, "== questions (the HDC gate refuses what no stored fact supports)")
+        for mode in ("strict", "balanced", "conversational"):
+            for q in QUESTIONS:
+                a = answerer.ask(q, mode=mode)
+                out["answers"].append({"mode": mode, "question": q, "answer": a.text, "allowed": a.allowed})
+                _say(ctx, lines, f"  [{mode}] {q}\n      " + a.text.replace("\n", "\n      "))
 
         from semantic_rdf import erasure, provenance, temporal
 
@@ -111,6 +112,8 @@ def run(args, ctx) -> int:
         store.close()
         if not explicit and not args.keep:
             shutil.rmtree(root, ignore_errors=True)
+            for side in root.parent.glob(root.name + ".side.sqlite*"):
+                side.unlink(missing_ok=True)
     if ctx.json:
         ctx.emit(out)
     return 0

@@ -11,7 +11,7 @@ from semantic_rdf.vocab import DOCUMENT_GRAPH, ENTITY_GRAPH, PROVENANCE_GRAPH, c
 NAME = "export"
 HELP = "export the store: nquads, trig, jsonld (whole dataset) or one graph; PROV formats for the provenance"
 
-PROV_FORMATS = ("prov-o", "prov-o-turtle", "prov-json", "prov-n", "svg", "png")
+PROV_FORMATS = ("prov-o-trig", "prov-o-turtle", "prov-json", "prov-n", "svg", "png")
 _GRAPHS = {"provenance": PROVENANCE_GRAPH, "entities": ENTITY_GRAPH, "documents": DOCUMENT_GRAPH}
 
 
