@@ -67,13 +67,21 @@ def _side(store_dir: Path):
 # ------------------------------------------------------------------ child: the driver writer
 
 
-def child(store_dir: Path, first: int, count: int) -> None:
+def child(store_dir: Path, first: int, count: int, out=None) -> None:
     from semantic_rdf.store import AssertionStore
     from semantic_rdf.values import Chunk, Doc, Triple
 
+    def say(obj) -> None:
+        line = (json.dumps(obj) + "\n").encode()
+        if out is None:
+            sys.stdout.buffer.write(line)
+            sys.stdout.flush()
+        else:
+            os.write(out, line)
+
     store = AssertionStore.open(store_dir)
     side = _side(store_dir)
-    print(json.dumps({"ready": True}), flush=True)
+    say({"ready": True})
     for b in range(first, first + count):
         text = text_of(b)
         doc = Doc(f"crash-doc-{b}", f"crash-doc-{b}.txt", text, {"media_type": "text/plain"})
@@ -88,7 +96,7 @@ def child(store_dir: Path, first: int, count: int) -> None:
             store.add_document(doc, run)
             rep = store.assert_triples(triples, run=run)
         side.put_facts([(t.id, t.subject, t.predicate, t.object) for t in triples])
-        print(json.dumps({"batch": b, "ids": rep.ids}), flush=True)
+        say({"batch": b, "ids": rep.ids})
     store.close()
 
 
@@ -173,9 +181,46 @@ def _read_acked(out: bytes, mode: str) -> set[str]:
     return acked
 
 
-def trial(store_dir: Path, n: int, rng: random.Random, mode: str, max_delay: float, work: Path) -> Verdict:
+def _forked_trial(store_dir: Path, first: int, count: int, delay: float) -> bytes:
+    """The driver in a forked child (modules already imported: no interpreter start-up), killed after `delay`."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child
+        try:
+            os.close(r)
+            child(store_dir, first, count, out=w)
+        finally:
+            os._exit(0)
+    os.close(w)
+    buf = bytearray()
+    with os.fdopen(r, "rb", buffering=0) as f:
+        while not buf.endswith(b"\n"):  # ready
+            piece = f.read(1)
+            if not piece:
+                break
+            buf += piece
+        deadline = time.monotonic() + delay
+        while time.monotonic() < deadline:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            time.sleep(0.005)
+        else:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        buf += f.read()
+    return bytes(buf)
+
+
+def trial(store_dir: Path, n: int, rng: random.Random, mode: str, max_delay: float, work: Path,
+          fork: bool = False) -> Verdict:
     first = n * 1000
     count = 40 if mode == "driver" else 6
+    if mode == "driver" and fork:
+        # warm the imports in this process once, so the fork starts writing at once
+        from semantic_rdf import memory, shapes, store  # noqa: F401
+        out = _forked_trial(store_dir, first, count, rng.uniform(0.0, max_delay))
+        return verify(store_dir, _read_acked(out, mode), range(first, first + count), n)
     env = dict(os.environ, PYTHONPATH=str(REPO))
     if mode == "driver":
         cmd = [sys.executable, str(Path(__file__).resolve()), "--child", str(store_dir), str(first), str(count)]
@@ -198,7 +243,8 @@ def trial(store_dir: Path, n: int, rng: random.Random, mode: str, max_delay: flo
     return verify(store_dir, _read_acked(head + out, mode), range(first, first + count), n)
 
 
-def run(trials: int, mode: str, seed: int, max_delay: float | None = None, quiet: bool = False) -> list[Verdict]:
+def run(trials: int, mode: str, seed: int, max_delay: float | None = None, quiet: bool = False,
+        fork: bool = False) -> list[Verdict]:
     rng = random.Random(seed)
     work = Path(tempfile.mkdtemp(prefix="crash-"))
     store_dir = work / "store"
@@ -206,7 +252,7 @@ def run(trials: int, mode: str, seed: int, max_delay: float | None = None, quiet
     out = []
     try:
         for n in range(trials):
-            v = trial(store_dir, n, rng, mode, delay, work)
+            v = trial(store_dir, n, rng, mode, delay, work, fork)
             out.append(v)
             if not quiet:
                 print(v.line(), flush=True)

@@ -16,7 +16,7 @@ import crash_harness  # noqa: E402
 
 
 def test_sigkill_loses_nothing_acknowledged_and_leaves_a_valid_store():
-    verdicts = crash_harness.run(20, "driver", seed=20, max_delay=0.8, quiet=True)
+    verdicts = crash_harness.run(20, "driver", seed=20, max_delay=0.6, quiet=True, fork=True)
     assert len(verdicts) == 20
     bad = [v.line() for v in verdicts if not v.ok]
     assert not bad, "\n".join(bad)
