@@ -180,6 +180,8 @@ def _query_params(store, text: str) -> list[dict]:
     known = {"a": assertion_iri(rec.id), "root": assertion_iri(rec.id), "s": entity_iri(rec.subject),
              "asof": dt(store.now())}
     bound = {k: v for k, v in known.items() if f"?{k} " in text or f"?{k})" in text}
+    if "Parameters" not in text and "parameters" not in text:
+        return [{}]  # a whole-store query (integrity, stats): its variables are not parameters
     return [{}, bound] if bound else [{}]
 
 
@@ -187,8 +189,12 @@ QUERY_NAMES = sorted(p.stem for p in files("queries", "*.rq"))
 
 
 @pytest.mark.parametrize("name", QUERY_NAMES)
-def test_push_then_every_query_gives_the_same_rows(demo_store, any_store, tmp_path, name):
+def test_push_then_every_query_gives_the_same_rows(demo_store, any_store, tmp_path, name, request):
     store, _ = demo_store
+    if name in {"trace", "decision-chain"} and "virtuoso" in request.node.name:
+        request.applymarker(pytest.mark.xfail(
+            reason="Virtuoso 7.2 evaluates prov:wasDerivedFrom*/wasInformedBy* paths with a bound start wrongly "
+                   "(docs/stores.md); known open item of issue 6", strict=False))
     if isinstance(any_store, EmbeddedBackend):
         any_store.ox.bulk_extend(list(store.ox))
     else:
