@@ -6,6 +6,7 @@ No I/O here. store.py decides what to write; this module decides how it looks in
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 from datetime import datetime
 from typing import Iterable
 
@@ -28,6 +29,7 @@ def h16(*parts: str) -> str:
 
 # ------------------------------------------------------------------ literals
 
+@lru_cache(maxsize=1024)
 def dt(t: datetime) -> ox.Literal:
     return ox.Literal(utc(t).strftime("%Y-%m-%dT%H:%M:%S.%fZ"), datatype=XSD_DATETIME)
 

@@ -9,6 +9,7 @@ against shapes/ before it commits, and commits in one transaction.
 from __future__ import annotations
 
 import gc
+import os
 import threading
 import uuid
 from contextlib import contextmanager
@@ -46,7 +47,12 @@ _ACTIVITY_CLASS = {
     "ingestion": M.Ingestion, "statement": M.Statement, "derivation": M.Derivation, "retraction": M.Retraction,
     "reinstatement": M.Reinstatement, "erasure": M.Erasure, "decision": M.Decision,
 }
-_BULK_THRESHOLD = 200_000  # quads; larger fresh batches go through bulk_extend
+# A batch of fresh quads larger than this is written with Oxigraph's bulk loader (2-3x faster on disk than a
+# transaction) behind a redo journal: the batch is first written whole to JOURNAL (atomic rename), then bulk
+# loaded, then the journal is removed. Opening a store replays a journal left by a crash (quads are sets, so
+# replaying a batch that had landed in part completes it). Smaller batches are one transaction.
+_BULK_THRESHOLD = 50_000
+JOURNAL = "journal.nq"
 
 
 @dataclass(frozen=True)
@@ -190,7 +196,30 @@ class AssertionStore:
             if "lock" in str(exc).lower():
                 raise StoreInUse(f"store {str(root)!r} is in use by another process") from None
             raise InvalidInput(f"cannot open store {str(root)!r}: {exc}") from None
-        return cls(st, root, read_only=read_only)
+        store = cls(st, root, read_only=read_only)
+        if not read_only:
+            store._replay_journal()
+        return store
+
+    def _journaled_bulk(self, add: Sequence[ox.Quad]) -> None:
+        journal = self.path / JOURNAL  # type: ignore[operator]
+        tmp = journal.with_suffix(".tmp")
+        with open(tmp, "wb") as f:
+            ox.serialize(add, f, format=ox.RdfFormat.N_QUADS)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, journal)
+        self.ox.bulk_load(path=str(journal), format=ox.RdfFormat.N_QUADS)
+        self.ox.flush()
+        journal.unlink()
+
+    def _replay_journal(self) -> None:
+        journal = self.path / JOURNAL  # type: ignore[operator]
+        journal.with_suffix(".tmp").unlink(missing_ok=True)  # a batch never journaled was never acknowledged
+        if journal.exists():
+            self.ox.load(path=str(journal), format=ox.RdfFormat.N_QUADS)
+            self.ox.flush()
+            journal.unlink()
 
     @classmethod
     def memory(cls) -> "AssertionStore":
@@ -255,8 +284,8 @@ class AssertionStore:
             text = (f"DELETE DATA {{ {L.serialize_data(remove)} }} ;\n" if remove else "") + (
                 f"INSERT DATA {{ {L.serialize_data(add)} }}" if add else "")
             self.ox.update(text)
-        elif len(add) > _BULK_THRESHOLD:
-            self.ox.bulk_extend(add)
+        elif len(add) > _BULK_THRESHOLD and self.path is not None:
+            self._journaled_bulk(add)
         elif add:
             self.ox.extend(add)
 

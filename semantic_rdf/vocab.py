@@ -178,11 +178,13 @@ def id_of(iri: ox.NamedNode | str) -> str:
     return _check_id(value.rsplit("/", 1)[-1])
 
 
+@lru_cache(maxsize=65536)
 def slug(name: str, limit: int = 48) -> str:
     s = re.sub(r"[^a-z0-9]+", "-", fold(name).encode("ascii", "ignore").decode()).strip("-")
     return s[:limit].strip("-") or "x"
 
 
+@lru_cache(maxsize=65536)
 def entity_iri(name: str) -> ox.NamedNode:
     """Deterministic, injection-proof IRI of an entity: a readable ASCII slug plus the FNV-1a id of its folded name."""
     if not isinstance(name, str) or not name.strip():
