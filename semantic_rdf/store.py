@@ -277,8 +277,8 @@ class AssertionStore:
         """Check the batch against the shapes, then write it in one transaction."""
         self._writable()
         described = list(check if check is not None else add)
-        checked = [q for q in described if q.graph_name != DOCUMENT_GRAPH and not q.graph_name.value.startswith(
-            "https://w3id.org/semantic-rdf/g/")]
+        shaped = (PROVENANCE_GRAPH, ENTITY_GRAPH)  # the shapes describe these graphs only
+        checked = [q for q in described if q.graph_name in shaped]
         fast_checker().enforce(checked, self._context(checked))
         if remove:
             text = (f"DELETE DATA {{ {L.serialize_data(remove)} }} ;\n" if remove else "") + (
