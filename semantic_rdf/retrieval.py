@@ -153,6 +153,22 @@ class TermSpace:
         return m
 
 
+    def embed_one(self, doc: Sequence[str]) -> np.ndarray:
+        """`embed([doc])[0]` for one text, touching only its own terms (a query holds a handful)."""
+        counts: dict[int, int] = {}
+        for t in doc:
+            c = self.vocab.get(t)
+            if c is not None:
+                counts[c] = counts.get(c, 0) + 1
+        v = np.zeros(max(self.dim, 1))
+        if counts:
+            cols = np.fromiter(counts.keys(), dtype=np.int64, count=len(counts))
+            tf = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+            w = (1.0 + np.log(tf)) * self.idf[cols]
+            v[cols] = w / np.linalg.norm(w)
+        return v
+
+
 @dataclass(frozen=True, slots=True)
 class Unit:
     """One retrievable text: an id, the text, the subjects it is about, and any other metadata."""
@@ -229,7 +245,7 @@ class Retriever:
                     self.store.put(ids[j], mat[i], metas[j])
 
     def query_vector(self, text: str) -> np.ndarray | None:
-        v = self.space.embed([terms(text)])[0]
+        v = self.space.embed_one(terms(text))
         return v if v.any() else None
 
     def idf(self, term: str) -> float:

@@ -197,10 +197,26 @@ def _check_id(id: Any, what: str = "id") -> str:
 # ----------------------------------------------------------------------------------------------
 # metadata columns
 
-class _Column:
-    """One metadata field over all rows, in three typed views."""
+def _elem_key(x: Any) -> tuple[str, Any] | None:
+    """The inverted-index key of a list element under `_same`: numbers compare across int and
+    float (1 and 1.0 share a key: equal tuples hash equal), a bool is not a number, None equals
+    None. Anything else (a nested list or mapping) can never equal a filter value: no key."""
+    if isinstance(x, bool):
+        return ("b", x)
+    if _is_num(x):
+        return ("n", x)
+    if isinstance(x, str):
+        return ("s", x)
+    if x is None:
+        return ("z", None)
+    return None
 
-    __slots__ = ("num", "cat", "obj", "has_obj", "big_int")
+
+class _Column:
+    """One metadata field over all rows, in three typed views, plus an inverted index of list
+    elements (element key -> rows whose list holds it) so `has` on a list field is a lookup."""
+
+    __slots__ = ("num", "cat", "obj", "has_obj", "big_int", "lists")
 
     def __init__(self, cap: int):
         self.num = np.full(cap, np.nan)                 # numbers (not bools)
@@ -208,23 +224,58 @@ class _Column:
         self.obj: dict[int, Any] = {}                   # rows holding lists or other values
         self.has_obj = False
         self.big_int = False
+        self.lists: dict[tuple[str, Any], set[int]] = {}
 
     def grow(self, cap: int) -> None:
         n = len(self.num)
         self.num = np.concatenate([self.num, np.full(cap - n, np.nan)])
         self.cat = np.concatenate([self.cat, np.full(cap - n, -1, dtype=np.int32)])
 
+    def set_obj(self, row: int, v: Any) -> None:
+        self._unindex(row)
+        self.obj[row] = v
+        self.has_obj = True
+        if isinstance(v, list):
+            for x in v:
+                key = _elem_key(x)
+                if key is not None:
+                    self.lists.setdefault(key, set()).add(row)
+
+    def _unindex(self, row: int) -> None:
+        v = self.obj.get(row)
+        if isinstance(v, list):
+            for x in v:
+                key = _elem_key(x)
+                rows = self.lists.get(key) if key is not None else None
+                if rows is not None:
+                    rows.discard(row)
+                    if not rows:
+                        del self.lists[key]
+
+    def list_rows(self, value: Any, n: int) -> np.ndarray:
+        """Rows (< n) whose list holds an element equal to `value` (the `_same` rule)."""
+        key = _elem_key(value)
+        rows = self.lists.get(key) if key is not None else None
+        if not rows:
+            return np.zeros(0, dtype=np.int64)
+        idx = np.fromiter(rows, dtype=np.int64, count=len(rows))
+        return idx[idx < n]
+
     def clear(self, row: int) -> None:
         self.num[row] = np.nan
         self.cat[row] = -1
+        self._unindex(row)
         self.obj.pop(row, None)
 
     def move(self, src: int, dst: int) -> None:
         self.num[dst] = self.num[src]
         self.cat[dst] = self.cat[src]
         if src in self.obj:
-            self.obj[dst] = self.obj.pop(src)
+            v = self.obj[src]
+            self.clear(src)
+            self.set_obj(dst, v)
         else:
+            self._unindex(dst)
             self.obj.pop(dst, None)
         self.clear(src)
 
@@ -370,8 +421,7 @@ class MemoryVectorStore:
             elif isinstance(v, (str, bool)):
                 col.cat[r] = self._codes.code(v)
             else:
-                col.obj[r] = v
-                col.has_obj = True
+                col.set_obj(r, v)
 
     def delete(self, id: str) -> bool:
         """Remove a row (e.g. after an erasure). Returns whether it was there."""
@@ -457,8 +507,8 @@ class MemoryVectorStore:
                 table = self._codes.table(lambda s: isinstance(s, str) and not isinstance(s, bool) and v in s)
                 ok = cat >= 0
                 m[ok] = table[cat[ok]]
-            if col.has_obj:
-                m |= self._obj_rows(col, n, lambda x: isinstance(x, list) and any(_same(y, v) for y in x))
+            if col.lists:
+                m[col.list_rows(v, n)] = True  # the inverted index built at put time
             return m
         # ordering ops
         if _is_num(v):
@@ -496,10 +546,12 @@ class MemoryVectorStore:
                 self.mask(filter)  # still validate it
             return []
         q = _as_matrix(vector, self.dim)[0]
-        rows = np.flatnonzero(self.mask(filter))
+        n = self._n
+        keep = self.mask(filter)
+        rows = np.flatnonzero(keep)
         if rows.size == 0:
             return []
-        scores = self._mat[rows] @ q
+        scores = self._scores(q, rows, n)
         if k < rows.size:
             # take everything tied with the k-th best too, so the id tie-break below stays exact
             kth = np.partition(scores, rows.size - k)[rows.size - k]
@@ -508,6 +560,19 @@ class MemoryVectorStore:
         ids = np.array([self._ids[r] for r in rows], dtype=object)
         order = np.lexsort((ids, -scores))[:k]
         return [Match(self._ids[rows[i]], float(scores[i]), MappingProxyType(self._meta[rows[i]])) for i in order]
+
+    def _scores(self, q: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
+        """Cosines of the (unit) rows `rows` with the unit query `q`.
+
+        Never copies the selected rows out of the matrix: a query with few non-zero components
+        (a TF-IDF query holds a handful of terms) reads only those columns; otherwise the
+        product runs over the stored rows in place and the filtered rows are selected from it.
+        Components that are zero add nothing to a dot product, so both give the same cosines.
+        """
+        nz = np.flatnonzero(q)
+        if nz.size * 8 <= q.size:
+            return self._mat[rows[:, None], nz[None, :]] @ q[nz] if rows.size < n else self._mat[:n, nz] @ q[nz]
+        return (self._mat[:n] @ q)[rows]
 
 
 def brute_force_near(items: Iterable[tuple[str, np.ndarray, Mapping[str, Any]]], vector: np.ndarray, k: int,

@@ -14,7 +14,9 @@ from bench.locomo import data, harness, report
 from bench.locomo.__main__ import main
 from bench.locomo.reader import Passage, ReaderConfig, is_when_question, read, resolve_when
 from bench.locomo.scorer import DECLINE
+from bench.locomo.gate_arm import TurnGate, margin, turn_facts
 from semantic_rdf.errors import InvalidInput, ParseError
+from semantic_rdf.gate import Config as GateConfig, FactIndex, Query, encode_query, gate
 
 SAMPLE = {
     "sample_id": "conv-synthetic",
@@ -132,7 +134,7 @@ def test_harness_arms_behave_as_designed(data_file):
     convs = data.load(data_file)
     res = harness.run(convs, ReaderConfig(), k=3)
     a = res.arrays()
-    assert res.skipped.get("gate")  # no gate module yet: reported, not silently dropped
+    assert not res.skipped  # every arm ran, the gate's included
     by = {(arm, q): i for i, (arm, q) in enumerate(zip(res.arm, res.question))}
 
     def row(arm, q):
@@ -152,6 +154,15 @@ def test_harness_arms_behave_as_designed(data_file):
     empty = "How many years has Ada played chess?"
     assert a["confidence"][row("oracle", empty)] == 0.0
     assert a["confidence"][row("oracle", "What is the name of Ben's puppy?")] == 1.0
+    # The gate arm reads the scoped arm's turns and answers the same; only the abstention differs,
+    # and at the gate's threshold its confidence says exactly whether the gate passed.
+    gate_rows = [i for i, arm in enumerate(res.arm) if arm == "gate"]
+    assert len(gate_rows) == len(res.gate_passed) == len(SAMPLE["qa"])
+    for i, passed in zip(gate_rows, res.gate_passed):
+        assert res.answer[i] == res.answer[row("scoped", res.question[i])]
+        assert bool(a["confidence"][i] >= GateConfig().threshold) is passed
+    make = "What did Ada make at the pottery workshop?"
+    assert res.gate_passed[gate_rows.index(row("gate", make))]  # "pottery" and "workshop" share a turn of Ada's
 
 
 def test_report_statistics():
@@ -168,7 +179,10 @@ def test_command_writes_tables_json_and_plot(data_file, tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "total wall time" in printed and "| adversarial |" in printed
     rep = json.loads((out / "locomo.json").read_text())
-    assert set(rep["arms"]) == {"flat", "scoped", "oracle"}
+    assert set(rep["arms"]) == {"flat", "scoped", "oracle", "gate"}
+    assert 0.0 <= rep["settings"]["gate"]["passed_share"] <= 1.0
+    # at the default floor (the gate's threshold) the gate arm is quiet exactly when the gate refused
+    assert rep["arms"]["gate"]["overall"]["quiet"] == pytest.approx(1.0 - rep["settings"]["gate"]["passed_share"])
     assert rep["arms"]["scoped"]["adversarial"]["f1"] == 1.0
     assert rep["arms"]["flat"]["adversarial"]["f1"] == 0.0
     assert rep["always_decline"]["adversarial"] == 1.0
@@ -187,3 +201,43 @@ def test_command_rejects_bad_input(tmp_path, capsys):
     assert "error:" in capsys.readouterr().err
     with pytest.raises(InvalidInput):
         ReaderConfig(floor=1.5)
+
+
+def test_turn_facts_are_windowed_content_word_triples(data_file):
+    (conv,) = data.load(data_file)
+    turn = conv.sessions[0].turns[0]  # "Hi Ben! I went to a pottery workshop yesterday and made a blue vase."
+    facts = turn_facts(turn, window=4)
+    words = ["ben", "went", "pottery", "workshop", "yesterday", "made", "blue", "vase"]
+    assert [f[1:] for f in facts[:3]] == [("ben", "went", "pottery"), ("ben", "went", "workshop"), ("ben", "pottery", "workshop")]
+    for _, s, p, o in facts:
+        i, j, k = words.index(s), words.index(p), words.index(o)
+        assert i < j < k and k - i < 4
+    # every in-window triple is there once: sum over i of C(min(3, 7 - i), 2)
+    assert len(facts) == len({f[0] for f in facts}) == sum(min(3, 7 - i) * (min(3, 7 - i) - 1) // 2 for i in range(8))
+    assert turn_facts(conv.sessions[1].turns[2]) == []  # "Great. Bye!": fewer than three content words
+
+
+def test_margin_is_at_least_the_threshold_exactly_when_the_gate_passes():
+    cfg = GateConfig()
+    from semantic_rdf.memory import shared_encoder  # the encoder the answer path and the arm use
+
+    enc = shared_encoder(cfg)
+    idx = FactIndex.from_texts([("f1", "pottery", "workshop", "vase"), ("f2", "violin", "lesson", "month"),
+                                ("f3", "marathon", "boston", "sunday")], enc, cfg)
+    # subject and object matched but the predicate slot unaligned ("lesson"): blocked by the predicate floor
+    for tokens, expect in ((("pottery", "workshop"), True), (("workshop", "vase"), True), (("violin", "month"), False),
+                           (("chess", "tournament"), False), (("pottery",), False)):
+        g = gate(idx, encode_query(Query(tokens=tokens), enc), cfg)
+        assert (not g.blocked) is expect, tokens
+        assert (margin(g) >= cfg.threshold) is expect, (tokens, margin(g))
+
+
+def test_turn_gate_refuses_a_question_its_turns_do_not_hold(data_file):
+    (conv,) = data.load(data_file)
+    tg = TurnGate(conv, {t.dia_id: t for t in conv.turns()})
+    ok = tg.judge("What did Ada make at the pottery workshop?", ["D1:1"])
+    assert ok.passed and ok.confidence >= tg.config.threshold
+    no = tg.judge("Which chess openings does Ada study?", ["D1:1", "D2:2"])
+    assert not no.passed and no.confidence < tg.config.threshold
+    assert tg.judge("Anything?", []).confidence == 0.0  # nothing retrieved: nothing to pass
+    assert tg.query("What did Ada make?").entities == ("Ada",)  # the speakers are linked as the answer path links

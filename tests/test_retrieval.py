@@ -44,6 +44,13 @@ def test_term_space_rows_are_unit_length_and_unknown_terms_ignored():
     assert space.idf[space.vocab["biscuit"]] < space.idf[space.vocab["vase"]]
 
 
+def test_embed_one_is_embed_of_one_text():
+    docs = [terms(u.text) for u in UNITS]
+    space = TermSpace.fit(docs)
+    for doc in docs + [terms("puppy puppy marathon zzz-unknown"), [], ["zzz-unknown"]]:
+        np.testing.assert_allclose(space.embed_one(doc), space.embed([doc])[0], rtol=0, atol=1e-15)
+
+
 def test_search_ranks_exactly_like_brute_force_cosine():
     r = Retriever(UNITS)
     q = "Who ran the marathon with the puppy?"

@@ -5,8 +5,9 @@ Arms (they share the units, the reader and the scorer; they differ only in what 
 * ``flat``    — TF-IDF cosine over all turns of the conversation;
 * ``scoped``  — the same, with candidates filtered to turns about the subject the question names;
 * ``oracle``  — the dataset's annotated evidence turns, handed over as perfect retrieval (score 1);
-* ``gate``    — the scoped retrieval with the HDC gate of semantic_rdf.gate as the abstention
-  signal, run only when that module is present.
+* ``gate``    — the scoped retrieval and the same reader, with the HDC gate of semantic_rdf.gate
+  as the abstention signal instead of the reader's support (bench/locomo/gate_arm.py); reported as
+  not run, with the reason, if the gate cannot be imported.
 """
 
 from __future__ import annotations
@@ -104,10 +105,13 @@ def build_memory(conv: Conversation, use_store: bool = True) -> ConversationMemo
     return mem
 
 
-def _gate() -> Any:
-    if importlib.util.find_spec("semantic_rdf.gate") is None:
-        return None
-    return None  # the gate's interface is not settled yet; the arm is reported as not run
+def _gate() -> tuple[Any, str]:
+    """The gate arm's factory, or None and the reason it cannot run."""
+    try:
+        from bench.locomo.gate_arm import TurnGate
+    except ImportError as e:  # the HDC tier (or its word vectors) is not installed
+        return None, f"the HDC gate could not be imported ({e})"
+    return TurnGate, ""
 
 
 @dataclass
@@ -124,7 +128,8 @@ class Results:
     f1_decline: list[float] = field(default_factory=list)  # score if it declines
     recall: list[float] = field(default_factory=list)  # share of annotated evidence retrieved (nan: none annotated)
     skipped: dict[str, str] = field(default_factory=dict)
-    seconds: dict[str, float] = field(default_factory=lambda: {"ingest": 0.0, "questions": 0.0})
+    seconds: dict[str, float] = field(default_factory=lambda: {"ingest": 0.0, "questions": 0.0, "gate": 0.0})
+    gate_passed: list[bool] = field(default_factory=list)  # per gate-arm row: did the gate pass
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {
@@ -147,15 +152,15 @@ def run(
 ) -> Results:
     res = Results()
     floor0 = ReaderConfig(0.0, cfg.span, cfg.band, cfg.parts)
-    gate = _gate() if "gate" in arms else None
-    if "gate" in arms and gate is None:
-        res.skipped["gate"] = ("the HDC gate (semantic_rdf.gate) scores extracted (s, p, o) facts; this harness "
-                               "stores turns, and wiring turn-level facts into a FactIndex is not done yet")
+    make_gate, why = _gate() if "gate" in arms else (None, "")
+    if "gate" in arms and make_gate is None:
+        res.skipped["gate"] = why
     for conv in conversations:
         t0 = time.perf_counter()
         mem = build_memory(conv, use_store=use_store)
         t1 = time.perf_counter()
         res.seconds["ingest"] += t1 - t0
+        turn_gate = make_gate(conv, mem.turns) if make_gate is not None and "gate" not in res.skipped else None
         space = mem.retriever.space
         idf = space.idf
         vocab = space.vocab
@@ -169,6 +174,8 @@ def run(
             gold = qa.answer
             known = [e for e in qa.evidence if e in mem.turns]
             searched: dict[tuple[str, ...], list[tuple[str, float]]] = {}  # a scoped search naming nobody is the flat one
+            replies: dict[tuple[str, ...], Any] = {}
+            f1: dict[str, float] = {}  # by reply: the arms that read the same turns share a score
             for arm in arms:
                 if arm in res.skipped:
                     continue
@@ -179,16 +186,31 @@ def run(
                     if subjects not in searched:
                         searched[subjects] = [(h.id, h.cover) for h in mem.retriever.search(qa.question, k, subjects=subjects)]
                     hits = searched[subjects]
-                reply = read(qa.question, mem.passages(hits), floor0, rarity)
+                if arm == "oracle":
+                    reply = read(qa.question, mem.passages(hits), floor0, rarity)
+                else:  # flat, scoped and gate read the same retrieved turns the same way
+                    if subjects not in replies:
+                        replies[subjects] = read(qa.question, mem.passages(hits), floor0, rarity)
+                    reply = replies[subjects]
+                confidence = reply.confidence
+                if arm == "gate":  # only the abstention signal differs from the scoped arm
+                    tg = time.perf_counter()
+                    verdict = turn_gate.judge(qa.question, [i for i, _ in hits])
+                    res.seconds["gate"] += time.perf_counter() - tg
+                    confidence = verdict.confidence
+                    res.gate_passed.append(verdict.passed)
                 got = {i for i, _ in hits}
                 res.arm.append(arm)
                 res.conv.append(conv.sample_id)
                 res.category.append(qa.category)
                 res.question.append(qa.question)
                 res.answer.append(reply.answer)
-                res.confidence.append(reply.confidence)
-                res.f1_answer.append(score(reply.answer, gold, qa.category))
-                res.f1_decline.append(score(DECLINE, gold, qa.category))
+                res.confidence.append(confidence)
+                for text in (reply.answer, DECLINE):
+                    if text not in f1:
+                        f1[text] = score(text, gold, qa.category)
+                res.f1_answer.append(f1[reply.answer])
+                res.f1_decline.append(f1[DECLINE])
                 res.recall.append(sum(e in got for e in known) / len(known) if known else float("nan"))
         res.seconds["questions"] += time.perf_counter() - t1
     return res
