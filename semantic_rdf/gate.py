@@ -22,6 +22,14 @@ Two stages, vectorised over every fact in one pass:
   2. the full D (10,000) dimensions, only for the terms of the surviving facts; a fact passes at
      score >= threshold AND predicate alignment m_p >= predicate_floor.
 
+Stage 1 works on integer Hamming distances: each distinct term's min distance over the query
+components (one scan of the block-transposed prefix words, split over up to two threads), then
+per fact the k-th smallest of its three slot distances by integer gathers. The float32 cosine
+1 - 2h/bits is non-increasing in h, so the k-th best score is the cosine of the k-th smallest
+distance and `score >= tau_early` is `h <= max_distance(tau_early)`, read off a table of the
+float32 cosines: the decisions and reported scores are bit-identical to computing every cosine in
+float32 (tested against a per-fact reference on random data).
+
 Facts share their component vectors: FactIndex stores each distinct entity and predicate vector
 once (a term table) and each fact as three row numbers, so the scan reads each entity vector
 once however many facts mention it.
@@ -31,8 +39,10 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -77,7 +87,7 @@ class Config:
     path_window: int = 6
     path_probe_sigmas: float = 4.0
     block_rows: int = 1024
-    threads: int = 1
+    threads: int = 0  # scan threads; 0 = automatic (up to 2, numpy ufuncs release the GIL)
     max_reported: int = 50
     reservoir_conversations: int = 256
 
@@ -100,8 +110,8 @@ class Config:
             raise InvalidInput("ngram_sizes must be positive")
         if self.path_max_hops < 2 or self.path_window < 1:
             raise InvalidInput("path_max_hops must be >= 2 and path_window >= 1")
-        if self.block_rows < 8 or self.threads < 1:
-            raise InvalidInput("block_rows must be >= 8 and threads >= 1")
+        if self.block_rows < 8 or self.threads < 0:
+            raise InvalidInput("block_rows must be >= 8 and threads >= 0 (0 = automatic)")
 
     @property
     def packed_bytes(self) -> int:
@@ -114,6 +124,11 @@ class Config:
     @property
     def rest_words(self) -> int:
         return -(-(self.dim - self.prefix_dims) // 64)
+
+    @property
+    def scan_threads(self) -> int:
+        """Threads the stage-1 scan uses: `threads`, or with 0 up to 2 (the cores there are)."""
+        return self.threads or default_threads()
 
     def encoder(self, word_vectors: WordVectorSource | None = None) -> Encoder:
         return Encoder(
@@ -269,7 +284,9 @@ class FactIndex:
         self.predicates = _Terms(wp, wr, b)
         self._ids: list[str] = []
         self._row: dict[str, int] = {}
-        self._spo = np.zeros((0, 3), dtype=np.int64)
+        # fact rows as three contiguous columns (subject, predicate, object term rows), so the
+        # per-fact gathers of stage 1 read contiguous index arrays
+        self._spo = np.zeros((3, 0), dtype=np.int64)
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -284,7 +301,7 @@ class FactIndex:
     def nbytes(self) -> int:
         """Bytes held by vectors and fact rows."""
         e, p = self.entities, self.predicates
-        return e.pref.nbytes + e.rest.nbytes + p.pref.nbytes + p.rest.nbytes + self._spo[: len(self)].nbytes
+        return e.pref.nbytes + e.rest.nbytes + p.pref.nbytes + p.rest.nbytes + self._spo[:, : len(self)].nbytes
 
     def add_many(
         self,
@@ -316,13 +333,13 @@ class FactIndex:
         m = len(keep)
         start = len(self._ids)
         need = start + m
-        if need > self._spo.shape[0]:
-            grown = np.zeros((max(need, 2 * self._spo.shape[0], 1024), 3), dtype=np.int64)
-            grown[:start] = self._spo[:start]
+        if need > self._spo.shape[1]:
+            grown = np.zeros((3, max(need, 2 * self._spo.shape[1], 1024)), dtype=np.int64)
+            grown[:, :start] = self._spo[:, :start]
             self._spo = grown
-        self._spo[start:need, 0] = ent_rows[:m]
-        self._spo[start:need, 1] = pred_rows
-        self._spo[start:need, 2] = ent_rows[m:]
+        self._spo[0, start:need] = ent_rows[:m]
+        self._spo[1, start:need] = pred_rows
+        self._spo[2, start:need] = ent_rows[m:]
         for j, i in enumerate(keep):
             self._ids.append(ids[i])
             self._row[ids[i]] = start + j
@@ -339,15 +356,15 @@ class FactIndex:
         r = self._row.pop(fact_id, None)
         if r is None:
             return False
-        s, p, o = self._spo[r]
+        s, p, o = self._spo[:, r]
         last = len(self._ids) - 1
         if r != last:
-            self._spo[r] = self._spo[last]
+            self._spo[:, r] = self._spo[:, last]
             moved = self._ids[last]
             self._ids[r] = moved
             self._row[moved] = r
         self._ids.pop()
-        self._spo[last] = 0
+        self._spo[:, last] = 0
         self.entities.release(np.array([s, o]))
         self.predicates.release(np.array([p]))
         return True
@@ -357,7 +374,7 @@ class FactIndex:
         r = self._row.get(fact_id)
         if r is None:
             raise NotFound(f"no fact {fact_id} in the index")
-        s, p, o = self._spo[r]
+        s, p, o = self._spo[:, r]
         return self.entities.keys[s], self.predicates.keys[p], self.entities.keys[o]  # type: ignore[return-value]
 
     @classmethod
@@ -379,45 +396,83 @@ class FactIndex:
 # ---------------------------------------------------------------- kernels
 
 _POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+# Scratch budget of the stage-1 kernel per thread: the XOR words (8 B) and their popcounts (1 B)
+# of one block against a group of query components (more components than fit are done in
+# groups, so a long question cannot blow the scratch up). Measured on the 2-core box: rows of at
+# least ~1,000 words matter (numpy's per-inner-loop cost dominates below that); blocks of
+# 1,024-8,192 rows and groups of 1-4 components measured the same within noise.
+_SCRATCH_BYTES = 2_560 * 1024
+_MIN_PARALLEL_ROWS = 16_384  # below this a second thread costs more than it saves
 
 
 def _pool(n: int) -> ThreadPoolExecutor:
     global _POOL
-    if _POOL is None or _POOL._max_workers < n:  # noqa: SLF001
-        _POOL = ThreadPoolExecutor(max_workers=n, thread_name_prefix="hdc-gate")
-    return _POOL
+    with _POOL_LOCK:
+        if _POOL is None or _POOL._max_workers < n:  # noqa: SLF001
+            _POOL = ThreadPoolExecutor(max_workers=n, thread_name_prefix="hdc-gate")
+        return _POOL
 
 
-def _min_hamming_blocks(pref: np.ndarray, q: np.ndarray, nblocks: int, threads: int) -> np.ndarray:
-    """min over query rows of the prefix Hamming distance, for every row of the first nblocks
-    blocks. pref: (blocks, Wp, B) uint64; q: (Q, Wp) uint64. Returns uint16 (nblocks * B,).
+def _run_split(fn, total: int, threads: int) -> list:
+    """[fn(lo, hi) ...] over [0, total) cut into up to `threads` contiguous parts, in order."""
+    parts = max(1, min(threads, total))
+    if parts == 1:
+        return [fn(0, total)]
+    cuts = [total * k // parts for k in range(parts + 1)]
+    futs = [_pool(parts).submit(fn, cuts[k], cuts[k + 1]) for k in range(parts)]
+    return [f.result() for f in futs]
 
-    One block at a time so the XOR and popcount temporaries stay in cache; all Q components
-    are done while the block is hot, so the matrix is read from memory once.
+
+def _dist_dtype(bits: int) -> np.dtype:
+    """Smallest unsigned type holding a Hamming distance over `bits` bits."""
+    return np.dtype(np.uint16) if bits <= np.iinfo(np.uint16).max else np.dtype(np.uint32)
+
+
+def _min_hamming_blocks(pref: np.ndarray, q: np.ndarray, nrows: int, threads: int) -> np.ndarray:
+    """min over query rows of the prefix Hamming distance, for rows [0, nrows) of a
+    block-transposed prefix matrix pref (blocks, Wp, B) uint64; q: (Q, Wp) uint64. Returns
+    uint16 distances (uint32 for prefixes over 65,535 bits), at least nrows of them (entries past
+    nrows are unspecified).
+
+    Per block and group of query components: one XOR of the block against the group (the block
+    is read from memory once and stays in cache for the next group), one popcount, one sum over
+    the words (along contiguous rows of B), then a min over the components. A handful of numpy
+    calls per block, preallocated out= buffers, no Python work per row. Blocks are split between
+    `threads` workers (ufuncs release the GIL), each with its own scratch.
     """
     _, wp, b = pref.shape
     nq = q.shape[0]
-    out = np.empty((nblocks, b), dtype=np.uint16)
-    qb = np.ascontiguousarray(q[:, :, None])
+    nblocks = -(-nrows // b)
+    dt = _dist_dtype(wp * 64)
+    out = np.empty((nblocks, b), dtype=dt)
+    qb = np.ascontiguousarray(q, dtype=np.uint64)[:, :, None]
+    g = max(1, min(nq, _SCRATCH_BYTES // (wp * b * 9)))
+    groups = [(k, min(nq, k + g)) for k in range(0, nq, g)]
 
     def work(lo: int, hi: int) -> None:
-        x = np.empty((nq, wp, b), dtype=np.uint64)
-        c = np.empty((nq, wp, b), dtype=np.uint8)
-        h = np.empty((nq, b), dtype=np.uint16)
+        x = np.empty((g, wp, b), dtype=np.uint64)
+        c = np.empty((g, wp, b), dtype=np.uint8)
+        h = np.empty((nq, b), dtype=dt)
         for i in range(lo, hi):
-            np.bitwise_xor(pref[i][None], qb, out=x)
-            np.bitwise_count(x, out=c)
-            np.add.reduce(c, axis=1, dtype=np.uint16, out=h)
-            np.min(h, axis=0, out=out[i])
+            w = min(b, nrows - i * b)  # the last block may be partly used
+            blk = pref[i, None, :, :w]
+            for k0, k1 in groups:
+                xs, cs = x[: k1 - k0, :, :w], c[: k1 - k0, :, :w]
+                np.bitwise_xor(blk, qb[k0:k1], out=xs)
+                np.bitwise_count(xs, out=cs)
+                np.add.reduce(cs, axis=1, dtype=dt, out=h[k0:k1, :w] if nq > 1 else out[i, None, :w])
+            if nq > 1:
+                np.minimum.reduce(h[:, :w], axis=0, out=out[i, :w])
 
-    if threads <= 1 or nblocks < 2 * threads:
-        work(0, nblocks)
-    else:
-        cuts = [nblocks * k // threads for k in range(threads + 1)]
-        futs = [_pool(threads).submit(work, cuts[k], cuts[k + 1]) for k in range(threads)]
-        for f in futs:
-            f.result()
+    _run_split(work, nblocks, threads if nrows >= _MIN_PARALLEL_ROWS else 1)
     return out.reshape(-1)
+
+
+def _min_hamming_rows(words: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """min over query rows of the Hamming distance to each of `words` rows (S, W); (S,) int64."""
+    return _hamming_rows(words, q).min(axis=0)
 
 
 def _hamming_rows(words: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -435,6 +490,65 @@ def _kth_best(slots: np.ndarray, k: int) -> np.ndarray:
     if k == 3:
         return np.minimum(np.minimum(a, b), c)
     return np.maximum(np.minimum(a, b), np.minimum(np.maximum(a, b), c))
+
+
+def _kth_smallest_inplace(a: np.ndarray, b: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
+    """k-th smallest of (a, b, c) elementwise, overwriting the inputs; returns the array holding it."""
+    if k == 1:
+        np.minimum(a, b, out=a)
+        return np.minimum(a, c, out=a)
+    if k == 3:
+        np.maximum(a, b, out=a)
+        return np.maximum(a, c, out=a)
+    t = np.maximum(a, b)  # median = max(min(a, b), min(max(a, b), c))
+    np.minimum(a, b, out=a)
+    np.minimum(t, c, out=t)
+    return np.maximum(a, t, out=a)
+
+
+@dataclass(frozen=True, slots=True)
+class _Cosines:
+    """Cosine of every Hamming distance 0..bits, as float32, computed exactly as the gate
+    reports it (1 - 2 h / bits). Non-increasing in h, so order statistics and thresholds can
+    be taken on integer distances and mapped at the end without changing any decision."""
+
+    table: np.ndarray
+    strict: bool
+
+    @staticmethod
+    @lru_cache(maxsize=16)
+    def of(bits: int) -> "_Cosines":
+        t = 1.0 - 2.0 * np.arange(bits + 1).astype(np.float32) / bits
+        t.setflags(write=False)
+        return _Cosines(t, bool(np.all(t[1:] < t[:-1])))
+
+    def max_distance(self, floor: float) -> int:
+        """Largest distance whose cosine is >= floor (compared in float32, as the scores are); -1 if none."""
+        ok = np.flatnonzero(self.table >= floor)
+        return int(ok[-1]) if ok.size else -1
+
+
+def _stage1_facts(he: np.ndarray, hp: np.ndarray, spo: np.ndarray, k: int, hmax: int, cos: _Cosines,
+                  threads: int) -> tuple[np.ndarray, int, float]:
+    """Per fact: the k-th best slot distance from the per-term distances he/hp (gathered by the
+    fact's three term rows). Returns (fact positions with distance <= hmax, the position of the
+    best prefix score and that score), the best being the first maximum of the float32 score."""
+    n = spo.shape[1]
+
+    def work(lo: int, hi: int):
+        a = np.take(he, spo[0, lo:hi])
+        b = np.take(hp, spo[1, lo:hi])
+        c = np.take(he, spo[2, lo:hi])
+        med = _kth_smallest_inplace(a, b, c, k)
+        keep = np.flatnonzero(med <= hmax) if hmax >= 0 else np.zeros(0, dtype=np.intp)
+        i = int(np.argmin(med)) if cos.strict else int(np.argmax(cos.table[med]))
+        return keep + lo, lo + i, float(cos.table[med[i]])
+
+    par = threads if n >= 8 * _MIN_PARALLEL_ROWS else 1
+    parts = _run_split(work, n, par)
+    keep = parts[0][0] if len(parts) == 1 else np.concatenate([p[0] for p in parts])
+    best = max(parts, key=lambda p: p[2])  # max() keeps the first of equal scores
+    return keep, best[1], best[2]
 
 
 # ---------------------------------------------------------------- the gate
@@ -498,11 +612,11 @@ def gate(index: FactIndex, query: QueryVectors, config: Config | None = None, *,
     n = len(index)
     if fact_ids is None:
         rows = None
-        spo = index._spo[:n]
+        spo = index._spo[:, :n]
     else:
         rows = np.array([index._row[f] for f in fact_ids if f in index._row], dtype=np.int64)
-        spo = index._spo[rows]
-    cand = spo.shape[0]
+        spo = index._spo[:, rows]
+    cand = spo.shape[1]
     empty = GateResult((), (), cand, 0, 0, 0, cfg)
     if cand == 0:
         return empty
@@ -511,35 +625,36 @@ def gate(index: FactIndex, query: QueryVectors, config: Config | None = None, *,
     qp_p, qp_r = _side_words(query.predicate_side, cfg)
     pd, d = cfg.prefix_dims, cfg.dim
     ents, preds = index.entities, index.predicates
+    threads = cfg.scan_threads
+    cos1 = _Cosines.of(pd)
 
-    # ---- stage 1: prefix cosines of every entity and predicate vector involved
-    def prefix_max(terms: _Terms, qw: np.ndarray, need: np.ndarray | None) -> np.ndarray:
-        m = np.full(terms.rest.shape[0], -1.0, dtype=np.float32)
+    # ---- stage 1: min prefix Hamming distance (= max prefix cosine) of every term involved.
+    # Kept as integer distances: a term no query component can reach gets distance pd
+    # (cosine exactly -1.0).
+    def prefix_min(terms: _Terms, qw: np.ndarray, need: np.ndarray | None) -> np.ndarray:
+        dt = _dist_dtype(qw.shape[1] * 64)
         if qw.shape[0] == 0 or terms.used == 0:
-            return m
+            return np.full(terms.rest.shape[0], pd, dtype=dt)
         if need is None:
-            nblocks = -(-terms.used // terms.block)
-            ham = _min_hamming_blocks(terms.pref, qw, nblocks, cfg.threads)
-            m[: ham.shape[0]] = 1.0 - 2.0 * ham.astype(np.float32) / pd
-        else:
-            ham = _hamming_rows(terms.gather_prefix(need), qw).min(axis=0)
-            m[need] = 1.0 - 2.0 * ham.astype(np.float32) / pd
-        return m
+            return _min_hamming_blocks(terms.pref, qw, terms.used, threads)
+        h = np.full(terms.rest.shape[0], pd, dtype=dt)
+        h[need] = _min_hamming_rows(terms.gather_prefix(need), qw)
+        return h
 
-    need_e = None if rows is None else np.unique(spo[:, [0, 2]])
-    need_p = np.unique(spo[:, 1]) if rows is not None or preds.used > 4 * cand else None
-    me1 = prefix_max(ents, qe_p, need_e)
-    mp1 = prefix_max(preds, qp_p, need_p)
-    s1 = _kth_best(np.stack([me1[spo[:, 0]], mp1[spo[:, 1]], me1[spo[:, 2]]], axis=1), cfg.slots_required)
-    keep = np.flatnonzero(s1 >= cfg.tau_early)
+    need_e = None if rows is None else np.unique(spo[[0, 2]])
+    need_p = np.unique(spo[1]) if rows is not None or preds.used > 4 * cand else None
+    he1 = prefix_min(ents, qe_p, need_e)
+    hp1 = prefix_min(preds, qp_p, need_p)
+    # the k-th best slot score is the cosine of the k-th smallest slot distance (the cosine
+    # table is non-increasing), and score >= tau_early  <=>  distance <= hmax
+    keep, top1, top1_score = _stage1_facts(he1, hp1, spo, cfg.slots_required, cos1.max_distance(cfg.tau_early), cos1, threads)
     rejected = cand - keep.size
-    top1 = int(np.argmax(s1))
-    best_prefix = (index._ids[top1 if rows is None else int(rows[top1])], float(s1[top1]))
+    best_prefix = (index._ids[top1 if rows is None else int(rows[top1])], top1_score)
     if keep.size == 0:
         return GateResult((), (), cand, rejected, 0, 0, cfg, best_prefix)
 
     # ---- stage 2: full cosines for the terms of the survivors only
-    ks = spo[keep]
+    ks = spo[:, keep].T
 
     def full_max(terms: _Terms, qp: np.ndarray, qr: np.ndarray, need: np.ndarray) -> np.ndarray:
         m = np.full(terms.rest.shape[0], -1.0, dtype=np.float32)

@@ -161,3 +161,197 @@ def test_memory_per_vector_is_packed(enc):
     idx = FactIndex.from_texts(FACTS, enc, Config(block_rows=8))
     per_row = (idx.entities.pref.nbytes + idx.entities.rest.nbytes) / idx.entities.rest.shape[0]
     assert per_row == (32 + 125) * 8  # 1,256 bytes in RAM: 1,250 plus word padding of the 2,000-bit prefix
+
+
+# ---------------------------------------------------------------- optimised path vs a plain reference
+
+
+def _cos32(h: int, bits: int) -> np.float32:
+    """The cosine the gate reports for a Hamming distance: float32 1 - 2h/bits."""
+    return np.float32(1.0) - np.float32(2.0) * np.float32(h) / np.float32(bits)
+
+
+def _reference_gate(facts, order, qe, qp, cfg, fact_ids=None):
+    """Straightforward gate: a Python loop per fact over packed uint8 bytes (hdc.hamming), no
+    term table, no blocks, no integer shortcuts. facts: id -> (s, p, o) packed uint8 vectors."""
+    pb = cfg.prefix_dims // 8
+    f32 = np.float32
+
+    def best(qs, v, nbytes, bits):
+        if len(qs) == 0:
+            return f32(-1.0)
+        return _cos32(min(int(hdc.hamming(q[:nbytes], v[:nbytes])) for q in qs), bits)
+
+    def kth(vals):
+        return sorted(vals, reverse=True)[cfg.slots_required - 1]
+
+    ids = order if fact_ids is None else [f for f in fact_ids if f in facts]
+    s1 = {}
+    for f in ids:
+        s, p, o = facts[f]
+        s1[f] = kth([best(qe, s, pb, cfg.prefix_dims), best(qp, p, pb, cfg.prefix_dims), best(qe, o, pb, cfg.prefix_dims)])
+    kept = [f for f in ids if s1[f] >= f32(cfg.tau_early)]
+    top = max(s1.values())
+    best_prefix = (next(f for f in ids if s1[f] == top), float(top))
+    rows = []
+    for f in kept:
+        s, p, o = facts[f]
+        nb = cfg.packed_bytes
+        sl = (best(qe, s, nb, cfg.dim), best(qp, p, nb, cfg.dim), best(qe, o, nb, cfg.dim))
+        sc = kth(list(sl))
+        ok = bool(sc >= f32(cfg.threshold) and sl[1] >= f32(cfg.predicate_floor))
+        rows.append((f, float(sc), float(sl[1]), tuple(float(x) for x in sl), ok))
+    rows.sort(key=lambda r: (-r[1], -r[2]))  # stable: ties keep fact order
+    passed = [r for r in rows if r[4]]
+    missed = [r for r in rows if not r[4]]
+    return {
+        "passed": passed[: cfg.max_reported],
+        "near": missed[: min(cfg.max_reported, 5)],
+        "candidates": len(ids),
+        "rejected": len(ids) - len(kept),
+        "scored": len(kept),
+        "passed_total": len(passed),
+        "best_prefix": best_prefix,
+    }
+
+
+def _as_dict(r):
+    def rows(xs):
+        return [(s.fact_id, s.score, s.predicate, s.slots, s.passed) for s in xs]
+
+    return {
+        "passed": rows(r.passed),
+        "near": rows(r.near_misses),
+        "candidates": r.candidates,
+        "rejected": r.stage1_rejected,
+        "scored": r.stage2_scored,
+        "passed_total": r.passed_total,
+        "best_prefix": r.best_prefix,
+    }
+
+
+def _noisy(rng, v, flip):
+    """A packed vector with a fraction `flip` of its bits flipped."""
+    bits = np.unpackbits(v, bitorder="little")
+    idx = rng.choice(bits.size, int(flip * bits.size), replace=False)
+    bits[idx] ^= 1
+    return np.packbits(bits, bitorder="little")
+
+
+def _random_world(seed, n_facts=1500, n_ent=300, n_pred=12, cfg=Config()):
+    rng = np.random.default_rng(seed)
+    nb = cfg.packed_bytes
+    ent = rng.integers(0, 256, (n_ent, nb), dtype=np.uint8)
+    pred = rng.integers(0, 256, (n_pred, nb), dtype=np.uint8)
+    # a few near-duplicate entities so that prefix and full cosines land on both sides of every threshold
+    for i in range(0, 40, 2):
+        ent[i + 1] = _noisy(rng, ent[i], rng.uniform(0.0, 0.45))
+    s = rng.integers(0, n_ent, n_facts)
+    p = rng.integers(0, n_pred, n_facts)
+    o = rng.integers(0, n_ent, n_facts)
+    s[:5], o[:5] = o[5:10], s[5:10]  # some facts share both entities (in either order)
+    ids = [f"f{i:05d}" for i in range(n_facts)]
+    return rng, ent, pred, ids, s, p, o
+
+
+def _queries(rng, ent, pred, s, p, o):
+    """Query sides of several shapes: noisy copies (graded noise) of the slots of some stored
+    facts, and random components."""
+    nb = ent.shape[1]
+    rand = lambda k: list(rng.integers(0, 256, (k, nb), dtype=np.uint8))  # noqa: E731
+    noisy = lambda v, lo, hi: _noisy(rng, v, rng.uniform(lo, hi))  # noqa: E731
+    empty = np.zeros((0, nb), dtype=np.uint8)
+
+    def fact(lo, hi):
+        i = int(rng.integers(0, len(s)))
+        return noisy(ent[s[i]], lo, hi), noisy(pred[p[i]], lo, hi), noisy(ent[o[i]], lo, hi)
+
+    a, b, c = fact(0.0, 0.2)
+    d, e, f = fact(0.1, 0.4)
+    g, h, _ = fact(0.0, 0.1)
+    shapes = [
+        ([a, c] + rand(2), [b] + rand(2)),  # the bench's shape: subject, object, predicate + noise
+        ([d, f, a], [e, b]),  # graded noise around the thresholds
+        ([g], [h]),  # one component each side
+        (rand(6) + [d, g, f], rand(1)),  # more components than one scan group
+        (None, [b, e]),  # no entity-side component
+        (rand(3), rand(3)),  # nothing near: everything rejected at stage 1
+    ]
+    return [(np.stack(x) if x is not None else empty, np.stack(y)) for x, y in shapes]
+
+
+@pytest.mark.parametrize(
+    "block_rows,threads,scratch,min_par",
+    [(1024, 1, None, None), (4096, 2, None, 0), (8, 2, None, 0), (64, 1, 64 * 32 * 9 * 2, None), (24, 2, 1, 0)],
+)
+def test_optimised_gate_equals_plain_reference_on_random_data(monkeypatch, block_rows, threads, scratch, min_par):
+    from semantic_rdf import gate as gate_mod
+
+    if scratch is not None:
+        monkeypatch.setattr(gate_mod, "_SCRATCH_BYTES", scratch)  # several component groups per block
+    if min_par is not None:
+        monkeypatch.setattr(gate_mod, "_MIN_PARALLEL_ROWS", min_par)  # split even small scans across threads
+    cfg = Config(block_rows=block_rows, threads=threads, tau_early=0.12, threshold=0.45, predicate_floor=0.3)
+    rng, ent, pred, ids, s, p, o = _random_world(7, cfg=cfg)
+    idx = FactIndex(cfg)
+    idx.add_many(ids, ([f"e{i}" for i in s], ent[s]), ([f"p{i}" for i in p], pred[p]), ([f"e{i}" for i in o], ent[o]))
+    facts = {f: (ent[s[i]], pred[p[i]], ent[o[i]]) for i, f in enumerate(ids)}
+    # deletions leave free rows and reorder facts (swap with last): the reference follows the index order
+    for f in ids[100:160:3]:
+        assert idx.remove(f)
+        del facts[f]
+    order = idx.ids
+    seen_pass = seen_block = 0
+    for qe, qp in _queries(rng, ent, pred, s, p, o):
+        qv = gate_mod.QueryVectors(qe, qp)
+        got = _as_dict(gate(idx, qv))
+        want = _reference_gate(facts, order, qe, qp, cfg)
+        assert got == want  # exact: same ids, same float32 scores, same order, same counts
+        sub = list(rng.choice(order, 200, replace=False)) + ["absent"]
+        assert _as_dict(gate(idx, qv, fact_ids=sub)) == _reference_gate(facts, order, qe, qp, cfg, fact_ids=sub)
+        seen_pass += got["passed_total"] > 0
+        seen_block += got["passed_total"] == 0 and got["scored"] > 0
+    assert seen_pass >= 2 and seen_block >= 1  # the data exercised passing, blocked-at-stage-2 and rejected queries
+
+
+def test_integer_stage_one_matches_float_cosines():
+    from semantic_rdf.gate import _Cosines
+
+    for bits in (8, 2_000, 9_992):
+        t = _Cosines.of(bits)
+        assert t.strict and t.table[0] == 1.0 and t.table[-1] == -1.0
+        assert all(t.table[h] == _cos32(h, bits) for h in (0, 1, bits // 3, bits - 1, bits))
+        for floor in (0.2, 0.55, -1.0, 0.9999):
+            h = t.max_distance(floor)
+            assert t.table[h] >= np.float32(floor) and (h == bits or t.table[h + 1] < np.float32(floor))
+    # float32 puts 1 - 2*800/2000 at 0.19999999, below float32(0.2): a prefix cosine of exactly 0.2 is
+    # rejected (as the float path always did); the integer path reproduces that bit for bit
+    assert _Cosines.of(2_000).max_distance(0.20) == 799 and _Cosines.of(2_000).max_distance(1.5) == -1
+
+
+def _flip_prefix(v, n, prefix_dims, rng):
+    """v with exactly n of its first prefix_dims bits flipped (the rest untouched)."""
+    bits = np.unpackbits(v, bitorder="little")
+    bits[rng.choice(prefix_dims, n, replace=False)] ^= 1
+    return np.packbits(bits, bitorder="little")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_stage_one_boundary_is_exact(monkeypatch, threads):
+    from semantic_rdf import gate as gate_mod
+
+    monkeypatch.setattr(gate_mod, "_MIN_PARALLEL_ROWS", 0)
+    cfg = Config(threads=threads, block_rows=8)
+    rng = np.random.default_rng(3)
+    v = rng.integers(0, 256, (6, cfg.packed_bytes), dtype=np.uint8)
+    idx = FactIndex(cfg)
+    keys = [f"k{i}" for i in range(6)]
+    idx.add_many(["f1", "f2"], (keys[0:2], v[0:2]), (keys[2:4], v[2:4]), (keys[4:6], v[4:6]))
+    h = gate_mod._Cosines.of(cfg.prefix_dims).max_distance(cfg.tau_early)  # 799: the last distance kept
+    qe = np.stack([_flip_prefix(v[0], h, cfg.prefix_dims, rng), _flip_prefix(v[1], h + 1, cfg.prefix_dims, rng)])
+    qp = np.stack([_flip_prefix(v[2], h, cfg.prefix_dims, rng), _flip_prefix(v[3], h + 1, cfg.prefix_dims, rng)])
+    r = gate(idx, gate_mod.QueryVectors(qe, qp))
+    # f1's subject and predicate sit exactly on the last kept distance, f2's one past it
+    assert (r.stage2_scored, r.stage1_rejected) == (1, 1) and [s.fact_id for s in r.passed + r.near_misses] == ["f1"]
+    facts = {"f1": (v[0], v[2], v[4]), "f2": (v[1], v[3], v[5])}
+    assert _as_dict(r) == _reference_gate(facts, ["f1", "f2"], qe, qp, cfg)
