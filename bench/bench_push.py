@@ -6,9 +6,10 @@
 Data: N/10 named graphs x 10 quads (typed literals, language tags), like the baseline in
 servers-and-baselines.md §3. The store is an on-disk pyoxigraph store. For each server the anchor
 is its native loader on the same N-Quads file (`oxigraph load` into a new directory; Virtuoso's
-ld_dir + rdf_loader_run + checkpoint into a new database), and `push` (with change tracking, as
-the CLI runs it) goes into a new, empty server. Printed ratio = native seconds / push seconds
-(target >= 0.5).
+ld_dir + rdf_loader_run + checkpoint into a new database), and `push` (as `semantic-rdf push`
+runs it: a full push, no change tracking; --track adds the digests a later --since-last push needs)
+goes into a new, empty server. Printed ratio = native seconds / push seconds (target >= 0.5), with
+the load average, since the machine may be shared.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", "--quant", action="store_true", help="100,000 quads instead of 1,000,000")
     ap.add_argument("--only", choices=["oxigraph", "virtuoso"], default=None)
+    ap.add_argument("--track", action="store_true", help="push with change tracking (as push --since-last does first)")
     args = ap.parse_args()
     n = 100_000 if args.quick else 1_000_000
     work = tempfile.mkdtemp(prefix="bench-push-")
@@ -78,7 +80,7 @@ def main() -> None:
                 [oxigraph_binary(), "load", "--location", os.path.join(work, "ox-native"), "--file", nq],
                 check=True, capture_output=True))
             with OxigraphServer(location=os.path.join(work, "ox-server")) as server:
-                t, rep = timed(lambda: push(store, server.dsn, state_dir=os.path.join(work, "state-ox")))
+                t, rep = timed(lambda: push(store, server.dsn, state_dir=os.path.join(work, "state-ox"), track=args.track))
             assert rep.remote == n
             rows.append(("oxigraph server", "oxigraph load", native, t))
         if args.only in (None, "virtuoso"):
@@ -87,9 +89,11 @@ def main() -> None:
                 native, _ = timed(lambda: v.isql(
                     f"ld_dir('{v.load_dir}', 'data.nq', 'http://example.org/fallback'); rdf_loader_run(); checkpoint;"))
             with VirtuosoServer(workdir=os.path.join(work, "vt-push"), buffers=100000) as v:
-                t, rep = timed(lambda: push(store, v.bulk_dsn, state_dir=os.path.join(work, "state-vt")))
+                t, rep = timed(lambda: push(store, v.bulk_dsn, state_dir=os.path.join(work, "state-vt"), track=args.track))
             assert rep.remote == n
             rows.append(("virtuoso (isql loader)", "ld_dir+rdf_loader_run", native, t))
+        print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores;"
+              f" push {'with' if args.track else 'without'} change tracking")
         print(f"{'target':<24}{'native loader':<24}{'native s':>10}{'push s':>10}{'ratio':>8}")
         for target, anchor, native, t in rows:
             print(f"{target:<24}{anchor:<24}{native:>10.2f}{t:>10.2f}{native / t:>8.2f}")

@@ -127,6 +127,36 @@ _AWARDCONN = (r"(?:(?:(?<=Prize)|(?<=Award)|(?<=Medal)|(?<=Institute)|(?<=Societ
               r"|(?<=Foundation)|(?<=School)|(?<=Trophy))[^\S\n]+for|(?:(?<=Prize)|(?<=Medal))[^\S\n]+in)[^\S\n]+")
 _NAME_CORE = rf"(?<![\w\ue000])(?={_UP}){_STOPSTART}{_WORDSEQ}(?:[^\S\n]+{_CONN}[^\S\n]+{_WORDSEQ}|{_AWARDCONN}{_WORDSEQ}){{0,3}}"
 
+# The same pattern in a form the regex engine scans fast: it opens on the capital itself (a character class,
+# which `re` skips to at C speed) instead of on look-arounds tried at every offset. The look-behind moves
+# past that capital, the stop words are checked from it, and the first word of _WORDSEQ continues after it
+# (an initial's dot, or the rest of a capitalised word) in the same order of preference as the original.
+def _stop_after_capital(words: Sequence[str]) -> str:
+    by_first: dict[str, list[str]] = {}
+    for w in words:
+        by_first.setdefault(w[0], []).append(w[1:])
+    alts = []
+    for c in sorted(by_first):
+        rests = [r for r in by_first[c] if r]
+        body = _trie(rests) if rests else ""
+        if rests and len(rests) < len(by_first[c]):
+            body += "?"
+        alts.append(f"(?<={re.escape(c)}){body}")
+    return r"(?!(?:" + "|".join(alts) + r")(?![^\W_]|['’-]))"
+
+
+# Letters are taken a run at a time ([^\W_]+ inside the loop, not one letter per turn): the same characters,
+# because nothing after a name's words is mandatory, so the engine never backtracks into them.
+_CAPWORD_FAST = _CAPWORD.replace(r"(?:[^\W_]|[-‐]", r"(?:[^\W_]+|[-‐]", 1)
+_CAPREST = _CAPWORD_FAST[len(_UP):]
+_WORDSEQ_FAST = _WORDSEQ.replace(_CAPWORD, _CAPWORD_FAST)
+_WORDSEQ_AFTER_CAPITAL = (rf"(?:\.[^\S\n]*(?:{_INITIAL}[^\S\n]*){{0,2}}{_CAPWORD_FAST}|{_CAPREST})"
+                          rf"(?:[^\S\n]+(?:{_CAPWORD_FAST}|{_NUMTOK})){{0,7}}")
+_NAME_FAST = (rf"{_UP}(?<![\w\ue000][\s\S]){_stop_after_capital(_STOPSTART_WORDS)}{_WORDSEQ_AFTER_CAPITAL}"
+              # each joining branch first checks, cheaply, what it needs next (a lower-case particle; "for"/"in")
+              rf"(?:(?=[^\S\n]+[a-z])[^\S\n]+{_CONN}[^\S\n]+{_WORDSEQ_FAST}"
+              rf"|(?=[^\S\n]+(?:for|in)[^\S\n]){_AWARDCONN}{_WORDSEQ_FAST}){{0,3}}")
+
 # Rules never see raw names: each candidate sentence is first rewritten with every name (and gazetteer
 # entry) replaced by a token \ue000<i>\ue001, so a slot is a tiny pattern and NAME is matched once.
 _TOK = "\ue000\\d+\ue001"
@@ -227,6 +257,15 @@ class Rule:
     lists: frozenset[str] = field(compare=False, repr=False)
     checks: tuple[tuple[str, str], ...] = field(compare=False, repr=False)
     demonyms: frozenset[str] = field(compare=False, repr=False)
+    # what a sentence must hold for the pattern to have any chance (a prefilter; never changes a result):
+    # names = mandatory slots only a name token fills; agents = mandatory slots a name or a pronoun fills;
+    # opens_with_name = the pattern is anchored at the sentence start on a name token
+    min_names: int = field(default=0, compare=False, repr=False)
+    min_agents: int = field(default=0, compare=False, repr=False)
+    opens_with_name: bool = field(default=False, compare=False, repr=False)
+    # the pattern opens on an agent or possessive slot: a match can only start at a name token or a pronoun
+    opens_with_agent: bool = field(default=False, compare=False, repr=False)
+    extra_groups: tuple[str, ...] = field(default=(), compare=False, repr=False)  # named groups besides s and o
 
 
 def _expand(source: str) -> tuple[str, set[str], list[tuple[str, str]], set[str]]:
@@ -533,6 +572,63 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
 ]
 
 
+_NAME_ONLY_SHAPES = frozenset({"name", "names", "demonym", *_CHECKS})  # a name token and nothing else
+_AGENT_SHAPES = frozenset({"agent", "poss"})  # a name token or a pronoun
+
+
+def _optional_regions(source: str) -> list[tuple[int, int]] | None:
+    """(open, close) offsets of the groups in `source` that may match without their content: quantified
+    ?, * or {0,…}, or holding an alternation. None when the pattern itself is an alternation at the top."""
+    regions: list[tuple[int, int]] = []
+    stack: list[list] = []
+    i, n, in_class = 0, len(source), False
+    while i < n:
+        c = source[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if source[i + 1:i + 2] == "^":
+                i += 1
+            if source[i + 1:i + 2] == "]":
+                i += 1
+        elif c == "(":
+            stack.append([i, False])
+        elif c == "|":
+            if not stack:
+                return None
+            stack[-1][1] = True
+        elif c == ")":
+            start, alt = stack.pop()
+            after = source[i + 1:i + 4]
+            if alt or after[:1] in ("?", "*") or after.startswith("{0"):
+                regions.append((start, i))
+        i += 1
+    return regions
+
+
+def _requirements(source: str) -> tuple[int, int, bool]:
+    """(min_names, min_agents, opens_with_name) of a rule source; conservative (an optional slot counts 0)."""
+    regions = _optional_regions(source)
+    if regions is None:
+        return 0, 0, False
+    names = agents = 0
+    opens = False
+    for m in _SLOT.finditer(source):
+        shape = m.group(2)
+        if shape is None or any(a < m.start() < b for a, b in regions):
+            continue
+        if shape in _NAME_ONLY_SHAPES:
+            names += 1
+            opens = opens or m.start() == 1 and source[0] == "^"
+        elif shape in _AGENT_SHAPES:
+            agents += 1
+    return names, agents, opens
+
+
 @lru_cache(maxsize=1)
 def rules() -> tuple[Rule, ...]:
     """The built-in rules (compiled on first use, then cached)."""
@@ -540,27 +636,56 @@ def rules() -> tuple[Rule, ...]:
     for i, (pred, score, triggers, source) in enumerate(_RULE_SPECS):
         pat, lists, checks, demonyms = _expand(source)
         out.append(Rule(f"r{i:03d}-{pred}", pred, score, tuple(triggers.split()), source, re.compile(pat),
-                        frozenset(lists), tuple(checks), frozenset(demonyms)))
+                        frozenset(lists), tuple(checks), frozenset(demonyms), *_requirements(source),
+                        bool(re.match(r"«[a-z0-9]+:(?:agent|poss)»", source)),
+                        tuple(sorted(set(re.compile(pat).groupindex) - {"s", "o"}))))
     return tuple(out)
 
 
 # ------------------------------------------------------------------ entities, literals, valid time
 
 _NAME_RX = re.compile(_NAME_CORE)
+_NAME_FAST_RX = re.compile(_NAME_FAST)  # finds exactly what _NAME_RX finds, faster
 _PRIVATE = re.compile("[\ue000\ue001]")
 _WORD = re.compile(r"[^\W\d_]+")
+# ASCII letters kept, every other byte a space: bytes.split() then gives _WORD's tokens of an ASCII text
+_LETTERS_ONLY = bytes(c if chr(c).isalpha() else 32 for c in range(128)) + bytes([32] * 128)
 _PRONOUN_VALUE = {"he": "person", "she": "person", "his": "person", "her": "person", "him": "person",
                   "it": "thing", "its": "thing", "they": "group", "their": "group"}
 _LIST_SPLIT = re.compile(r"\s*,\s*(?:(?:and|&)\s+)?|\s+(?:and|&)\s+")
 _LEAD_DET = re.compile(r"^(?:the|a|an|his|her|their|its)\s+", re.IGNORECASE)
 _TRAIL = re.compile(r"(?:['’]s?|[\s,;:.!?\"”’)\]]+)$")
 _NEG = re.compile(r"\b(?:not|never|no\s+longer|n['’]t)\b", re.IGNORECASE)
+# supersets, for skipping work: no loose hit in a sentence means no exact hit anywhere in it
+_NEG_LOOSE = re.compile(r"not|never|no\s+longer|n['’]t", re.IGNORECASE)
+# every pronoun an agent or possessive slot accepts, plainly written (tests hold _PRON_AT to it)
+_PRON_ANY = re.compile(r"(?<![\w\ue000])(?:[Hh]e|[Ss]he|[Ii]t|[Tt]hey|[Hh]is|[Hh]er|[Tt]heir|[Ii]ts)\b")
+# where those pronouns start, in a form `re` scans fast (opening on the first letter, not on a look-behind)
+_PRON_AT = re.compile(r"[HhSsIiTt](?<![\w\ue000][\s\S])(?:(?<=[Hh])(?:e|is|er)|(?<=[Ss])he|(?<=[Ii])ts?|(?<=[Tt])he(?:y|ir))\b")
+_CIPHER = re.compile(r"(?i)code|cipher|cypher|enigma|encryption|script|telegram")
+
+
+def _matches_at(rx: re.Pattern[str], text: str, starts: list[int]) -> list[re.Match[str]]:
+    """What rx.finditer(text) gives when no match can begin outside `starts` (ascending): the regex is
+    tried only there, left to right, never inside an earlier match (matches are never empty here)."""
+    out = []
+    end = 0
+    match = rx.match
+    for p in starts:
+        if p < end:
+            continue
+        m = match(text, p)  # look-behinds still see the text before p
+        if m is not None:
+            out.append(m)
+            end = m.end()
+    return out
 
 _MONTHS = {m: i + 1 for i, m in enumerate(
     "january february march april may june july august september october november december".split())}
 _MONTH_RX = "January|February|March|April|May|June|July|August|September|October|November|December"
 _DATE_DMY = re.compile(rf"\b([0-3]?\d)\s+({_MONTH_RX})\s+(1\d{{3}}|20\d\d)\b")
 _DATE_MDY = re.compile(rf"\b({_MONTH_RX})\s+([0-3]?\d),?\s+(1\d{{3}}|20\d\d)\b")
+_MONTH_GATE = re.compile(_MONTH_RX)
 _DATE_ISO = re.compile(r"\b(1\d{3}|20\d\d)-([01]\d)-([0-3]\d)\b")
 _YEAR = re.compile(r"(?<![\d.,])(1[0-9]\d\d|20\d\d)(?![\d,]|\.\d)")
 _NUMBER = re.compile(r"(?<![\w.,])[-−]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w,])|(?<![\w.,])[-−]?\d+(?:\.\d+)?(?![\w])")
@@ -628,26 +753,29 @@ def _jan1(y: int) -> datetime:
 def sentence_validity(sentence: str) -> Validity | None:
     """Valid time stated in a sentence: "from 1920 to 1933" -> [1920, 1934); "since 1990"; "until 1950";
     one full date or one "in YEAR" -> starts then. Several different dates -> None (ambiguous)."""
-    m = _RANGE.search(sentence)
+    if not _DIGIT.search(sentence):
+        return None  # every form below needs a year
+    m = _RANGE.search(sentence) if "from" in sentence or "between" in sentence else None
     if m:
         a, b = int(m.group(1)), int(m.group(2))
         return Validity(_jan1(a), _jan1(b + 1)) if a <= b else None
-    since, until = _SINCE.search(sentence), _UNTIL.search(sentence)
+    since = _SINCE.search(sentence) if "since" in sentence else None
+    until = _UNTIL.search(sentence) if "until" in sentence else None
     if since or until:
         a = _jan1(int(since.group(1))) if since else None
         b = _jan1(int(until.group(1)) + 1) if until else None
         if a is not None and b is not None and not a < b:
             return None
         return Validity(a, b)
-    if not _DIGIT.search(sentence):
-        return None
     dates = set()
-    for m in _DATE_DMY.finditer(sentence):
-        dates.add(_iso(int(m.group(3)), _MONTHS[m.group(2).lower()], int(m.group(1))))
-    for m in _DATE_MDY.finditer(sentence):
-        dates.add(_iso(int(m.group(3)), _MONTHS[m.group(1).lower()], int(m.group(2))))
-    for m in _DATE_ISO.finditer(sentence):
-        dates.add(_iso(int(m.group(1)), int(m.group(2)), int(m.group(3))))
+    if _MONTH_GATE.search(sentence):  # day-month-year and month-day-year both name the month
+        for m in _DATE_DMY.finditer(sentence):
+            dates.add(_iso(int(m.group(3)), _MONTHS[m.group(2).lower()], int(m.group(1))))
+        for m in _DATE_MDY.finditer(sentence):
+            dates.add(_iso(int(m.group(3)), _MONTHS[m.group(1).lower()], int(m.group(2))))
+    if "-" in sentence:
+        for m in _DATE_ISO.finditer(sentence):
+            dates.add(_iso(int(m.group(1)), int(m.group(2)), int(m.group(3))))
     dates.discard(None)
     if len(dates) == 1:
         y, mo, d = map(int, next(iter(dates)).split("-"))
@@ -741,6 +869,7 @@ def screen(triples: Iterable[Triple], floor: float | None = None,
 # ------------------------------------------------------------------ the rule extractor
 
 
+@lru_cache(maxsize=65536)
 def _clean(name: str) -> str:
     name = _TRAIL.sub("", name.strip())
     name = _LEAD_DET.sub("", name)
@@ -785,7 +914,10 @@ class RuleExtractor:
                 by_trigger.setdefault(w.lower(), []).append(i)
         self._by_trigger = {k: tuple(v) for k, v in by_trigger.items()}
         self._triggers = frozenset(self._by_trigger)
-        self._mention_rx = _NAME_RX
+        self._by_trigger_b = {k.encode("ascii"): v for k, v in self._by_trigger.items() if k.isascii()}
+        self._triggers_b = frozenset(self._by_trigger_b)
+        self._rules_for: dict[frozenset, tuple[int, ...]] = {}  # trigger words found -> rules to try
+        self._mention_rx = _NAME_FAST_RX
         if self.gazetteer:
             # a gazetteer name is an entity whatever its case ("polonium", "ørsted"), and wins over a shape match
             alts = "|".join(re.escape(n).replace(r"\ ", r"\s+") for n in sorted(self.gazetteer, key=len, reverse=True))
@@ -793,7 +925,9 @@ class RuleExtractor:
         self.max_sentence = max_sentence
         self.entity_types: dict[str, str] = {}
         self._folded_types: dict[str, str] = {}
-        self._doc_tails: OrderedDict[str, tuple[int, str]] = OrderedDict()
+        # doc id -> (offset, last 2,000 characters of its latest chunk, their mentions if already found)
+        self._doc_tails: OrderedDict[str, tuple[int, str, list | None]] = OrderedDict()
+        self._strong: dict[str, str] = {}  # name -> class from the gazetteer or the built-in lexicons, "" for none
         self.counts: Counter[str] = Counter()
         self.hints = predicate_hints()
 
@@ -805,7 +939,11 @@ class RuleExtractor:
 
     def _note_type(self, name: str, cls: str | None) -> None:
         key = name.lower()
-        strong = self._gaz_folded.get(key) or gz.builtin_class(name) or gz.suffix_class(name)
+        strong = self._strong.get(name)
+        if strong is None:
+            if len(self._strong) > 100_000:
+                self._strong.clear()
+            strong = self._strong[name] = self._gaz_folded.get(key) or gz.builtin_class(name) or gz.suffix_class(name) or ""
         have = self._folded_types.get(key)
         if strong:
             new = strong
@@ -830,11 +968,15 @@ class RuleExtractor:
             out.append((offset + m.start(), name, (before == "" or before in ".!?\n\"“") and " " not in name))
         return out
 
-    def _mentions_of(self, prev_tail: tuple[int, str] | None, chunk: Chunk) -> list[tuple[int, str, bool]]:
+    def _mentions_of(self, prev_tail: tuple[int, str, list | None] | None,
+                     chunk: Chunk) -> tuple[list[tuple[int, str, bool]], list[tuple[int, str, bool]]]:
+        """(all mentions for pronoun resolution, the mentions of this chunk's own text)."""
         got = []
         if prev_tail is not None and prev_tail[0] + len(prev_tail[1]) <= chunk.start:
-            got = self._mentions(prev_tail[1], prev_tail[0])[-40:]
-        return got + self._mentions(chunk.text, chunk.start)
+            known = prev_tail[2]
+            got = (known if known is not None else self._mentions(prev_tail[1], prev_tail[0]))[-40:]
+        own = self._mentions(chunk.text, chunk.start)
+        return got + own, own
 
     def _resolve(self, pronoun: str, at: int, mentions: list[tuple[int, str, bool]], starts: list[int]) -> str | None:
         kind = _PRONOUN_VALUE.get(pronoun.lower())
@@ -857,6 +999,56 @@ class RuleExtractor:
         return None
 
     # -- main entry
+    def _wanted(self, text: str, spans: Sequence[tuple[int, int]]) -> dict[int, tuple[int, ...]]:
+        """Sentence index -> the rules (ascending) whose trigger words it holds. A trigger counts as a whole
+        letter run, exactly what _WORD tokenises; ASCII sentences go through bytes.translate/split at C speed."""
+        lower = text.lower()
+        trig, trig_b = self._triggers, self._triggers_b
+        rules_for = self._rules_for
+        wanted: dict[int, tuple[int, ...]] = {}
+        for k, (a, b) in enumerate(spans):
+            seg = lower[a:b]
+            if seg.isascii():
+                hits = trig_b.intersection(seg.encode("ascii").translate(_LETTERS_ONLY).split())
+            else:
+                hits = trig.intersection(_WORD.findall(seg))
+            if hits:
+                got = rules_for.get(hits)
+                if got is None:
+                    if len(rules_for) > 4096:
+                        rules_for.clear()
+                    by = self._by_trigger
+                    got = rules_for[hits] = tuple(sorted({ri for w in hits
+                                                          for ri in by[w.decode() if isinstance(w, bytes) else w]}))
+                wanted[k] = got
+        return wanted
+
+    def _shadow(self, sent: str) -> tuple[str, list[str], list[int]]:
+        """The sentence with every name replaced by a token \ue000<i>\ue001, the names in order, and where
+        each token starts in the shadow."""
+        if "\ue000" in sent or "\ue001" in sent:
+            sent = _PRIVATE.sub(" ", sent)
+        names: list[str] = []
+        parts: list[str] = []
+        at: list[int] = []
+        pos = 0
+        size = 0
+        for m in self._mention_rx.finditer(sent):
+            a = m.start()
+            if a > pos:
+                parts.append(sent[pos:a])
+                size += a - pos
+            tok = f"\ue000{len(names)}\ue001"
+            parts.append(tok)
+            at.append(size)
+            size += len(tok)
+            names.append(m.group())
+            pos = m.end()
+        if not names:
+            return sent, names, at
+        parts.append(sent[pos:])
+        return "".join(parts), names, at
+
     def extract(self, chunk: Chunk) -> list[Triple]:
         if not isinstance(chunk, Chunk):
             raise InvalidInput(f"extract() needs a Chunk, got {type(chunk).__name__}")
@@ -864,47 +1056,63 @@ class RuleExtractor:
         spans = sentence_spans(text)
         if not spans:
             return []
-        # which rules can fire where: the trigger words present in each sentence (one C-level findall each)
-        lower = text.lower()
-        wanted: dict[int, set[int]] = {}
-        trig = self._triggers
-        by = self._by_trigger
-        for k, (a, b) in enumerate(spans):
-            hits = trig.intersection(_WORD.findall(lower, a, b))
-            if hits:
-                wanted[k] = {ri for w in hits for ri in by[w]}
+        # which rules can fire where: the trigger words present in each sentence
+        wanted = self._wanted(text, spans)
         # earlier chunks of the same document feed pronoun resolution (mentions found only if a pronoun needs them)
         prev_tail = self._doc_tails.get(chunk.doc_id)
         mentions: list[tuple[int, str, bool]] | None = None
+        own_mentions: list[tuple[int, str, bool]] | None = None
         mention_starts: list[int] = []
         out: list[Triple] = []
+        all_rules = self.rules
         for k in sorted(wanted):
             a, b = spans[k]
             sent = text[a:b]
             if len(sent) > self.max_sentence or sent.rstrip().endswith("?"):
                 continue
-            names: list[str] = []
-
-            def token(m: re.Match[str]) -> str:
-                names.append(m.group(0))
-                return f"\ue000{len(names) - 1}\ue001"
-
-            shadow = self._mention_rx.sub(token, _PRIVATE.sub(" ", sent))
+            shadow, names, token_at = self._shadow(sent)
+            n = len(names)
+            pron_at: list[int] | None = None
+            opens = shadow[:1]
+            opens = opens == "\ue000" or "a" <= opens <= "z"
             cands: list[_Candidate] = []
-            for ri in sorted(wanted[k]):
-                rule = self.rules[ri]
-                for m in rule.regex.finditer(shadow):
-                    got = self._from_match(rule, m, shadow, names, k)
+            ctx: list | None = None
+            starts: list[int] | None = None
+            for ri in wanted[k]:
+                rule = all_rules[ri]
+                # prefilter: a rule whose mandatory name slots outnumber the names (and pronouns) cannot match
+                if n < rule.min_names or (rule.opens_with_name and not opens):
+                    continue
+                if rule.min_agents and n < rule.min_names + rule.min_agents:
+                    if pron_at is None:
+                        pron_at = [m.start() for m in _PRON_AT.finditer(shadow)]
+                    if not pron_at:
+                        continue
+                if rule.opens_with_agent:
+                    # a match can only begin at a name token or a pronoun: try the regex there alone
+                    if starts is None:
+                        if pron_at is None:
+                            pron_at = [m.start() for m in _PRON_AT.finditer(shadow)]
+                        starts = sorted(token_at + pron_at) if pron_at else token_at
+                    found = _matches_at(rule.regex, shadow, starts)
+                else:
+                    found = rule.regex.finditer(shadow)
+                for m in found:
+                    if ctx is None:
+                        ctx = [{f"\ue000{i}\ue001": v for i, v in enumerate(names)}, names,
+                               _NEG_LOOSE.search(shadow) is not None]
+                    got = self._from_match(rule, m, shadow, ctx, k)
                     if got:
                         cands.extend(got)
             if not cands:
                 continue
             best: dict[tuple[str, str], _Candidate] = {}
             for c in cands:
-                ps, po = c.s.lower() in _PRONOUN_VALUE, c.o.lower() in _PRONOUN_VALUE
+                fs, fo = c.s.lower(), c.o.lower()
+                ps, po = fs in _PRONOUN_VALUE, fo in _PRONOUN_VALUE
                 if ps or po:
                     if mentions is None:
-                        mentions = self._mentions_of(prev_tail, chunk)
+                        mentions, own_mentions = self._mentions_of(prev_tail, chunk)
                         mention_starts = [mm[0] for mm in mentions]
                     at = chunk.start + a + max(0, sent.find(c.s if ps else c.o))
                     s_ = self._resolve(c.s, at, mentions, mention_starts) if ps else c.s
@@ -913,7 +1121,7 @@ class RuleExtractor:
                         self.counts["unresolved_pronoun"] += 1
                         continue
                     c = _Candidate(s_, c.p, o_, round(c.score * 0.9, 4), c.sent)
-                fs, fo = c.s.lower(), c.o.lower()
+                    fs, fo = c.s.lower(), c.o.lower()
                 if fs == fo:
                     continue
                 key = (fs, fo) if fs <= fo else (fo, fs)
@@ -922,14 +1130,18 @@ class RuleExtractor:
             if not best:
                 continue
             valid = sentence_validity(sent)
+            hints, note = self.hints, self._note_type
+            ta, tb = chunk.start + a, chunk.start + b
             for c in best.values():
-                hs, ho = self.hints.get(c.p, (None, None))
-                self._note_type(c.s, hs)
-                self._note_type(c.o, ho)
-                out.append(Triple(c.s, c.p, c.o, chunk=chunk, score=c.score, valid=valid,
-                                  start=chunk.start + a, end=chunk.start + b))
+                hs, ho = hints.get(c.p, (None, None))
+                note(c.s, hs)
+                note(c.o, ho)
+                out.append(Triple(c.s, c.p, c.o, chunk, c.score, valid, ta, tb))
         # remember the end of this chunk for pronouns at the start of the next chunk of the document
-        self._doc_tails[chunk.doc_id] = (chunk.end - min(len(text), 2000), text[-2000:])
+        # (the mentions of this chunk serve again when the tail is the whole chunk, at the same offset)
+        whole = own_mentions is not None and len(text) <= 2000 and chunk.end - len(text) == chunk.start
+        self._doc_tails[chunk.doc_id] = (chunk.end - min(len(text), 2000), text[-2000:],
+                                         own_mentions if whole else None)
         self._doc_tails.move_to_end(chunk.doc_id)
         while len(self._doc_tails) > 256:
             self._doc_tails.popitem(last=False)
@@ -941,45 +1153,58 @@ class RuleExtractor:
             out = list(sc.kept)
         return out
 
-    def _from_match(self, rule: Rule, m: re.Match[str], sent: str, names_: list[str],
-                    k: int) -> list[_Candidate] | None:
-        def back(v: str | None) -> str | None:
-            return None if v is None else _TOK_RX.sub(lambda t: names_[int(t.group(0)[1:-1])], v)
-
-        g = {key: back(v) for key, v in m.groupdict().items()}
-        if not g.get("s") or not g.get("o"):
-            return None
-        if _NEG.search(sent, m.start(), m.end()):
+    def _from_match(self, rule: Rule, m: re.Match[str], sent: str, ctx: list, k: int) -> list[_Candidate] | None:
+        """Candidates from one match. ctx = [token -> name, names in order, may the sentence hold a negation]."""
+        gs, go = m.group("s", "o")
+        if not gs or not go:
+            return None  # (a name token never stands for an empty name, so this is decided before substituting)
+        tokens, names_, neg = ctx
+        if neg and _NEG.search(sent, m.start(), m.end()):
             return None  # "was not born in", "never married": a negated phrasing asserts nothing
+        g = {"s": _back(gs, tokens, names_), "o": _back(go, tokens, names_)}
+        for extra in rule.extra_groups:
+            g[extra] = _back(m.group(extra), tokens, names_)
         for role, check in rule.checks:
             v = g.get(role)
             if v is None or not _CHECKS[check].search(v):
                 return None
-        if "x" in g and g["x"] is not None and not re.search(r"(?i)code|cipher|cypher|enigma|encryption|script|telegram",
-                                                             g["x"]):
+        x = g.get("x")
+        if x is not None and not _CIPHER.search(x):
             return None
-
-        def names(role: str) -> list[str]:
-            v = g.get(role)
-            if not v:
-                return []
-            parts = _LIST_SPLIT.split(v) if role in rule.lists else [v]
-            out = []
-            for p in parts:
-                p = _clean(p)
-                if not p or len(p) > 120:
-                    continue
-                if role in rule.demonyms:
-                    country = gz.country_of_demonym(p)
-                    if country is None:
-                        continue
-                    p = country
-                out.append(p)
-            return out
-
-        subs = names("s") + names("s2")
-        objs = names("o")
+        subs = self._names(rule, "s", g["s"])
+        s2 = g.get("s2")
+        if s2:
+            subs = subs + self._names(rule, "s2", s2)
+        objs = self._names(rule, "o", g["o"])
         return [_Candidate(s, rule.predicate, o, rule.score, k) for s in subs for o in objs]
+
+    @staticmethod
+    def _names(rule: Rule, role: str, v: str) -> list[str]:
+        parts = _LIST_SPLIT.split(v) if role in rule.lists else (v,)
+        out = []
+        for p in parts:
+            p = _clean(p)
+            if not p or len(p) > 120:
+                continue
+            if role in rule.demonyms:
+                country = gz.country_of_demonym(p)
+                if country is None:
+                    continue
+                p = country
+            out.append(p)
+        return out
+
+
+def _back(v: str | None, tokens: dict[str, str], names: list[str]) -> str | None:
+    """A matched slot with its name tokens put back."""
+    if v is None:
+        return None
+    got = tokens.get(v)
+    if got is not None:
+        return got
+    if "\ue000" not in v:
+        return v
+    return _TOK_RX.sub(lambda t: names[int(t.group(0)[1:-1])], v)
 
 
 # ------------------------------------------------------------------ model-backed extraction

@@ -10,6 +10,7 @@ Artifact, Concept, Place, Event).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = ["CLASSES", "COUNTRIES", "DEMONYMS", "CITIES", "builtin_class", "suffix_class", "country_of_demonym"]
 
@@ -87,12 +88,14 @@ _FOLDED_CITIES = {c.casefold(): "City" for c in CITIES}
 _FOLDED_DEMONYMS = {k.casefold(): v for k, v in DEMONYMS.items()}
 
 
+@lru_cache(maxsize=65536)  # pure, and called for every name of every triple
 def builtin_class(name: str) -> str | None:
     """Country or City for a listed name (case-insensitive), else None."""
     key = name.casefold()
     return _FOLDED_COUNTRIES.get(key) or _FOLDED_CITIES.get(key)
 
 
+@lru_cache(maxsize=65536)  # pure, and called for every name of every triple
 def suffix_class(name: str) -> str | None:
     """A class guessed from a head word in the name ("… University" -> Organization), or a title -> Person."""
     if _PERSON_TITLE.match(name):

@@ -54,12 +54,42 @@ class IngestSummary:
 def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floor: float | None = None,
          agent: str | None = None, model: str | None = None,
          progress: Callable[[str, int], None] | None = None,
-         on_commit: Callable[[WriteReport], None] | None = None) -> IngestSummary:
-    """Run `pipeline` over `refs` and write every document and its screened assertions to `store`."""
+         on_commit: Callable[[WriteReport], None] | None = None, batch_size: int = 5000) -> IngestSummary:
+    """Run `pipeline` over `refs` and write every document and its screened assertions to `store`.
+
+    Documents are stored as they come; their assertions are written in checked batches of about
+    `batch_size` triples (a batch pays a fixed cost for its shape checks, so one per small document
+    would dominate). If a batch is refused, its documents are retried one by one so that only the
+    offending document is reported and skipped."""
     ex = pipeline.extractor
     agent = agent or getattr(ex, "agent", None) or ("no-extractor" if ex is None else type(ex).__name__)
     summary = IngestSummary()
     run = None  # begun at the first readable document: an ingest that reads nothing writes nothing
+    pending: list[tuple[str, tuple]] = []  # (ref, kept triples) of stored documents awaiting their assertions
+    types = getattr(ex, "entity_types", None) or {}
+
+    def record(report: WriteReport) -> None:
+        summary.new += report.new
+        summary.repeated += report.repeated
+        summary.unchanged += report.unchanged
+        summary.ids += report.ids
+        if on_commit:
+            on_commit(report)
+
+    def flush() -> None:
+        triples = [t for _, kept in pending for t in kept]
+        if triples:
+            try:
+                record(store.assert_triples(triples, run=run, entity_types=types))
+            except SemanticError:
+                for ref, kept in pending:
+                    try:
+                        record(store.assert_triples(list(kept), run=run, entity_types=types))
+                    except SemanticError as exc:
+                        summary.failed.append({"ref": ref, "error": " ".join(str(exc).split())})
+                        summary.documents -= 1
+        pending.clear()
+
     try:
         for result in pipeline.run_all(refs):
             if not result.ok:
@@ -67,31 +97,27 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
                 if progress:
                     progress(result.ref, summary.documents)
                 continue
-            doc = result.doc
             if run is None:
                 run = store.begin_run("ingestion", agent=agent, model=model, label="ingest")
                 summary.run = run.id
             try:
-                store.add_document(doc, run)
-                kept = screen(result.triples, floor)
-                summary.rejected_schema += len(kept.out_of_vocabulary)
-                summary.below_floor += len(kept.below_floor)
-                types = dict(getattr(ex, "entity_types", {}) or {})
-                report = store.assert_triples(kept.kept, run=run, entity_types=types) if kept.kept else WriteReport()
+                store.add_document(result.doc, run)
             except SemanticError as exc:
                 summary.failed.append({"ref": result.ref, "error": " ".join(str(exc).split())})
                 continue
+            kept = screen(result.triples, floor)
+            summary.rejected_schema += len(kept.out_of_vocabulary)
+            summary.below_floor += len(kept.below_floor)
             summary.documents += 1
             summary.chunks += len(result.chunks)
             summary.extracted += len(result.triples)
-            summary.new += report.new
-            summary.repeated += report.repeated
-            summary.unchanged += report.unchanged
-            summary.ids += report.ids
-            if on_commit:
-                on_commit(report)
+            if kept.kept:
+                pending.append((result.ref, kept.kept))
+                if sum(len(k) for _, k in pending) >= batch_size:
+                    flush()
             if progress:
                 progress(result.ref, summary.documents)
+        flush()
     finally:
         if run is not None and store.ox is not None:
             store.end_run(run)

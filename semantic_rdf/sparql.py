@@ -43,7 +43,8 @@ from semantic_rdf.queries import bind as _bind_terms
 from semantic_rdf.errors import InvalidInput, SemanticError
 
 __all__ = [
-    "Endpoint", "Backend", "EmbeddedBackend", "RemoteBackend", "RemoteError", "TruncatedResult",
+    "Endpoint", "Backend", "EmbeddedBackend", "RemoteBackend", "RemoteError", "TruncatedResult", "PathTooDeep",
+    "ClosurePath", "closure_paths",
     "term", "to_term", "bind", "canonical", "canonical_rows", "NS_PREFIX", "open_backend",
 ]
 
@@ -59,6 +60,10 @@ class RemoteError(SemanticError):
 
 class TruncatedResult(RemoteError):
     """The server capped the result rows (Virtuoso ResultSetMaxRows); the answer would be incomplete."""
+
+
+class PathTooDeep(RemoteError):
+    """A transitive path evaluated step by step (for Virtuoso) did not close within the depth bound."""
 
 
 # ----------------------------------------------------------------------------------------------
@@ -173,6 +178,18 @@ class Backend(Protocol):
 
 
 _COUNT = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STRSTARTS(STR(?g), ?prefix)) }"
+_GRAPHS_AFTER = ("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STRSTARTS(STR(?g), ?prefix) && STR(?g) > ?after) }"
+                 " ORDER BY STR(?g)")
+_HOP = {  # one step along ?__p from the nodes bound to ?__x (VALUES added by temporal.bind_rows)
+    (True, True): "SELECT DISTINCT ?__y WHERE { GRAPH ?__g { ?__x ?__p ?__y } }",
+    (True, False): "SELECT DISTINCT ?__y WHERE { GRAPH ?__g { ?__y ?__p ?__x } }",
+    (False, True): "SELECT DISTINCT ?__y WHERE { ?__x ?__p ?__y }",
+    (False, False): "SELECT DISTINCT ?__y WHERE { ?__y ?__p ?__x }",
+}
+_EDGES = {True: "SELECT ?__x ?__y WHERE { GRAPH ?__g { ?__x ?__p ?__y } }", False: "SELECT ?__x ?__y WHERE { ?__x ?__p ?__y }"}
+_IS_NODE = {True: "ASK { GRAPH ?__g { { ?__t ?__p ?__o } UNION { ?__s ?__p ?__t } } }",
+            False: "ASK { { ?__t ?__p ?__o } UNION { ?__s ?__p ?__t } }"}
+_IS_NODE_LITERAL = {True: "ASK { GRAPH ?__g { ?__s ?__p ?__t } }", False: "ASK { ?__s ?__p ?__t }"}
 _GRAPHS = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STRSTARTS(STR(?g), ?prefix)) } ORDER BY ?g"
 
 
@@ -374,6 +391,8 @@ class RemoteBackend:
     def _results(self, query: str, bindings: Mapping[str, Any]) -> dict:
         text = bind(query, bindings)
         _parse_check(text)
+        if self.flavour == "virtuoso":
+            text = self._evaluate_closures(text)
         sw = self._wrapper(self.endpoint.query_url)
         sw.setQuery(text)
         res = self._call(sw)
@@ -393,6 +412,8 @@ class RemoteBackend:
         if "boolean" in data:
             raise InvalidInput("select() was given an ASK query")
         names = data["head"].get("vars", [])
+        if self.flavour == "virtuoso" and names == ["_star_fake"]:
+            names = []  # Virtuoso's stand-in column for SELECT * over no variables
         return [{n: from_json_binding(b[n]) for n in names if n in b} for b in data["results"]["bindings"]]
 
     def ask(self, query: str, **bindings: Any) -> bool:
@@ -409,7 +430,13 @@ class RemoteBackend:
         self._call(sw).response.read()
 
     def select_paged(self, query: str, order: str, **bindings: Any) -> Iterator[dict[str, Term]]:
-        """Rows of a SELECT with no solution modifiers, fetched a page at a time in a total order."""
+        """Rows of a SELECT with no solution modifiers: in one request when the server sends them all, else a
+        page at a time in a total order (Virtuoso refuses OFFSET past MaxSortedTopRows, an error, not a gap)."""
+        try:
+            yield from self.select(query, **bindings)
+            return
+        except TruncatedResult:
+            pass
         size = self.endpoint.page
         offset = 0
         while True:
@@ -418,6 +445,118 @@ class RemoteBackend:
             if len(rows) < size:
                 return
             offset += size
+
+
+    # transitive paths, evaluated here for Virtuoso --------------------------------------------
+    # Virtuoso 7.2 gets `P*` / `P+` wrong: with neither end bound it refuses the query ("TR…: transitive
+    # derived table"), a start bound through VALUES is refused ("transitive start not given"), and with a
+    # constant start it returns a node once per path that reaches it (a diamond gives duplicate rows; SPARQL
+    # 1.1 says distinct) and drops the start of `P+` when a cycle leads back to it. So for Virtuoso each
+    # `S P* O` / `S P+ O` triple pattern with one IRI as P (see closure_paths) is replaced, before the query
+    # is sent, by the closure computed here from one-hop queries (breadth first, at most `path_depth` steps)
+    # and written as a VALUES block of escaped terms.
+    # An empty one-variable VALUES block (or a lone FILTER(false)) makes Virtuoso's planner estimate days
+    # for the rest of the group and refuse it, hence _NO_ROWS: one row that can never exist, filtered out.
+    path_depth = 256        # breadth-first steps before PathTooDeep
+    path_frontier = 200     # nodes per one-hop request
+
+    def _evaluate_closures(self, text: str) -> str:
+        paths = closure_paths(text)
+        if not paths:
+            return text
+        out, pos = [], 0
+        for n, cp in enumerate(paths):
+            out.append(text[pos:cp.start])
+            out.append(self._closure_pattern(cp, n))
+            pos = cp.end
+        out.append(text[pos:])
+        rewritten = "".join(out)
+        _parse_check(rewritten)
+        return rewritten
+
+    def _one_hop(self, cp: "ClosurePath", nodes: Sequence[Term], forward: bool) -> set[Term]:
+        """The nodes one step from `nodes` along cp's predicate (backwards unless forward), in cp's graph."""
+        from semantic_rdf.temporal import bind_rows
+
+        found: set[Term] = set()
+        # a literal has no outgoing edge; it may have incoming ones
+        nodes = [t for t in nodes if not (forward and isinstance(t, ox.Literal))]
+        template = _HOP[(cp.graph is not None, forward)]
+        for i in range(0, len(nodes), self.path_frontier):
+            q = bind_rows(template, ["__x"], [[t] for t in nodes[i:i + self.path_frontier]])
+            found.update(r["__y"] for r in self.select_paged(q, "?__y", **cp.bindings))
+        _no_blank(found)
+        return found
+
+    def _reach(self, cp: "ClosurePath", start: Term, forward: bool) -> set[Term]:
+        """Nodes reachable from `start` in one or more steps (start itself only through a cycle)."""
+        reached: set[Term] = set()
+        expanded = {start}
+        frontier = [start]
+        for _ in range(self.path_depth):
+            nxt = self._one_hop(cp, frontier, forward)
+            reached |= nxt
+            frontier = sorted((t for t in nxt if t not in expanded), key=str)
+            if not frontier:
+                return reached
+            expanded.update(frontier)
+        raise PathTooDeep(f"{cp.pred}{cp.mod} from {start} did not close within {self.path_depth} steps")
+
+    def _all_pairs(self, cp: "ClosurePath") -> set[tuple[Term, Term]]:
+        """Every (x, y) with y reachable from x in one or more steps: the edges fetched once, closed here."""
+        succ: dict[Term, set[Term]] = {}
+        for r in self.select_paged(_EDGES[cp.graph is not None], "?__x ?__y", **cp.bindings):
+            succ.setdefault(r["__x"], set()).add(r["__y"])
+        _no_blank(succ)
+        _no_blank(y for ys in succ.values() for y in ys)
+        pairs: set[tuple[Term, Term]] = set()
+        for x in succ:
+            seen: set[Term] = set()
+            frontier: set[Term] = {x}
+            for _ in range(self.path_depth):
+                frontier = {y for f in frontier for y in succ.get(f, ())} - seen
+                if not frontier:
+                    break
+                seen |= frontier
+            else:
+                raise PathTooDeep(f"{cp.pred}{cp.mod} from {x} did not close within {self.path_depth} steps")
+            pairs.update((x, y) for y in seen)
+        return pairs
+
+    def _closure_pattern(self, cp: "ClosurePath", n: int) -> str:
+        """The group pattern that replaces `cp`, joined where the triple pattern was.
+
+        Each VALUES block sits in a sub-SELECT of its own: Virtuoso drops a bare VALUES branch of a UNION."""
+        s_var, o_var = cp.subject.startswith(("?", "$")), cp.object.startswith(("?", "$"))
+        if not (s_var and o_var):
+            if s_var:  # only the object is fixed: walk backwards from it
+                start, forward, var = cp.object_term, False, cp.subject
+            else:
+                start, forward, var = cp.subject_term, True, cp.object
+            ends = self._reach(cp, start, forward)
+            if cp.mod == "*" and (ends or self._is_node(cp, start)):
+                ends.add(start)  # zero steps: the end itself, when it is a node of the active graph
+            if not (s_var or o_var):
+                return "{}" if cp.object_term in ends else _NO_ROWS.format(var=f"?__none{n}")
+            if not ends:
+                return _NO_ROWS.format(var=var)
+            return f"{{ SELECT {var} WHERE {{ VALUES {var} {{ {' '.join(term(t) for t in sorted(ends, key=str))} }} }} }}"
+        pairs = sorted(self._all_pairs(cp), key=lambda p: (str(p[0]), str(p[1])))
+        both = f"{cp.subject} {cp.object}"
+        if cp.mod == "+":
+            rows = " ".join(f"({term(x)} {term(y)})" for x, y in pairs)
+            return f"{{ SELECT {both} WHERE {{ VALUES ({both}) {{ {rows} }} }} }}"
+        # zero or more steps with both ends free: the zero-length pairs are every node of the active graph
+        rows = " ".join(f"({term(x)} {term(y)})" for x, y in pairs if x != y)
+        zp, zs, zo = f"?__zp{n}", f"?__zs{n}", f"?__zo{n}"
+        nodes = f"{{ {cp.subject} {zp} {zo} }} UNION {{ {zs} {zp} {cp.subject} }}"
+        return (f"{{ {{ SELECT {both} WHERE {{ VALUES ({both}) {{ {rows} }} }} }} UNION "
+                f"{{ SELECT DISTINCT {cp.subject} ({cp.subject} AS {cp.object}) WHERE {{ {nodes} }} }} }}")
+
+    def _is_node(self, cp: "ClosurePath", t: Term) -> bool:
+        """Whether `t` is the subject or object of some triple in cp's graph (Oxigraph's zero-length rule)."""
+        template = (_IS_NODE_LITERAL if isinstance(t, ox.Literal) else _IS_NODE)[cp.graph is not None]
+        return self.ask(template, __t=t, **cp.bindings)
 
     # writes ---------------------------------------------------------------------------------
     def insert(self, quads: Iterable[ox.Quad]) -> int:
@@ -461,12 +600,57 @@ class RemoteBackend:
         if self.flavour == "virtuoso" and self.endpoint.isql and self.endpoint.load_dir:
             if data is None:
                 data = ox.serialize(qs, format=ox.RdfFormat.N_QUADS)
-            return self._virtuoso_loader(data)
+            return self._virtuoso_load_bytes(data)
         if qs is None:
             qs = _check_quads(ox.parse(data, format=ox.RdfFormat.N_QUADS))
         return self.insert(qs)
 
-    def _virtuoso_loader(self, data: bytes) -> int:
+    @property
+    def loads_from_file(self) -> bool:
+        """Whether a bulk load reads a file (Virtuoso's loader, Oxigraph's /store): then `staging_path` +
+        `load_file` skip holding the export in memory."""
+        return self.flavour == "oxigraph" or bool(self.flavour == "virtuoso" and self.endpoint.isql
+                                                  and self.endpoint.load_dir)
+
+    def staging_path(self) -> str:
+        """A new file name to write an N-Quads export to before `load_file`: in Virtuoso's load directory
+        when its loader is used (so it is never copied), else in the system's temporary directory."""
+        name = f"semantic-rdf-{uuid.uuid4().hex}.nq"
+        if self.flavour == "virtuoso" and self.endpoint.load_dir:
+            return os.path.join(self.endpoint.load_dir, name)
+        import tempfile
+
+        return os.path.join(tempfile.gettempdir(), name)
+
+    def load_file(self, path: str, n: int) -> int:
+        """Bulk-load the N-Quads file at `path` (n quads; the caller removes the file)."""
+        if self.flavour == "oxigraph":
+            with open(path, "rb") as f:
+                r = self._http.post(self.endpoint.gsp_url, params={"no_transaction": ""}, content=f,
+                                    headers={"Content-Type": "application/n-quads"})
+            if r.status_code >= 300:
+                raise RemoteError(f"oxigraph bulk load failed ({r.status_code}): {' '.join(r.text.split())[:400]}")
+            return n
+        if self.loads_from_file:
+            if os.path.dirname(os.path.abspath(path)) != os.path.abspath(self.endpoint.load_dir):
+                raise InvalidInput("a file for Virtuoso's loader must be in its load-dir (use staging_path())")
+            self._virtuoso_loader(path)
+            return n
+        with open(path, "rb") as f:
+            return self.insert(_check_quads(ox.parse(f, format=ox.RdfFormat.N_QUADS)))
+
+    def _virtuoso_load_bytes(self, data: bytes) -> int:
+        path = self.staging_path()
+        with open(path, "wb") as f:
+            f.write(data)
+        try:
+            self._virtuoso_loader(path)
+        finally:
+            os.unlink(path)
+        return data.count(b"\n")
+
+    def _virtuoso_loader(self, path: str) -> None:
+        """One ld_dir + rdf_loader_run + checkpoint through isql for one file in the load directory."""
         ep = self.endpoint
         isql = shutil.which("isql-vt") or shutil.which("isql-v")
         if not isql:
@@ -478,10 +662,9 @@ class RemoteBackend:
                 password = f.read().strip()
         except OSError as exc:
             raise InvalidInput(f"cannot read the password file: {exc}") from None
-        name = f"semantic-rdf-{uuid.uuid4().hex}.nq"
-        path = os.path.join(ep.load_dir, name)
-        with open(path, "wb") as f:
-            f.write(data)
+        name = os.path.basename(path)
+        if not re.fullmatch(r"semantic-rdf-[0-9a-f]{32}\.nq", name):
+            raise InvalidInput("the loader only takes files named by staging_path()")
         d = ep.load_dir.replace("'", "''")
         script = (
             f"ld_dir('{d}', '{name}', '{NS_PREFIX}graph/default');\n"
@@ -490,26 +673,32 @@ class RemoteBackend:
             f"SELECT ll_state, ll_error FROM DB.DBA.load_list WHERE ll_file LIKE '%{name}';\n"
             f"DELETE FROM DB.DBA.load_list WHERE ll_file LIKE '%{name}';\n"
         )
-        try:
-            out = subprocess.run([isql, ep.isql, ep.isql_user, password], input=script, capture_output=True,
-                                 text=True, timeout=self.timeout)
-        finally:
-            os.unlink(path)
+        out = subprocess.run([isql, ep.isql, ep.isql_user, password], input=script, capture_output=True,
+                             text=True, timeout=self.timeout)
         text = out.stdout + out.stderr
         if out.returncode != 0 or "*** Error" in text:
             raise RemoteError(f"Virtuoso loader failed: {' '.join(text.split())[-400:]}")
         m = re.search(r"^\s*(\d+)\s+(\S+)\s*$", text, re.MULTILINE)
         if not m or m.group(1) != "2" or m.group(2) != "NULL":
             raise RemoteError(f"Virtuoso loader did not finish the file: {' '.join(text.split())[-400:]}")
-        return data.count(b"\n")
 
     # reads ----------------------------------------------------------------------------------
     def count(self, prefix: str = NS_PREFIX) -> int:
         return int(self.select(_COUNT, prefix=prefix)[0]["n"].value)
 
     def graphs(self, prefix: str = NS_PREFIX) -> list[str]:
-        q = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STRSTARTS(STR(?g), ?prefix)) }"
-        return [r["g"].value for r in self.select_paged(q, "?g", prefix=prefix)]
+        """Graph IRIs under prefix, sorted; paged by key (after the last IRI seen), never by OFFSET."""
+        q = f"{_GRAPHS_AFTER} LIMIT {int(self.endpoint.page)}"
+        out: list[str] = []
+        while True:
+            rows = [r["g"].value for r in self.select(q, prefix=prefix, after=out[-1] if out else "")]
+            out.extend(rows)
+            if len(rows) < self.endpoint.page:
+                return out
+
+    def count_all(self) -> int:
+        """Quads in every named graph: no per-quad IRI test, so much cheaper than count() (see sync.push)."""
+        return int(self.select("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")[0]["n"].value)
 
     def dump(self, prefix: str = NS_PREFIX) -> list[ox.Quad]:
         if self.flavour == "oxigraph":
@@ -527,6 +716,121 @@ class RemoteBackend:
         graphs = self.graphs(prefix)
         for i in range(0, len(graphs), 100):
             self._post_update(" ; ".join(f"DROP SILENT GRAPH {term(iri(g))}" for g in graphs[i:i + 100]))
+
+
+# ----------------------------------------------------------------------------------------------
+# transitive paths in query text (for servers that evaluate them wrongly)
+
+_PTOK = re.compile(
+    r"""(?P<comment>\#[^\n]*)
+      | (?P<string>'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")
+      | (?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
+      | (?P<var>[?$][A-Za-z0-9_\u00B7-\uFFFF]+)
+      | (?P<pname>(?:[A-Za-z\u00C0-\uFFFF][\w\u00B7-\uFFFF.-]*)?:(?:[\w\u00B7-\uFFFF:%-]|\.(?=[\w\u00B7-\uFFFF:%-]))*)
+      | (?P<word>[A-Za-z_][\w-]*)
+      | (?P<punct>\^\^|\S)
+    """,
+    re.VERBOSE,
+)
+
+
+@dataclass(frozen=True)
+class ClosurePath:
+    """One `S P* O` / `S P+ O` triple pattern found in query text: where it is and what it says."""
+
+    start: int           # character span of the triple pattern (without the final '.')
+    end: int
+    subject: str         # a variable (?x) or an escaped IRI
+    pred: str            # the predicate as an escaped IRI
+    mod: str             # '*' or '+'
+    object: str
+    graph: str | None    # the enclosing GRAPH's IRI (escaped), None for the default graph
+
+    @property
+    def subject_term(self) -> ox.NamedNode:
+        return ox.NamedNode(self.subject[1:-1])
+
+    @property
+    def object_term(self) -> ox.NamedNode:
+        return ox.NamedNode(self.object[1:-1])
+
+    @property
+    def bindings(self) -> dict[str, ox.NamedNode]:
+        """The predicate and graph as terms, for queries.bind."""
+        out = {"__p": ox.NamedNode(self.pred[1:-1])}
+        if self.graph is not None:
+            out["__g"] = ox.NamedNode(self.graph[1:-1])
+        return out
+
+
+def closure_paths(text: str) -> list[ClosurePath]:
+    """The transitive single-IRI path patterns of a query that can be evaluated by one-hop steps.
+
+    Only the plain form is taken: a triple pattern of its own (after `{`, `.` or `}` and before `.`
+    or `}`), its ends variables or IRIs (not the same variable twice), inside no `GRAPH ?var`, in a
+    query without FROM. Anything else is left to the server as written."""
+    toks = [(m.lastgroup, m.group(0), m.start(), m.end()) for m in _PTOK.finditer(text) if m.lastgroup != "comment"]
+    prefixes: dict[str, str] = {}
+    for i, (kind, val, _s, _e) in enumerate(toks):
+        if kind == "word" and val.upper() == "FROM":
+            return []
+        if (kind == "word" and val.upper() == "PREFIX" and i + 2 < len(toks) and toks[i + 1][0] == "pname"
+                and toks[i + 1][1].endswith(":") and toks[i + 2][0] == "iri"):
+            prefixes[toks[i + 1][1][:-1]] = toks[i + 2][1][1:-1]
+
+    def as_iri(kind: str, val: str) -> str | None:
+        if kind == "iri":
+            return val
+        if kind == "pname":
+            pre, _, local = val.partition(":")
+            if pre in prefixes and "%" not in local and "\\" not in local:
+                try:
+                    return str(ox.NamedNode(prefixes[pre] + local))
+                except ValueError:
+                    return None
+        return None
+
+    found: list[ClosurePath] = []
+    graphs: list[str | None] = [None]   # the graph of each open brace; "?" under a GRAPH variable
+    pending: str | None | bool = False
+    paren = 0
+    for i, (kind, val, start, _end) in enumerate(toks):
+        if kind == "word" and val.upper() == "GRAPH" and i + 1 < len(toks):
+            nk, nv = toks[i + 1][0], toks[i + 1][1]
+            pending = "?" if nk == "var" else (as_iri(nk, nv) or "?")
+        elif val == "{":
+            graphs.append(graphs[-1] if pending is False else pending)
+            pending = False
+        elif val == "}":
+            if len(graphs) > 1:
+                graphs.pop()
+        elif val == "(":
+            paren += 1
+        elif val == ")":
+            paren = max(0, paren - 1)
+        if paren or kind != "punct" or val not in ("*", "+") or i < 2 or i + 2 >= len(toks):
+            continue
+        (sk, sv, s0, _), (pk, pv, _p0, p1), (ok, ov, _o0, o1) = toks[i - 2], toks[i - 1], toks[i + 1]
+        before = toks[i - 3][1] if i >= 3 else ""
+        after = toks[i + 2][1]
+        if p1 != start or before not in ("{", ".", "}") or after not in (".", "}"):
+            continue
+        pred = as_iri(pk, pv)
+        subj = sv if sk == "var" else as_iri(sk, sv)
+        obj = ov if ok == "var" else as_iri(ok, ov)
+        graph = graphs[-1]
+        if pred is None or subj is None or obj is None or graph == "?" or (sk == ok == "var" and sv[1:] == ov[1:]):
+            continue
+        found.append(ClosurePath(s0, o1, subj, pred, val, obj, graph))
+    return found
+
+
+_NO_ROWS = "VALUES {var} {{ <urn:x-semantic-rdf:no-row> }} FILTER(false)"
+
+
+def _no_blank(terms: Iterable[Term]) -> None:
+    if any(isinstance(t, ox.BlankNode) for t in terms):
+        raise RemoteError("a transitive path reached a blank node, which cannot be sent back to the server")
 
 
 def open_backend(dsn: str) -> EmbeddedBackend | RemoteBackend:

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+
+import numpy as np
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -128,6 +130,8 @@ def _sentence_cuts(text: str, s: int = 0, e: int | None = None) -> list[int]:
         if c <= s or c >= e:
             continue
         a = m.start()
+        if text[c].islower() and text[a] != "\n" and m.group().count("\n") < 2:
+            continue  # a sentence never starts lower-case (both branches below agree), unless a blank line ends it
         if text[a] == "." and text[a + 1] != ".":
             lo = a - 16 if a > 16 else 0
             j = max(text.rfind(" ", lo, a), text.rfind("\n", lo, a), text.rfind("\t", lo, a)) + 1
@@ -254,6 +258,95 @@ def _pieces(text: str, s: int, e: int, fits: Callable[[int, int], bool], hard: i
     return out
 
 
+# ------------------------------------------------------------------ the same pieces, as arrays of ends
+#
+# `_pieces` and `_pack` above and below say what the chunks are; for a long unit (a 50 MB line without a
+# sentence end) they cost a Python object per word. `_piece_ends` gives the same pieces as the ascending
+# array of their ends (pieces tile, so the ends say everything), only recursing into the few pieces that do
+# not fit, and finds white space with numpy; `_pack_ends` packs them with a binary search per chunk.
+
+_WS_TABLE = np.array([chr(c).isspace() for c in range(0x3001)], dtype=bool)  # what `\s` matches (U+3000 is the last)
+_BLOCK = 1 << 22
+
+
+def _space_cuts(text: str, s: int, e: int) -> np.ndarray:
+    """`_regex_cuts(_SPACE)` as an array: every end of a white-space run strictly inside (s, e)."""
+    parts = []
+    for lo in range(s, e, _BLOCK):
+        hi = min(e, lo + _BLOCK)
+        a = max(s, lo - 1)  # one character of look-back
+        codes = np.frombuffer(text[a:hi].encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        ws = np.zeros(codes.shape, dtype=bool)
+        small = codes <= 0x3000
+        ws[small] = _WS_TABLE[codes[small]]
+        # the position after the last blank of a run; this block decides positions a+1 .. hi-1 (> s, < e)
+        parts.append(np.flatnonzero(ws[:-1] & ~ws[1:]) + (a + 1))
+    return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+
+
+_LEVELS_FAST: tuple[Callable[[str, int, int], Sequence[int]], ...] = (
+    _regex_cuts(_PARA), _regex_cuts(_NEWLINE), _sentence_cuts, _space_cuts,
+)
+
+
+def _piece_ends(text: str, s: int, e: int, limit: int,
+                levels: Sequence[Callable[[str, int, int], Sequence[int]]] = _LEVELS_FAST) -> np.ndarray:
+    """Ends of `_pieces(text, s, e, fits, hard=limit)`, where fits(a, b) is b - a <= limit."""
+    if e - s <= limit:
+        return np.array([e], dtype=np.int64)
+    for i, level in enumerate(levels):
+        cuts = level(text, s, e)
+        if len(cuts):
+            bounds = np.append(np.asarray(cuts, dtype=np.int64), e)
+            big = np.flatnonzero(np.diff(bounds, prepend=s) > limit)
+            if not len(big):
+                return bounds
+            parts, prev = [], 0
+            for k in big.tolist():
+                parts.append(bounds[prev:k])
+                a = s if k == 0 else int(bounds[k - 1])
+                parts.append(_piece_ends(text, a, int(bounds[k]), limit, levels[i + 1:]))
+                prev = k + 1
+            parts.append(bounds[prev:])
+            return np.concatenate(parts)
+    out = []
+    a = s
+    while a < e:
+        b = min(a + limit, e)
+        if b < e:
+            b = _safe_cut(text, b, a)
+        out.append(b)
+        a = b
+    return np.array(out, dtype=np.int64)
+
+
+def _pack_ends(s0: int, ends: np.ndarray, limit: int, overlap: int, overlap_limit: int | None = None) -> list[Span]:
+    """`_pack` over the pieces that tile [s0, ends[-1]) (a piece fits when end - start <= limit; every piece
+    does). overlap counts pieces, or with `overlap_limit` (overlap_by_cost) code points as for the limit."""
+    n = len(ends)
+    if n == 0:
+        return []
+    starts = np.empty_like(ends)
+    starts[0] = s0
+    starts[1:] = ends[:-1]
+    out: list[Span] = []
+    i = 0
+    while i < n:
+        st = int(starts[i])
+        j = max(i, int(np.searchsorted(ends, st + limit, side="right")) - 1)
+        out.append((st, int(ends[j])))
+        if j >= n - 1:
+            break
+        if overlap <= 0:
+            i = j + 1
+        elif overlap_limit is not None:
+            thr = int(ends[j]) - overlap_limit
+            i = j + 1 if starts[j] < thr else max(i + 1, int(np.searchsorted(starts, thr, side="left")))
+        else:
+            i = max(i + 1, j + 1 - overlap)
+    return out
+
+
 # ------------------------------------------------------------------ packing
 
 
@@ -320,6 +413,21 @@ class _UnitSplitter:
         _check(self.size, self.overlap, self.unit)
         units = self._units(text)
         cost = _cost_fn(self.unit)
+        if self.size > 0 and all(units[k][1] == units[k + 1][0] for k in range(len(units) - 1)):
+            limit = self.size * (4 if self.unit == "tokens" else 1)  # cost(a, b) <= size  <=>  b - a <= limit
+            parts = [np.array([b for a, b in units if b - a <= limit], dtype=np.int64)]
+            if any(b - a > limit for a, b in units):
+                parts = []
+                run: list[int] = []
+                for a, b in units:
+                    if b - a <= limit:
+                        run.append(b)
+                    else:
+                        parts.append(np.array(run, dtype=np.int64))
+                        parts.append(_piece_ends(text, a, b, limit))
+                        run = []
+                parts.append(np.array(run, dtype=np.int64))
+            return _pack_ends(units[0][0] if units else 0, np.concatenate(parts), limit, self.overlap)
         if self.size > 0:
             hard = self.size * (4 if self.unit == "tokens" else 1)
             fits = lambda a, b: cost(a, b) <= self.size  # noqa: E731
@@ -387,10 +495,9 @@ class Recursive:
             return [(0, len(text))]
         if self.overlap >= self.size:
             raise InvalidInput(f"overlap {self.overlap} must be smaller than size {self.size}")
-        cost = _cost_fn(self.unit)
-        hard = self.size * (4 if self.unit == "tokens" else 1)
-        pieces = _pieces(text, 0, len(text), lambda a, b: cost(a, b) <= self.size, hard)
-        return _pack(pieces, self.size, self.overlap, cost, overlap_by_cost=True)
+        limit = self.size * (4 if self.unit == "tokens" else 1)  # cost(a, b) <= size  <=>  b - a <= limit
+        overlap_limit = self.overlap * (4 if self.unit == "tokens" else 1)
+        return _pack_ends(0, _piece_ends(text, 0, len(text), limit), limit, self.overlap, overlap_limit)
 
     def split(self, doc: Doc) -> list[Chunk]:
         return chunks_from_spans(doc, self.spans(doc.text))

@@ -307,3 +307,98 @@ def test_fuzz_never_crashes_and_spans_stay_inside_the_chunk(text, offset):
         assert t.predicate in vocab.predicate_names()
         assert t.subject.strip() and t.object.strip()
         assert 0 < t.confidence <= 1
+
+
+# ------------------------------------------------------------------ frozen output; fast paths equal the reference
+
+FROZEN = Path(__file__).parent / "data" / "extraction_gold_frozen.jsonl"
+
+
+def _encoded(triples):
+    return [[t.subject, t.predicate, t.object, t.score, t.start, t.end,
+             None if t.valid is None else [None if t.valid.start is None else t.valid.start.isoformat(),
+                                           None if t.valid.until is None else t.valid.until.isoformat()]]
+            for t in triples]
+
+
+def test_output_on_the_gold_sentences_is_frozen():
+    """Every triple (with score, span and valid time) and every entity type, exactly as the extractor gave
+    them before it was made faster. A deliberate change to the rules regenerates the file; nothing else may."""
+    from semantic_rdf.split import Sentences
+
+    frozen = [json.loads(line) for line in FROZEN.read_text(encoding="utf-8").splitlines()]
+    items = [json.loads(line) for line in GOLD.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert [f["id"] for f in frozen[:-1]] == [it["id"] for it in items]
+    for it, want in zip(items, frozen):
+        ex = RuleExtractor()
+        got = ex.extract(chunk_of(it["text"], it["id"]))
+        assert _encoded(got) == want["triples"], it["id"]
+        assert dict(sorted(ex.entity_types.items())) == want["types"], it["id"]
+    body = frozen[-1]  # all of them as one document in 600-character chunks: pronouns across chunks
+    ex = RuleExtractor()
+    text = " ".join(it["text"] for it in items)
+    got = [t for c in Sentences(size=600).split(Doc("gold-body", "x", text)) for t in ex.extract(c)]
+    assert _encoded(got) == body["triples"]
+    assert dict(sorted(ex.entity_types.items())) == body["types"]
+    assert dict(sorted(ex.counts.items())) == body["counts"]
+
+
+def _reference_extractor(**kw) -> RuleExtractor:
+    """The extractor with every shortcut off: the original name pattern, every triggered rule tried with
+    finditer over the whole sentence (no prefilter on names or pronouns, no start offsets)."""
+    import dataclasses
+
+    from semantic_rdf import extract as ext
+
+    ex = RuleExtractor(**kw)
+    if ex._mention_rx is ext._NAME_FAST_RX:
+        ex._mention_rx = ext._NAME_RX
+    ex.rules = tuple(dataclasses.replace(r, min_names=0, min_agents=0, opens_with_name=False, opens_with_agent=False)
+                     for r in ex.rules)
+    return ex
+
+
+_SOUP = _WORDS + ["Ada Lovelace", "wrote", "written", "was written by", "Note G", "is a", "city", "joined", "the Club",
+                  "His", "Her", "their", "They", "its", "composer", "fashion house", "Chanel", "co-founded", "studied at",
+                  "University of Vienna", "who", "(born 1815)", "in 1843", "Prize", "Nobel Prize in Physics", "for",
+                  "of", "de", "van", "Jean-Paul", "O'Brien", "Smith's", "’s", "never", "nothing", "another", "—", "\u00a0"]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_SOUP), max_size=60).map(" ".join), st.booleans())
+def test_fast_paths_give_exactly_what_the_reference_gives(text, gazetteer):
+    kw = {"gazetteer": {"note g": "Work", "Ørsted": "Organization"}} if gazetteer else {}
+    fast, ref = RuleExtractor(**kw), _reference_extractor(**kw)
+    for i, part in enumerate((text, text[::-1], text.upper(), text.lower())):
+        c = chunk_of(part, "soup", index=i)
+        assert _encoded(fast.extract(c)) == _encoded(ref.extract(c))
+    assert fast.entity_types == ref.entity_types and fast.counts == ref.counts
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(max_size=200), st.lists(st.sampled_from(_SOUP + ["J.", "R.", "U.S.", "A", "I", "OK", "The",
+                                                                           "Then", "Thence", "Andrew", "And"]),
+                                                 max_size=40).map(lambda ws: "".join(w + " " for w in ws))))
+def test_fast_name_pattern_finds_exactly_the_names_of_the_original(text):
+    from semantic_rdf import extract as ext
+
+    assert [m.span() for m in ext._NAME_FAST_RX.finditer(text)] == [m.span() for m in ext._NAME_RX.finditer(text)]
+
+
+def test_rule_requirements_are_read_from_the_patterns():
+    by_id = {r.id.split("-", 1)[0]: r for r in rules()}
+    born = by_id["r000"]  # «s:agent» … born … «o:name»
+    assert (born.min_names, born.min_agents, born.opens_with_agent) == (1, 1, True)
+    co = by_id["r058"]  # the s2 list sits in an optional group: it requires nothing
+    assert "s2" in co.source and (co.min_names, co.min_agents) == (0, 1)
+    assert by_id["r136"].opens_with_name and not by_id["r136"].opens_with_agent
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["he", "He", "she", "It", "its", "they", "Their", "his", "her", "hers", "item", "the",
+                                 "\ue000", "\ue0001\ue001", "x", "_", "1", "'", "-", "shed", "Ith", "thee", "ß", " ", ","]),
+                max_size=30).map("".join))
+def test_fast_pronoun_pattern_starts_where_the_plain_one_does(text):
+    from semantic_rdf import extract as ext
+
+    assert [m.start() for m in ext._PRON_AT.finditer(text)] == [m.start() for m in ext._PRON_ANY.finditer(text)]

@@ -216,3 +216,56 @@ def test_sentence_spans_are_ordered_trimmed_and_inside_the_tiles(text):
         s = text[a:b]
         assert s and s == s.strip()
         assert any(ta <= a and b <= tb for ta, tb in tiles)
+
+
+# ------------------------------------------------------------------ the array fast path equals the reference
+
+from semantic_rdf import split as _split  # noqa: E402
+
+
+def _reference_spans(sp, text):
+    """What a splitter returns by the original per-piece definition (`_pieces` then `_pack`)."""
+    cost = _split._cost_fn(sp.unit)
+    if isinstance(sp, Recursive):
+        if not text:
+            return []
+        if sp.size == 0:
+            return [(0, len(text))]
+        hard = sp.size * (4 if sp.unit == "tokens" else 1)
+        pieces = _split._pieces(text, 0, len(text), lambda a, b: cost(a, b) <= sp.size, hard)
+        return _split._pack(pieces, sp.size, sp.overlap, cost, overlap_by_cost=True)
+    units = sp._units(text)
+    if sp.size > 0:
+        hard = sp.size * (4 if sp.unit == "tokens" else 1)
+        units = [p for a, b in units for p in (_split._pieces(text, a, b, lambda x, y: cost(x, y) <= sp.size, hard)
+                                               if cost(a, b) > sp.size else [(a, b)])]
+    return _split._pack(units, sp.size, sp.overlap, cost)
+
+
+_ws_alphabet = st.one_of(_alphabet, st.sampled_from(["\u00a0", "\u3000", "\u2028", "\t", "  ", "word ", "x" * 25]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ws_alphabet, max_size=150).map("".join), st.integers(0, 40), st.integers(0, 5),
+       st.sampled_from(["chars", "tokens"]), st.sampled_from([Sentences, Paragraphs, MarkdownHeadings, Recursive]))
+def test_array_packing_gives_exactly_the_per_piece_chunks(text, size, overlap, unit, cls):
+    if cls is Recursive and size and overlap >= size:
+        overlap = 0
+    sp = cls(size, overlap, unit)
+    assert sp.spans(text) == _reference_spans(sp, text)
+
+
+def test_white_space_cuts_match_the_regex_across_blocks(monkeypatch):
+    monkeypatch.setattr(_split, "_BLOCK", 7)  # force many block edges
+    text = "ab  c\u00a0\u00a0d\te \n\n f\u3000g" * 5 + "   "
+    for s, e in [(0, len(text)), (3, len(text) - 2), (1, 9), (2, 2)]:
+        want = [m.end() for m in _split._SPACE.finditer(text, s, e) if s < m.end() < e]
+        assert _split._space_cuts(text, s, e).tolist() == want
+
+
+def test_a_long_line_without_sentence_ends_is_cut_to_size():
+    line = " ".join(["lorem", "ipsum", "dolor", "sit"] * 50_000)  # ~1 MB, no terminator, one "sentence"
+    chunks = Sentences(size=1000).split(doc(line))
+    assert "".join(c.text for c in chunks) == line
+    assert all(len(c.text) <= 1000 for c in chunks) and len(chunks) >= len(line) // 1000
+    assert all(c.text.endswith(" ") for c in chunks[:-1])  # cut at white space, never inside a word
