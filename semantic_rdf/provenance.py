@@ -25,8 +25,9 @@ import pyoxigraph as ox
 from semantic_rdf import layout as L
 from semantic_rdf import temporal as T
 from semantic_rdf.errors import InvalidInput, NotFound
+from semantic_rdf.queries import packaged
 from semantic_rdf.vocab import (
-    M, OA_, P, PREFIXES, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, assertion_iri, id_of, predicate_name,
+    ENTITY_GRAPH, M, OA_, P, PREFIXES, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, assertion_iri, predicate_name,
 )
 
 __all__ = ["Trace", "trace", "export", "EXPORT_FORMATS", "prov_document", "prov_quads"]
@@ -100,147 +101,195 @@ def _clip(s: str, n: int = 80) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
+# Predicate and class IRIs as strings: a node's quads are grouped by predicate IRI (one pattern lookup per
+# node), and looked up here without building terms.
+_TYPE, _LABEL = RDF_TYPE.value, RDFS_LABEL.value
+_DERIVED_FROM, _GENERATED_BY, _INVALIDATED_BY = P.wasDerivedFrom.value, P.wasGeneratedBy.value, P.wasInvalidatedBy.value
+_INVALIDATED_AT, _ATTRIBUTED_TO = P.invalidatedAtTime.value, P.wasAttributedTo.value
+_SUBJECT, _PREDICATE, _OBJECT, _CONF = M.subject.value, M.predicate.value, M.object.value, M.confidence.value
+_BELIEF, _RULE, _REASON, _NOTE = M.belief.value, M.rule.value, M.reason.value, M.note.value
+_REFERENCE, _SHA256 = M.reference.value, M.sha256.value
+_HAS_SOURCE, _HAS_SELECTOR, _START, _END = OA_.hasSource.value, OA_.hasSelector.value, OA_.start.value, OA_.end.value
+_KINDS = ((M.DerivedAssertion.value, "derived"), (M.ExtractedAssertion.value, "extracted"),
+          (M.SuppliedAssertion.value, "supplied"))
+
+
 class _Reader:
-    """Small cached lookups in the provenance graph for one trace."""
+    """The provenance graph read for one trace: one pattern lookup per node, and the details nodes share
+    (documents, activities with their agents, entity labels, document text) read once per trace."""
 
     def __init__(self, store) -> None:
         self.store = store
-        self._acts: dict[str, dict] = {}
+        self.ox = store.ox
+        self._acts: dict[str, dict | None] = {}
         self._labels: dict[str, str] = {}
-        self._texts: dict[str, str] = {}
+        self._texts: dict[str, str | None] = {}
+        self._docs: dict[str, dict[str, str]] = {}
 
     def props(self, node: ox.NamedNode) -> dict[str, list]:
+        """Every quad of `node` in the provenance graph, as predicate IRI -> objects (one index lookup)."""
         out: dict[str, list] = {}
-        for q in self.store.ox.quads_for_pattern(node, None, None, G):
-            out.setdefault(q.predicate.value, []).append(q.object)
+        for q in self.ox.quads_for_pattern(node, None, None, G):
+            k = q.predicate.value
+            got = out.get(k)
+            if got is None:
+                out[k] = [q.object]
+            else:
+                got.append(q.object)
         return out
+
+    def first(self, node: ox.NamedNode, pred: ox.NamedNode, graph: ox.NamedNode = G):
+        for q in self.ox.quads_for_pattern(node, pred, None, graph):
+            return q.object
+        return None
 
     def label(self, term) -> str:
         if isinstance(term, ox.Literal):
             return term.value
         v = self._labels.get(term.value)
         if v is None:
-            v = self._labels[term.value] = self.store.label(term)
+            # entities carry their label in the registry graph; agents and plans in the provenance graph
+            lab = self.first(term, RDFS_LABEL, ENTITY_GRAPH)
+            v = self._labels[term.value] = lab.value if lab is not None else self.store.label(term)
         return v
 
     def activity(self, act: ox.NamedNode | None) -> dict | None:
+        """An activity's kind, agent, start and reason; read by predicate, never the whole node (a run's
+        prov:used list grows with every document it read)."""
         if act is None:
             return None
-        got = self._acts.get(act.value)
-        if got is None:
-            p = self.props(act)
-            agent = (p.get(P.wasAssociatedWith.value) or [None])[0]
-            started = (p.get(P.startedAtTime.value) or [None])[0]
-            got = {"activity": act.value, "kind": T.activity_kind(self.store, act),
-                   "agent": self.label(agent) if agent is not None else None,
-                   "at": L.parse_dt(started).isoformat() if started is not None else None}
-            reason = p.get(M.reason.value)
-            if reason:
-                got["reason"] = reason[0].value
-            self._acts[act.value] = got
+        if act.value in self._acts:
+            return self._acts[act.value]
+        agent = self.first(act, P.wasAssociatedWith)
+        started = self.first(act, P.startedAtTime)
+        got = {"activity": act.value, "kind": T.activity_kind(self.store, act),
+               "agent": self.label(agent) if agent is not None else None,
+               "at": L.parse_dt(started).isoformat() if started is not None else None}
+        reason = self.first(act, M.reason)
+        if reason is not None:
+            got["reason"] = reason.value
+        self._acts[act.value] = got
         return got
+
+    def document(self, doc: ox.NamedNode) -> dict[str, str]:
+        d = self._docs.get(doc.value)
+        if d is None:
+            dp = self.props(doc)
+            d = self._docs[doc.value] = {"iri": doc.value, "reference": dp[_REFERENCE][0].value,
+                                         "sha256": dp[_SHA256][0].value}
+        return d
 
     def text(self, doc: str) -> str | None:
         if doc not in self._texts:
             try:
                 self._texts[doc] = self.store.document_text(ox.NamedNode(doc))
             except NotFound:
-                self._texts[doc] = None  # type: ignore[assignment]
+                self._texts[doc] = None
         return self._texts[doc]
+
+    def believed(self, beliefs: list) -> bool:
+        """Whether one of the belief intervals is open (has no m:believedUntil)."""
+        for b in beliefs:
+            if self.first(b, M.believedUntil) is None:
+                return True
+        return False
+
+
+def _first(p: dict[str, list], key: str):
+    got = p.get(key)
+    return got[0] if got else None
 
 
 def trace(store, aid: str, *, with_text: bool = True) -> Trace:
-    """Walk generation and derivation from assertion `aid` back to source documents (queries/trace.rq)."""
+    """Walk generation and derivation from assertion `aid` back to source documents (queries/trace.rq).
+
+    One query (the closure of prov:wasDerivedFrom from the assertion, with each edge), then one pattern
+    lookup per node of the closure; documents, activities, agents and labels are read once per trace.
+    """
     root = assertion_iri(aid)
-    if not store._has(root, RDF_TYPE):
-        raise NotFound(f"no assertion with id {aid}")
-    rows = store.run_query("trace", root=root)
-    edges: dict[str, list[str]] = {}
-    rules: dict[str, str] = {}
-    for r in rows:
-        n, s = r["node"].value, r["source"].value
-        lst = edges.setdefault(n, [])
-        if s not in lst:
-            lst.append(s)
-        if r["rule"] is not None:
-            rules[n] = r["rule"].value
     rd = _Reader(store)
+    top = rd.props(root)
+    if _TYPE not in top:
+        raise NotFound(f"no assertion with id {aid}")
+    edges: dict[str, list[str]] = {}
+    for r in store.ox.query(packaged("trace", root=root)):
+        n, s = r["node"].value, r["source"].value
+        lst = edges.get(n)
+        if lst is None:
+            edges[n] = [s]
+        elif s not in lst:
+            lst.append(s)
+    for lst in edges.values():
+        lst.sort()
     docs: dict[str, dict[str, str]] = {}
 
-    def source_node(src: str, run: ox.NamedNode | None = None) -> dict:
-        node = ox.NamedNode(src)
-        p = rd.props(node)
-        types = {x.value for x in p.get(RDF_TYPE.value, [])}
-        gen = rd.activity((p.get(P.wasGeneratedBy.value) or [None])[0])
-        inval = P.invalidatedAtTime.value in p
-        conf = p.get(M.confidence.value)
+    def source_node(src: str) -> dict:
+        p = rd.props(ox.NamedNode(src))
+        types = {x.value for x in p.get(_TYPE, ())}
+        gen = rd.activity(_first(p, _GENERATED_BY))
+        inval = _INVALIDATED_AT in p
         if OA_.SpecificResource.value in types:
-            doc = p[OA_.hasSource.value][0]
-            d = docs.get(doc.value)
-            if d is None:
-                dp = rd.props(doc)
-                d = docs[doc.value] = {"iri": doc.value, "reference": dp[M.reference.value][0].value,
-                                       "sha256": dp[M.sha256.value][0].value}
-            sel = rd.props(p[OA_.hasSelector.value][0])
-            start, end = int(sel[OA_.start.value][0].value), int(sel[OA_.end.value][0].value)
+            d = rd.document(p[_HAS_SOURCE][0])
+            docs[d["iri"]] = d
+            sel = rd.props(p[_HAS_SELECTOR][0])
+            start, end = int(sel[_START][0].value), int(sel[_END][0].value)
             out = {"type": "span", "iri": src, "document": d, "start": start, "end": end, "generated_by": gen,
                    "invalidated": inval}
             if with_text:
                 text = rd.text(d["iri"])
                 out["text"] = text[start:end] if text is not None else None
+            conf = p.get(_CONF)
             if conf:
                 out["confidence"] = float(conf[0].value)
             return out
         if M.CallerStatement.value in types:
-            note = p.get(M.note.value)
-            who = p.get(P.wasAttributedTo.value)
-            return {"type": "caller", "iri": src, "agent": rd.label(who[0]) if who else None,
-                    "note": note[0].value if note else None, "generated_by": gen, "invalidated": inval}
+            note, who = _first(p, _NOTE), _first(p, _ATTRIBUTED_TO)
+            return {"type": "caller", "iri": src, "agent": rd.label(who) if who is not None else None,
+                    "note": note.value if note is not None else None, "generated_by": gen, "invalidated": inval}
         return {"type": "unknown", "iri": src}
 
-    def assertion_node(iri: str, path: frozenset[str]) -> dict:
-        a = ox.NamedNode(iri)
-        aid_ = id_of(iri)
+    def assertion_node(iri: str, path: frozenset[str], p: dict[str, list] | None = None) -> dict:
+        aid_ = iri[len(_A):]
         if iri in path:
             return {"type": "assertion", "id": aid_, "iri": iri, "cycle": True}
-        p = rd.props(a)
-        types = {x.value for x in p.get(RDF_TYPE.value, [])}
+        if p is None:
+            p = rd.props(ox.NamedNode(iri))
+        types = {x.value for x in p.get(_TYPE, ())}
         if M.Tombstone.value in types:
-            er = rd.activity((p.get(P.wasInvalidatedBy.value) or [None])[0])
-            at = p.get(P.invalidatedAtTime.value)
+            er = rd.activity(_first(p, _INVALIDATED_BY))
+            at = _first(p, _INVALIDATED_AT)
+            reason = _first(p, _REASON)
             return {"type": "tombstone", "id": aid_, "iri": iri,
-                    "erased_at": L.parse_dt(at[0]).isoformat() if at else None,
-                    "reason": p[M.reason.value][0].value if M.reason.value in p else None,
+                    "erased_at": L.parse_dt(at).isoformat() if at is not None else None,
+                    "reason": reason.value if reason is not None else None,
                     "by": er.get("agent") if er else None, "erasure": er.get("activity") if er else None}
         if M.Assertion.value not in types:
             return {"type": "missing", "id": aid_, "iri": iri}
-        kind = ("derived" if M.DerivedAssertion.value in types else "extracted" if M.ExtractedAssertion.value in types
-                else "supplied" if M.SuppliedAssertion.value in types else "unknown")
-        beliefs = p.get(M.belief.value, [])
-        believed = any(not list(store.ox.quads_for_pattern(b, M.believedUntil, None, G)) for b in beliefs)
-        rule = (p.get(M.rule.value) or [None])[0]
+        kind = next((k for c, k in _KINDS if c in types), "unknown")
+        rule = _first(p, _RULE)
         node = {
             "type": "assertion", "id": aid_, "iri": iri,
-            "subject": rd.label(p[M.subject.value][0]), "predicate": predicate_name(p[M.predicate.value][0]),
-            "object": rd.label(p[M.object.value][0]), "kind": kind,
-            "state": "believed" if believed else "retracted",
-            "confidence": float(p[M.confidence.value][0].value),
-            "generated_by": rd.activity((p.get(P.wasGeneratedBy.value) or [None])[0]),
+            "subject": rd.label(p[_SUBJECT][0]), "predicate": predicate_name(p[_PREDICATE][0]),
+            "object": rd.label(p[_OBJECT][0]), "kind": kind,
+            "state": "believed" if rd.believed(p.get(_BELIEF, [])) else "retracted",
+            "confidence": float(p[_CONF][0].value),
+            "generated_by": rd.activity(_first(p, _GENERATED_BY)),
             "rule": rd.label(rule) if rule is not None else None,
             "rule_iri": rule.value if rule is not None else None,
             "sources": [],
         }
         here = path | {iri}
-        for src in sorted(edges.get(iri, [])):
+        kids = node["sources"]
+        for src in edges.get(iri, ()):
             if src.startswith(_A):
-                node["sources"].append(assertion_node(src, here))
+                kids.append(assertion_node(src, here))
             elif src.startswith(_SRC):
-                node["sources"].append(source_node(src))
+                kids.append(source_node(src))
             else:
-                node["sources"].append({"type": "unknown", "iri": src})
+                kids.append({"type": "unknown", "iri": src})
         return node
 
-    tree = assertion_node(root.value, frozenset())
+    tree = assertion_node(root.value, frozenset(), top)
     return Trace(aid, tree, tuple(sorted(docs.values(), key=lambda d: (d["reference"], d["sha256"]))))
 
 
@@ -325,5 +374,3 @@ def _prune_provn(text: str) -> str:
         keep.append(x)
     return "\n".join(keep) + "\n"
 
-
-_ = RDFS_LABEL
