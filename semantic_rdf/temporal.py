@@ -257,11 +257,21 @@ def as_of(store, subject: str, at: datetime | None = None, valid_at: datetime | 
     """
     rows = _select(store, "asof", s=entity_iri(subject), asof=_instant(at), validat=_instant(valid_at))
     out = []
+    labels: dict[str, str] = {}  # one lookup per distinct term: the subject is the same on every row
+
+    def label(t) -> str:
+        if isinstance(t, ox.Literal):
+            return t.value
+        got = labels.get(t.value)
+        if got is None:
+            got = labels[t.value] = store.label(t)
+        return got
+
     for r in rows:
         vf, vu = r["vf"], r["vu"]
         valid = Validity(L.parse_dt(vf) if vf is not None else None, L.parse_dt(vu) if vu is not None else None) \
             if (vf is not None or vu is not None) else None
-        out.append(Claim(id_of(r["a"]), store.label(r["s"]), predicate_name(r["p"]), store.label(r["o"]),
+        out.append(Claim(id_of(r["a"]), label(r["s"]), predicate_name(r["p"]), label(r["o"]),
                          float(r["conf"].value), valid))
     return out
 
