@@ -8,6 +8,7 @@ final-sigma rule, U+0130 becomes "i"), and no Unicode normalisation is applied.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = ["fold", "assertion_id", "fnv1a64", "term_id"]
 
@@ -28,6 +29,7 @@ def _go_lower_rune(c: str) -> str:
     return c.lower()
 
 
+@lru_cache(maxsize=1 << 16)  # names repeat across a batch; fold is pure
 def fold(s: str) -> str:
     """Trim, collapse inner white space to one space, lower-case — exactly as Go does."""
     if not isinstance(s, str):

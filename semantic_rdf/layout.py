@@ -1,6 +1,8 @@
 """The record layout: pure functions from values to the quads design.md prescribes.
 
 No I/O here. store.py decides what to write; this module decides how it looks in RDF.
+Quads are built as N-Triples text (ntriples.py): the literal helpers below return pyoxigraph terms
+for queries and callers, and their `_t` twins return the same terms as text for quads.
 """
 
 from __future__ import annotations
@@ -12,15 +14,17 @@ from typing import Iterable
 
 import pyoxigraph as ox
 
+from semantic_rdf import ntriples as N
 from semantic_rdf.identity import fold, fnv1a64
 from semantic_rdf.values import Doc, Triple, Validity, utc
 from semantic_rdf.vocab import (
     DOCUMENT_GRAPH, ENTITY_GRAPH, M, NS, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, XSD_BOOLEAN,
-    XSD_DATETIME, XSD_DECIMAL, XSD_INTEGER, XSD_STRING, assertion_iri, claim_graph, entity_iri,
-    predicate_iri, segment_iri,
+    XSD_DATETIME, XSD_DECIMAL, XSD_INTEGER, assertion_ref, claim_graph_ref, entity_iri, entity_ref,
+    predicate_ref, segment_iri, segment_ref,
 )
 
-Quad = ox.Quad
+Quad = N.NQ
+Ref = ox.NamedNode | str  # an IRI as a term or as its N-Triples text
 
 
 def h16(*parts: str) -> str:
@@ -38,9 +42,13 @@ def parse_dt(lit: ox.Literal) -> datetime:
     return datetime.fromisoformat(lit.value.replace("Z", "+00:00"))
 
 
-def dec(x: float) -> ox.Literal:
+def _dec_lex(x: float) -> str:
     s = format(float(x), ".6f").rstrip("0")
-    return ox.Literal(s + "0" if s.endswith(".") else s, datatype=XSD_DECIMAL)
+    return s + "0" if s.endswith(".") else s
+
+
+def dec(x: float) -> ox.Literal:
+    return ox.Literal(_dec_lex(x), datatype=XSD_DECIMAL)
 
 
 def integer(n: int) -> ox.Literal:
@@ -62,6 +70,60 @@ def boolean(b: bool) -> ox.Literal:
     return ox.Literal("true" if b else "false", datatype=XSD_BOOLEAN)
 
 
+# ------------------------------------------------------------------ the same literals as N-Triples text
+
+_DT, _DEC, _INT, _BOOL = (f"^^{x}" for x in (XSD_DATETIME, XSD_DECIMAL, XSD_INTEGER, XSD_BOOLEAN))
+
+
+@lru_cache(maxsize=1024)
+def dt_t(t: datetime) -> str:
+    return '"' + utc(t).strftime("%Y-%m-%dT%H:%M:%S.%fZ") + '"' + _DT
+
+
+def dec_t(x: float) -> str:
+    return '"' + _dec_lex(x) + '"' + _DEC
+
+
+def integer_t(n: int) -> str:
+    return '"' + str(int(n)) + '"' + _INT
+
+
+def nni_t(n: int) -> str:
+    if n < 0:
+        raise ValueError(f"negative offset {n}")
+    return integer_t(n)
+
+
+def string_t(s: str) -> str:
+    return N.literal(s)
+
+
+def boolean_t(b: bool) -> str:
+    return ('"true"' if b else '"false"') + _BOOL
+
+
+def ref(x: Ref) -> str:
+    return x if isinstance(x, str) else str(x)
+
+
+class _Texts:
+    """`T.name` is the N-Triples text of the vocabulary term `ns.name` (computed once)."""
+
+    def __init__(self, ns) -> None:
+        self._ns = ns
+
+    def __getattr__(self, name: str) -> str:
+        value = str(getattr(self._ns, name))
+        setattr(self, name, value)
+        return value
+
+
+Mt, Pt, OAt = _Texts(M), _Texts(P), _Texts(OA_)
+TYPE, LABEL = str(RDF_TYPE), str(RDFS_LABEL)
+PROV_G, ENTITY_G, DOCUMENT_G = str(PROVENANCE_GRAPH), str(ENTITY_GRAPH), str(DOCUMENT_GRAPH)
+DOC_ID = f"<{NS}docId>"
+
+
 # ------------------------------------------------------------------ IRIs of minted nodes
 
 def doc_sha256(doc: Doc) -> str:
@@ -76,20 +138,37 @@ def doc_iri(doc_id: str, sha256: str) -> ox.NamedNode:
     return segment_iri("doc", h16(doc_id, sha256))
 
 
-def span_iri(aid: str, doc: ox.NamedNode, start: int, end: int) -> ox.NamedNode:
-    return segment_iri("src", f"{aid}-{doc.value.rsplit('/', 1)[-1]}-{start}-{end}")
+def span_ref(aid: str, doc: Ref, start: int, end: int) -> str:
+    d = ref(doc)
+    return segment_ref("src", f"{aid}-{d[d.rindex('/') + 1:-1]}-{int(start)}-{int(end)}")
 
 
-def selector_iri(span: ox.NamedNode) -> ox.NamedNode:
-    return ox.NamedNode(span.value + "-selector")
+def span_iri(aid: str, doc: Ref, start: int, end: int) -> ox.NamedNode:
+    return ox.NamedNode(span_ref(aid, doc, start, end)[1:-1])
+
+
+def selector_ref(span: Ref) -> str:
+    return ref(span)[:-1] + "-selector>"
+
+
+def selector_iri(span: Ref) -> ox.NamedNode:
+    return ox.NamedNode(selector_ref(span)[1:-1])
+
+
+def caller_ref(aid: str, agent: str, note: str) -> str:
+    return segment_ref("src", f"{aid}-caller-{h16(agent, note)}")
 
 
 def caller_iri(aid: str, agent: str, note: str) -> ox.NamedNode:
-    return segment_iri("src", f"{aid}-caller-{h16(agent, note)}")
+    return ox.NamedNode(caller_ref(aid, agent, note)[1:-1])
+
+
+def belief_ref(aid: str, n: int) -> str:
+    return segment_ref("belief", f"{aid}-{int(n)}")
 
 
 def belief_iri(aid: str, n: int) -> ox.NamedNode:
-    return segment_iri("belief", f"{aid}-{n}")
+    return ox.NamedNode(belief_ref(aid, n)[1:-1])
 
 
 def object_term(t: Triple) -> ox.NamedNode | ox.Literal:
@@ -98,159 +177,163 @@ def object_term(t: Triple) -> ox.NamedNode | ox.Literal:
     return entity_iri(t.object)
 
 
-# ------------------------------------------------------------------ quads
+def object_ref(t: Triple) -> str:
+    if t.datatype:
+        return str(object_term(t))  # the datatype IRI comes from the caller: let pyoxigraph validate it
+    return entity_ref(t.object)
 
-def document_quads(doc: Doc, iri: ox.NamedNode, sha256: str) -> list[Quad]:
-    G = PROVENANCE_GRAPH
+
+# ------------------------------------------------------------------ quads (N-Triples text, see ntriples.py)
+
+def document_quads(doc: Doc, iri: Ref, sha256: str) -> list[Quad]:
+    G, d = PROV_G, ref(iri)
     meta = doc.meta
     q = [
-        Quad(iri, RDF_TYPE, M.Document, G),
-        Quad(iri, RDF_TYPE, P.Entity, G),
-        Quad(iri, M.reference, string(str(meta.get("reference") or doc.source or doc.id)), G),
-        Quad(iri, M.sha256, string(sha256), G),
-        Quad(iri, RDFS_LABEL, string(str(meta.get("title") or doc.id)), G),
-        Quad(iri, ox.NamedNode(NS + "docId"), string(doc.id), G),
+        (d, TYPE, Mt.Document, G),
+        (d, TYPE, Pt.Entity, G),
+        (d, Mt.reference, string_t(str(meta.get("reference") or doc.source or doc.id)), G),
+        (d, Mt.sha256, string_t(sha256), G),
+        (d, LABEL, string_t(str(meta.get("title") or doc.id)), G),
+        (d, DOC_ID, string_t(doc.id), G),
     ]
     if meta.get("media_type"):
-        q.append(Quad(iri, M.mediaType, string(str(meta["media_type"])), G))
-    for key, pred in (("size", M.byteSize), ("offset", M.byteOffset), ("status", M.httpStatus)):
+        q.append((d, Mt.mediaType, string_t(str(meta["media_type"])), G))
+    for key, pred in (("size", Mt.byteSize), ("offset", Mt.byteOffset), ("status", Mt.httpStatus)):
         v = meta.get(key)
         if isinstance(v, int) and not isinstance(v, bool) and v >= 0:
-            q.append(Quad(iri, pred, integer(v), G))
-    for key, pred in (("modified", M.modified), ("fetched_at", M.fetchedAt)):
+            q.append((d, pred, integer_t(v), G))
+    for key, pred in (("modified", Mt.modified), ("fetched_at", Mt.fetchedAt)):
         v = meta.get(key)
         if isinstance(v, datetime) and v.tzinfo is not None:
-            q.append(Quad(iri, pred, dt(v), G))
-    q.append(Quad(iri, M.text, string(doc.text), DOCUMENT_GRAPH))
+            q.append((d, pred, dt_t(v), G))
+    q.append((d, Mt.text, string_t(doc.text), DOCUMENT_G))
     return q
 
 
-def entity_quads(name: str, cls: ox.NamedNode | None) -> list[Quad]:
-    e = entity_iri(name)
-    G = ENTITY_GRAPH
+def entity_quads(name: str, cls: Ref | None) -> list[Quad]:
+    e, G = entity_ref(name), ENTITY_G
     return [
-        Quad(e, RDF_TYPE, cls or M.Thing, G),
-        Quad(e, RDFS_LABEL, string(" ".join(name.split())), G),
-        Quad(e, M.folded, string(fold(name)), G),
+        (e, TYPE, ref(cls) if cls is not None else Mt.Thing, G),
+        (e, LABEL, string_t(" ".join(name.split())), G),
+        (e, Mt.folded, string_t(fold(name)), G),
     ]
 
 
 def claim_quad(aid: str, t: Triple) -> Quad:
-    return Quad(entity_iri(t.subject), predicate_iri(t.predicate), object_term(t), claim_graph(aid))
+    return (entity_ref(t.subject), predicate_ref(t.predicate), object_ref(t), claim_graph_ref(aid))
 
 
-def record_quads(aid: str, t: Triple, kinds: Iterable[ox.NamedNode], confidence: float, count: int,
-                 at: datetime, run: ox.NamedNode, valid: Validity | None) -> list[Quad]:
-    a, G = assertion_iri(aid), PROVENANCE_GRAPH
-    b = belief_iri(aid, 1)
+def record_quads(aid: str, t: Triple, kinds: Iterable[Ref], confidence: float, count: int,
+                 at: datetime, run: Ref, valid: Validity | None) -> list[Quad]:
+    a, G, r, when = assertion_ref(aid), PROV_G, ref(run), dt_t(at)
+    b = belief_ref(aid, 1)
     q = [
-        Quad(a, RDF_TYPE, M.Assertion, G),
-        Quad(a, RDF_TYPE, P.Entity, G),
-        *(Quad(a, RDF_TYPE, k, G) for k in kinds),
-        Quad(a, M.claimGraph, claim_graph(aid), G),
-        Quad(a, M.subject, entity_iri(t.subject), G),
-        Quad(a, M.predicate, predicate_iri(t.predicate), G),
-        Quad(a, M.object, object_term(t), G),
-        Quad(a, M.confidence, dec(confidence), G),
-        Quad(a, M.count, integer(count), G),
-        Quad(a, P.generatedAtTime, dt(at), G),
-        Quad(a, P.wasGeneratedBy, run, G),
-        Quad(a, M.belief, b, G),
-        Quad(b, RDF_TYPE, M.BeliefInterval, G),
-        Quad(b, M.believedFrom, dt(at), G),
-        Quad(b, M.openedBy, run, G),
+        (a, TYPE, Mt.Assertion, G),
+        (a, TYPE, Pt.Entity, G),
+        *((a, TYPE, ref(k), G) for k in kinds),
+        (a, Mt.claimGraph, claim_graph_ref(aid), G),
+        (a, Mt.subject, entity_ref(t.subject), G),
+        (a, Mt.predicate, predicate_ref(t.predicate), G),
+        (a, Mt.object, object_ref(t), G),
+        (a, Mt.confidence, dec_t(confidence), G),
+        (a, Mt.count, integer_t(count), G),
+        (a, Pt.generatedAtTime, when, G),
+        (a, Pt.wasGeneratedBy, r, G),
+        (a, Mt.belief, b, G),
+        (b, TYPE, Mt.BeliefInterval, G),
+        (b, Mt.believedFrom, when, G),
+        (b, Mt.openedBy, r, G),
     ]
     if valid is not None:
         if valid.start is not None:
-            q.append(Quad(a, M.validFrom, dt(valid.start), G))
+            q.append((a, Mt.validFrom, dt_t(valid.start), G))
         if valid.until is not None:
-            q.append(Quad(a, M.validUntil, dt(valid.until), G))
+            q.append((a, Mt.validUntil, dt_t(valid.until), G))
     return q
 
 
-def span_source_quads(src: ox.NamedNode, doc: ox.NamedNode, start: int, end: int, chunk_index: int | None,
-                      confidence: float, at: datetime, run: ox.NamedNode) -> list[Quad]:
-    G = PROVENANCE_GRAPH
-    sel = selector_iri(src)
+def span_source_quads(src: Ref, doc: Ref, start: int, end: int, chunk_index: int | None,
+                      confidence: float, at: datetime, run: Ref) -> list[Quad]:
+    G, s = PROV_G, ref(src)
+    sel = selector_ref(s)
     q = [
-        Quad(src, RDF_TYPE, OA_.SpecificResource, G),
-        Quad(src, RDF_TYPE, P.Entity, G),
-        Quad(src, OA_.hasSource, doc, G),
-        Quad(src, OA_.hasSelector, sel, G),
-        Quad(src, M.confidence, dec(confidence), G),
-        Quad(src, P.generatedAtTime, dt(at), G),
-        Quad(src, P.wasGeneratedBy, run, G),
-        Quad(sel, RDF_TYPE, OA_.TextPositionSelector, G),
-        Quad(sel, OA_.start, nni(start), G),
-        Quad(sel, OA_.end, nni(end), G),
+        (s, TYPE, OAt.SpecificResource, G),
+        (s, TYPE, Pt.Entity, G),
+        (s, OAt.hasSource, ref(doc), G),
+        (s, OAt.hasSelector, sel, G),
+        (s, Mt.confidence, dec_t(confidence), G),
+        (s, Pt.generatedAtTime, dt_t(at), G),
+        (s, Pt.wasGeneratedBy, ref(run), G),
+        (sel, TYPE, OAt.TextPositionSelector, G),
+        (sel, OAt.start, nni_t(start), G),
+        (sel, OAt.end, nni_t(end), G),
     ]
     if chunk_index is not None:
-        q.append(Quad(src, M.chunkIndex, integer(chunk_index), G))
+        q.append((s, Mt.chunkIndex, integer_t(chunk_index), G))
     return q
 
 
-def caller_source_quads(src: ox.NamedNode, agent: ox.NamedNode, note: str, confidence: float,
-                        at: datetime, run: ox.NamedNode) -> list[Quad]:
-    G = PROVENANCE_GRAPH
+def caller_source_quads(src: Ref, agent: Ref, note: str, confidence: float,
+                        at: datetime, run: Ref) -> list[Quad]:
+    G, s = PROV_G, ref(src)
     q = [
-        Quad(src, RDF_TYPE, M.CallerStatement, G),
-        Quad(src, RDF_TYPE, P.Entity, G),
-        Quad(src, P.wasAttributedTo, agent, G),
-        Quad(src, M.confidence, dec(confidence), G),
-        Quad(src, P.generatedAtTime, dt(at), G),
-        Quad(src, P.wasGeneratedBy, run, G),
+        (s, TYPE, Mt.CallerStatement, G),
+        (s, TYPE, Pt.Entity, G),
+        (s, Pt.wasAttributedTo, ref(agent), G),
+        (s, Mt.confidence, dec_t(confidence), G),
+        (s, Pt.generatedAtTime, dt_t(at), G),
+        (s, Pt.wasGeneratedBy, ref(run), G),
     ]
     if note:
-        q.append(Quad(src, M.note, string(note), G))
+        q.append((s, Mt.note, string_t(note), G))
     return q
 
 
-_AGENT_CLASS = {"software": P.SoftwareAgent, "person": P.Person, "organization": P.Organization}
+_AGENT_CLASS = {"software": "SoftwareAgent", "person": "Person", "organization": "Organization"}
 
 
-def agent_quads(agent: ox.NamedNode, name: str, kind: str, model: str | None = None) -> list[Quad]:
-    G = PROVENANCE_GRAPH
-    q = [Quad(agent, RDF_TYPE, P.Agent, G), Quad(agent, RDFS_LABEL, string(name), G)]
+def agent_quads(agent: Ref, name: str, kind: str, model: str | None = None) -> list[Quad]:
+    G, a = PROV_G, ref(agent)
+    q = [(a, TYPE, Pt.Agent, G), (a, LABEL, string_t(name), G)]
     cls = _AGENT_CLASS.get(kind)
     if cls is not None:
-        q.append(Quad(agent, RDF_TYPE, cls, G))
+        q.append((a, TYPE, getattr(Pt, cls), G))
     if model:
-        q.append(Quad(agent, M.model, string(model), G))
+        q.append((a, Mt.model, string_t(model), G))
     return q
 
 
-def activity_quads(run: ox.NamedNode, kind: ox.NamedNode, agent: ox.NamedNode, started: datetime,
-                   plan: ox.NamedNode | None = None, label: str | None = None) -> list[Quad]:
-    G = PROVENANCE_GRAPH
+def activity_quads(run: Ref, kind: Ref, agent: Ref, started: datetime,
+                   plan: Ref | None = None, label: str | None = None) -> list[Quad]:
+    G, r, ag = PROV_G, ref(run), ref(agent)
     q = [
-        Quad(run, RDF_TYPE, P.Activity, G),
-        Quad(run, RDF_TYPE, kind, G),
-        Quad(run, P.startedAtTime, dt(started), G),
-        Quad(run, P.wasAssociatedWith, agent, G),
+        (r, TYPE, Pt.Activity, G),
+        (r, TYPE, ref(kind), G),
+        (r, Pt.startedAtTime, dt_t(started), G),
+        (r, Pt.wasAssociatedWith, ag, G),
     ]
     if label:
-        q.append(Quad(run, RDFS_LABEL, string(label), G))
+        q.append((r, LABEL, string_t(label), G))
     if plan is not None:
-        assoc = ox.NamedNode(run.value + "-association")
+        assoc = r[:-1] + "-association>"
         q += [
-            Quad(run, P.qualifiedAssociation, assoc, G),
-            Quad(assoc, RDF_TYPE, P.Association, G),
-            Quad(assoc, P.agent, agent, G),
-            Quad(assoc, P.hadPlan, plan, G),
+            (r, Pt.qualifiedAssociation, assoc, G),
+            (assoc, TYPE, Pt.Association, G),
+            (assoc, Pt.agent, ag, G),
+            (assoc, Pt.hadPlan, ref(plan), G),
         ]
     return q
 
 
-def plan_quads(plan: ox.NamedNode, cls: ox.NamedNode, label: str) -> list[Quad]:
-    G = PROVENANCE_GRAPH
-    return [Quad(plan, RDF_TYPE, P.Plan, G), Quad(plan, RDF_TYPE, P.Entity, G), Quad(plan, RDF_TYPE, cls, G),
-            Quad(plan, RDFS_LABEL, string(label), G)]
+def plan_quads(plan: Ref, cls: Ref, label: str) -> list[Quad]:
+    G, p = PROV_G, ref(plan)
+    return [(p, TYPE, Pt.Plan, G), (p, TYPE, Pt.Entity, G), (p, TYPE, ref(cls), G), (p, LABEL, string_t(label), G)]
 
 
-def serialize_data(quads: Iterable[Quad]) -> str:
-    """Quads as the body of INSERT DATA / DELETE DATA. Terms are serialised by pyoxigraph (escaped, validated)."""
-    return "\n".join(f"GRAPH {q.graph_name} {{ {q.subject} {q.predicate} {q.object} }}" for q in quads)
+def serialize_data(quads: Iterable[N.AnyQuad]) -> str:
+    """Quads as the body of INSERT DATA / DELETE DATA: text quads as built here, pyoxigraph quads
+    serialised by pyoxigraph (escaped, validated)."""
+    return N.sparql_data(N.of(q) for q in quads)
 
 
 __all__ = [n for n in dir() if not n.startswith("_")]
-_ = (XSD_STRING,)

@@ -20,15 +20,16 @@ from typing import Iterable, Iterator, Mapping, Sequence
 
 import pyoxigraph as ox
 
-from semantic_rdf import layout as L
+from semantic_rdf import layout as L, ntriples as N
 from semantic_rdf.errors import InvalidInput, NotFound, StoreInUse
 from semantic_rdf.identity import assertion_id, fold
 from semantic_rdf.queries import Term, bind, packaged
-from semantic_rdf.shapes import fast_checker, validate_full, Report
-from semantic_rdf.values import Doc, Triple, Validity, utc
+from semantic_rdf.shapecheck import shape_check
+from semantic_rdf.shapes import validate_full, Report
+from semantic_rdf.values import Doc, Triple, Validity
 from semantic_rdf.vocab import (
     DOCUMENT_GRAPH, ENTITY_GRAPH, M, NS, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, agent_iri,
-    assertion_iri, claim_graph, entity_iri, id_of, predicate_iri, predicate_name, segment_iri, slug,
+    assertion_iri, assertion_ref, entity_iri, id_of, predicate_iri, predicate_name, segment_iri, slug,
 )
 
 __all__ = ["AssertionStore", "Record", "Source", "Run", "WriteReport", "FORMATS"]
@@ -42,6 +43,8 @@ FORMATS = {
 }
 _DATASET_FORMATS = {"nquads", "trig", "jsonld"}
 _KIND_CLASS = {"extracted": M.ExtractedAssertion, "supplied": M.SuppliedAssertion, "derived": M.DerivedAssertion}
+_KIND_REF = {k: str(v) for k, v in _KIND_CLASS.items()}
+_SHAPED = (L.PROV_G, L.ENTITY_G)  # the shapes describe these graphs only
 _CLASS_KIND = {v.value: k for k, v in _KIND_CLASS.items()}
 _ACTIVITY_CLASS = {
     "ingestion": M.Ingestion, "statement": M.Statement, "derivation": M.Derivation, "retraction": M.Retraction,
@@ -53,6 +56,19 @@ _ACTIVITY_CLASS = {
 # replaying a batch that had landed in part completes it). Smaller batches are one transaction.
 _BULK_THRESHOLD = 50_000
 JOURNAL = "journal.nq"
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Building and checking a batch allocates millions of small containers and no cycles; the cyclic
+    collector would rescan the whole heap many times over for nothing (a third of the batch time)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 @dataclass(frozen=True)
@@ -201,11 +217,11 @@ class AssertionStore:
             store._replay_journal()
         return store
 
-    def _journaled_bulk(self, add: Sequence[ox.Quad]) -> None:
+    def _journaled_bulk(self, data: bytes) -> None:
         journal = self.path / JOURNAL  # type: ignore[operator]
         tmp = journal.with_suffix(".tmp")
         with open(tmp, "wb") as f:
-            ox.serialize(add, f, format=ox.RdfFormat.N_QUADS)
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, journal)
@@ -262,32 +278,36 @@ class AssertionStore:
             return True
         return False
 
-    def _context(self, quads: Sequence[ox.Quad]) -> list[ox.Quad]:
+    def _context(self, quads: Sequence[N.NQ]) -> list[N.NQ]:
         """Type triples of nodes the delta points at but does not describe (for sh:class checks)."""
-        paths = fast_checker().class_paths
-        described = {q.subject.value for q in quads}
-        wanted = {q.object.value for q in quads if q.predicate.value in paths and isinstance(q.object, ox.NamedNode)}
-        out: list[ox.Quad] = []
-        for iri in wanted - described:
-            out.extend(self.ox.quads_for_pattern(ox.NamedNode(iri), RDF_TYPE, None, PROVENANCE_GRAPH))
+        paths = shape_check().class_paths
+        wanted = {q[2] for q in quads if q[1] in paths and q[2][0] == "<"}
+        wanted -= {q[0] for q in quads}
+        out: list[N.NQ] = []
+        for iri in wanted:
+            out.extend(N.of(q) for q in self.ox.quads_for_pattern(ox.NamedNode(iri[1:-1]), RDF_TYPE, None,
+                                                                  PROVENANCE_GRAPH))
         return out
 
-    def commit(self, add: Sequence[ox.Quad], remove: Sequence[ox.Quad] = (), *,
-                check: Sequence[ox.Quad] | None = None) -> None:
-        """Check the batch against the shapes, then write it in one transaction."""
+    def commit(self, add: Sequence[N.AnyQuad], remove: Sequence[N.AnyQuad] = (), *,
+               check: Sequence[N.AnyQuad] | None = None) -> None:
+        """Check the batch against the shapes, then write it in one transaction (or, for a big batch of
+        fresh quads on disk, through the journaled bulk loader). Quads may be text (layout.py) or pyoxigraph."""
         self._writable()
-        described = list(check if check is not None else add)
-        shaped = (PROVENANCE_GRAPH, ENTITY_GRAPH)  # the shapes describe these graphs only
-        checked = [q for q in described if q.graph_name in shaped]
-        fast_checker().enforce(checked, self._context(checked))
+        add = [q if type(q) is tuple else N.of(q) for q in add]
+        described = add if check is None else [q if type(q) is tuple else N.of(q) for q in check]
+        checked = [q for q in described if q[3] in _SHAPED]
+        shape_check().enforce(checked, self._context(checked))
         if remove:
-            text = (f"DELETE DATA {{ {L.serialize_data(remove)} }} ;\n" if remove else "") + (
-                f"INSERT DATA {{ {L.serialize_data(add)} }}" if add else "")
+            text = f"DELETE DATA {{ {L.serialize_data(remove)} }} ;\n" + (
+                f"INSERT DATA {{ {N.sparql_data(add)} }}" if add else "")
             self.ox.update(text)
         elif len(add) > _BULK_THRESHOLD and self.path is not None:
-            self._journaled_bulk(add)
+            self._journaled_bulk(N.encode(N.document(add)))
         elif add:
-            self.ox.extend(add)
+            # parsed whole (validated by Oxigraph) before the transaction starts. Not Store.load: it
+            # ingests new files, which races with read-only opens of the directory (tests/test_concurrency.py).
+            self.ox.extend(N.to_ox(add))
 
     # ------------------------------------------------------------------ runs, agents, documents
     def ensure_agent(self, name: str, kind: str = "software", model: str | None = None) -> ox.NamedNode:
@@ -380,19 +400,21 @@ class AssertionStore:
         been added with `add_document`); triples without are caller-supplied (attributed to the run's agent)."""
         self._writable()
         triples = list(triples)
-        with self._lock:
+        with self._lock, _gc_paused():
             return self._assert_batch(triples, run, note, entity_types or {})
 
     def _assert_batch(self, triples: list[Triple], run: Run, note: str,
                       entity_types: Mapping[str, str]) -> WriteReport:
         report = WriteReport()
         at = self.now()
-        add: list[ox.Quad] = []
+        add: list[N.AnyQuad] = []
         remove: list[ox.Quad] = []
-        check: list[ox.Quad] = []
-        new_entities: dict[str, ox.NamedNode | None] = {}
+        check: list[N.AnyQuad] = []
+        new_entities: dict[str, None] = {}
         groups: dict[str, list[Triple]] = {}
-        doc_iris: dict[str, ox.NamedNode] = {}
+        docs: dict[str, str] = {}
+        run_ref, agent_ref = str(run.iri), str(run.agent)
+        G = L.PROV_G
         for t in triples:
             if not isinstance(t, Triple):
                 raise InvalidInput(f"expected Triple, got {type(t).__name__}")
@@ -400,50 +422,49 @@ class AssertionStore:
             aid = assertion_id(t.subject, t.predicate, t.object)
             report.ids.append(aid)
             groups.setdefault(aid, []).append(t)
-            if t.chunk is not None and t.chunk.doc_id not in doc_iris:
-                doc_iris[t.chunk.doc_id] = self._doc_iri_by_id(t.chunk.doc_id)
+            if t.chunk is not None and t.chunk.doc_id not in docs:
+                docs[t.chunk.doc_id] = str(self._doc_iri_by_id(t.chunk.doc_id))
         for aid, obs in groups.items():
             state = self._record_state(aid)
             if state is not None and state.get("tombstone"):
                 report.erased += len(obs)
                 continue
-            sources: list[tuple[ox.NamedNode, list[ox.Quad], float, str]] = []
+            sources: list[tuple[str, list[N.NQ], float, str]] = []
             for t in obs:
                 if t.chunk is not None:
-                    d = doc_iris[t.chunk.doc_id]
+                    d = docs[t.chunk.doc_id]
                     start, end = t.span  # type: ignore[misc]
-                    src = L.span_iri(aid, d, start, end)
-                    sq = L.span_source_quads(src, d, start, end, t.chunk.index, t.confidence, at, run.iri)
+                    src = L.span_ref(aid, d, start, end)
+                    sq = L.span_source_quads(src, d, start, end, t.chunk.index, t.confidence, at, run_ref)
                     sources.append((src, sq, t.confidence, "extracted"))
                 else:
-                    src = L.caller_iri(aid, run.agent.value, note)
-                    sq = L.caller_source_quads(src, run.agent, note, t.confidence, at, run.iri)
+                    src = L.caller_ref(aid, run.agent.value, note)
+                    sq = L.caller_source_quads(src, agent_ref, note, t.confidence, at, run_ref)
                     sources.append((src, sq, t.confidence, "supplied"))
             # dedupe within the batch and against the store
             seen: dict[str, tuple] = {}
-            for s in sources:
-                seen.setdefault(s[0].value, s)
+            for src_ in sources:
+                seen.setdefault(src_[0], src_)
             existing_sources = state["sources"] if state else set()
-            fresh = [s for k, s in seen.items() if k not in existing_sources]
+            fresh = [v for k, v in seen.items() if k[1:-1] not in existing_sources]
             report.unchanged += len(obs) - len(fresh) if state else len(obs) - len(seen)
+            a = assertion_ref(aid)
             if state is None:
                 first = obs[0]
-                kinds = sorted({s[3] for s in fresh})
-                conf = max(s[2] for s in fresh)
-                rq = L.record_quads(aid, first, [_KIND_CLASS[k] for k in kinds], conf, len(fresh), at, run.iri,
-                                    first.valid)
-                new_q = rq + [L.claim_quad(aid, first)]
-                a = assertion_iri(aid)
-                for s in fresh:
-                    new_q += s[1]
-                    new_q.append(ox.Quad(a, P.wasDerivedFrom, s[0], PROVENANCE_GRAPH))
+                kinds = sorted({f[3] for f in fresh})
+                conf = max(f[2] for f in fresh)
+                new_q = L.record_quads(aid, first, [_KIND_REF[k] for k in kinds], conf, len(fresh), at, run_ref,
+                                       first.valid)
+                new_q.append(L.claim_quad(aid, first))
+                for f in fresh:
+                    new_q += f[1]
+                    new_q.append((a, L.Pt.wasDerivedFrom, f[0], G))
                 add += new_q
                 check += new_q
                 for name in (first.subject,) + (() if first.datatype else (first.object,)):
                     key = fold(name)
                     if key not in new_entities and key not in self._known_entities:
-                        e = entity_iri(name)
-                        if self._has(e, M.folded, ENTITY_GRAPH):
+                        if self._has(entity_iri(name), M.folded, ENTITY_GRAPH):
                             self._known_entities.add(key)
                         else:
                             new_entities[key] = None
@@ -453,26 +474,23 @@ class AssertionStore:
                             check += cq
                 report.new += 1
             elif fresh:
-                a = assertion_iri(aid)
                 cur = state["quads"]
                 old_count, old_conf = state["count_q"], state["conf_q"]
                 kinds_now = set(state["kinds"])
-                new_q: list[ox.Quad] = []
-                for s in fresh:
-                    new_q += s[1]
-                    new_q.append(ox.Quad(a, P.wasDerivedFrom, s[0], PROVENANCE_GRAPH))
-                    if s[3] not in kinds_now:
-                        kinds_now.add(s[3])
-                        new_q.append(ox.Quad(a, RDF_TYPE, _KIND_CLASS[s[3]], PROVENANCE_GRAPH))
+                new_q = []
+                for f in fresh:
+                    new_q += f[1]
+                    new_q.append((a, L.Pt.wasDerivedFrom, f[0], G))
+                    if f[3] not in kinds_now:
+                        kinds_now.add(f[3])
+                        new_q.append((a, L.TYPE, _KIND_REF[f[3]], G))
                 count = len(existing_sources) + len(fresh)
-                conf = max([state["confidence"]] + [s[2] for s in fresh])
-                new_q.append(ox.Quad(a, M.count, L.integer(count), PROVENANCE_GRAPH))
-                new_q.append(ox.Quad(a, M.confidence, L.dec(conf), PROVENANCE_GRAPH))
-                rm = [old_count, old_conf]
-                remove += rm
+                conf = max([state["confidence"]] + [f[2] for f in fresh])
+                new_q.append((a, L.Mt.count, L.integer_t(count), G))
+                new_q.append((a, L.Mt.confidence, L.dec_t(conf), G))
+                remove += [old_count, old_conf]
                 add += new_q
-                rm_set = {str(q) for q in rm}
-                check += [q for q in cur if str(q) not in rm_set] + new_q
+                check += [q for q in cur if q != old_count and q != old_conf] + new_q
                 report.repeated += 1
         if add:
             self.commit(add, remove, check=check)

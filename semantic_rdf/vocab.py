@@ -164,6 +164,17 @@ def _check_id(id_: str) -> str:
     return id_
 
 
+# `*_ref` functions give the same IRIs as N-Triples text (`<...>`) for the write path (ntriples.py).
+# Each is built only from fixed text and a checked hex id or safe segment, so it needs no IRI parser.
+
+def assertion_ref(id_: str) -> str:
+    return f"<{BASE}a/{_check_id(id_)}>"
+
+
+def claim_graph_ref(id_: str) -> str:
+    return f"<{BASE}g/{_check_id(id_)}>"
+
+
 def assertion_iri(id_: str) -> ox.NamedNode:
     return _n(BASE + "a/" + _check_id(id_))
 
@@ -185,20 +196,30 @@ def slug(name: str, limit: int = 48) -> str:
 
 
 @lru_cache(maxsize=65536)
-def entity_iri(name: str) -> ox.NamedNode:
-    """Deterministic, injection-proof IRI of an entity: a readable ASCII slug plus the FNV-1a id of its folded name."""
+def entity_ref(name: str) -> str:
+    """Deterministic, injection-proof IRI of an entity: a readable ASCII slug ([a-z0-9-]) plus the FNV-1a
+    id (hex) of its folded name. Nothing of the name but those characters reaches the IRI."""
     if not isinstance(name, str) or not name.strip():
         raise InvalidInput("an entity name is empty")
-    return _n(f"{BASE}e/{slug(name)}-{term_id(name)}")
+    return f"<{BASE}e/{slug(name)}-{term_id(name)}>"
 
 
-def segment_iri(kind: str, segment: str) -> ox.NamedNode:
-    """IRI under one of the minted kinds (doc, src, run, agent, rule, decision) from a safe segment."""
+@lru_cache(maxsize=65536)
+def entity_iri(name: str) -> ox.NamedNode:
+    return _n(entity_ref(name)[1:-1])
+
+
+def segment_ref(kind: str, segment: str) -> str:
+    """IRI text under one of the minted kinds (doc, src, run, agent, rule, decision) from a safe segment."""
     if kind not in {"doc", "src", "run", "agent", "rule", "decision", "belief", "policy"}:
         raise ValueError(kind)
     if not _SAFE_SEGMENT.fullmatch(segment):
         raise InvalidInput(f"unsafe {kind} identifier {segment!r}")
-    return _n(f"{BASE}{kind}/{segment}")
+    return f"<{BASE}{kind}/{segment}>"
+
+
+def segment_iri(kind: str, segment: str) -> ox.NamedNode:
+    return _n(segment_ref(kind, segment)[1:-1])
 
 
 def agent_iri(name: str) -> ox.NamedNode:
@@ -223,6 +244,7 @@ def predicate_names() -> frozenset[str]:
     return frozenset(taxonomy())
 
 
+@lru_cache(maxsize=4096)
 def predicate_iri(name: str) -> ox.NamedNode:
     """The IRI of a taxonomy predicate; the name is folded first. Unknown names raise InvalidInput."""
     key = fold(name)
@@ -230,6 +252,11 @@ def predicate_iri(name: str) -> ox.NamedNode:
     if key not in tax:
         raise InvalidInput(f"predicate {name!r} is not one of the {len(tax)} taxonomy predicates")
     return tax[key]
+
+
+@lru_cache(maxsize=4096)
+def predicate_ref(name: str) -> str:
+    return str(predicate_iri(name))
 
 
 def predicate_name(iri: ox.NamedNode) -> str:

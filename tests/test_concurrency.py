@@ -31,9 +31,12 @@ def _batch(b: int) -> list[Triple]:
     return [Triple(f"Person{b}n{k}", "born_in", f"Town{b}n{k}") for k in range(BATCH)]
 
 
-def _write(store: AssertionStore, stop: threading.Event) -> None:
+def _write(store: AssertionStore, stop: threading.Event, batches: int = BATCHES,
+           enough: threading.Event | None = None) -> None:
     try:
-        for b in range(BATCHES):
+        for b in range(batches):
+            if enough is not None and enough.is_set():
+                break
             run = store.begin_run("statement", agent="writer", label="concurrency-batch")
             store.assert_triples(_batch(b), run=run)
             store.end_run(run)
@@ -78,14 +81,17 @@ def test_read_only_opens_during_writes_are_consistent_snapshots(tmp_path):
     root = tmp_path / "store"
     store = AssertionStore.open(root)
     store.assert_("Seed", "born_in", "Somewhere")
-    stop = threading.Event()
-    writer = threading.Thread(target=_write, args=(store, stop))
+    stop, enough = threading.Event(), threading.Event()
+    # the writer goes on until the reader has opened the store several times (or 400 batches)
+    writer = threading.Thread(target=_write, args=(store, stop, 400, enough))
     writer.start()
     snapshots = []
     while not stop.is_set():
         ro = ox.Store.read_only(str(root / "oxigraph"))
         snapshots.append(_sizes(ro))
         del ro
+        if len(snapshots) >= 8:
+            enough.set()
     writer.join(timeout=120)
     assert len(snapshots) > 2
     for s in snapshots:

@@ -5,6 +5,8 @@ import pytest
 
 from semantic_rdf import layout as L
 from semantic_rdf.errors import ShapeViolation
+from semantic_rdf import ntriples as N
+from semantic_rdf.shapecheck import _compile as compile_python, shape_check
 from semantic_rdf.shapes import _compile, fast_checker, shapes_graph, validate_full
 from semantic_rdf.store import AssertionStore
 from semantic_rdf.values import Chunk, Doc, Triple, Validity
@@ -72,18 +74,29 @@ def _mutations(quads):
     yield "second generation", quads + [ox.Quad(a, P.wasGeneratedBy, ox.NamedNode("https://w3id.org/semantic-rdf/run/other"), PROVENANCE_GRAPH)]
 
 
-def test_valid_store_conforms_both_ways():
+# The write path's checker (Python, over text quads) and the whole-store checker (SPARQL) are held
+# to pyshacl's verdict; the Python one is also fed the quads as text, as the write path does.
+CHECKERS = {
+    "sparql": lambda quads: fast_checker().check(quads),
+    "python": lambda quads: shape_check().check(quads),
+    "python-text": lambda quads: shape_check().check([N.of(q) for q in quads]),
+}
+
+
+@pytest.mark.parametrize("checker", CHECKERS)
+def test_valid_store_conforms_both_ways(checker):
     s = _valid_store()
     q = _triples(s)
-    assert fast_checker().check(q).conforms
+    assert CHECKERS[checker](q).conforms
     full = validate_full(q)
     assert full.conforms, full.text
     assert s.validate().conforms
 
 
+@pytest.mark.parametrize("checker", CHECKERS)
 @pytest.mark.parametrize("name,quads", list(_mutations(_triples(_valid_store()))), ids=lambda x: x if isinstance(x, str) else "")
-def test_violation_found_by_both(name, quads):
-    fast = fast_checker().check(quads)
+def test_violation_found_by_both(name, quads, checker):
+    fast = CHECKERS[checker](quads)
     full = validate_full(quads)
     assert not full.conforms, f"pyshacl accepted: {name}"
     assert not fast.conforms, f"fast checker accepted: {name}"
@@ -96,6 +109,8 @@ def test_fast_checker_refuses_unknown_shacl_features():
     """, format="turtle")
     with pytest.raises(ValueError, match="unsupported"):
         _compile(g)
+    with pytest.raises(ValueError, match="unsupported"):
+        compile_python(g)
 
 
 def test_shapes_parse_and_compile():
@@ -110,3 +125,59 @@ def test_write_refused_and_store_unchanged():
     with pytest.raises(ShapeViolation):
         s.commit(bad)
     assert sorted(map(str, s.ox)) == before
+
+
+_POOL = [
+    ox.Literal("1.5", datatype=ox.NamedNode(XSD + "decimal")),
+    ox.Literal("0.25", datatype=ox.NamedNode(XSD + "decimal")),
+    ox.Literal("-3", datatype=ox.NamedNode(XSD + "integer")),
+    ox.Literal("7", datatype=ox.NamedNode(XSD + "integer")),
+    ox.Literal("abc", datatype=ox.NamedNode(XSD + "integer")),
+    ox.Literal("1.0.1", datatype=ox.NamedNode(XSD + "decimal")),
+    ox.Literal("2020-01-01T00:00:00Z", datatype=ox.NamedNode(XSD + "dateTime")),
+    ox.Literal("1700-05-01T00:00:00Z", datatype=ox.NamedNode(XSD + "dateTime")),
+    ox.Literal("yesterday", datatype=ox.NamedNode(XSD + "dateTime")),
+    ox.Literal("plain"),
+    ox.Literal("tagged", language="en"),
+    ox.Literal("e" * 64),
+    ox.NamedNode("https://w3id.org/semantic-rdf/e/someone"),
+    ox.NamedNode("https://w3id.org/semantic-rdf/p/wrote"),
+    M.Assertion, M.BeliefInterval, P.Activity, P.Agent, OA_.TextPositionSelector,
+    ox.BlankNode("b0"),
+]
+
+
+def _random_mutation(quads, rng):
+    quads = list(quads)
+    for _ in range(rng.randint(1, 3)):
+        i = rng.randrange(len(quads))
+        q = quads[i]
+        op = rng.choice(["drop", "object", "duplicate-predicate", "retype"])
+        if op == "drop":
+            quads.pop(i)
+        elif op == "object":
+            quads[i] = ox.Quad(q.subject, q.predicate, rng.choice(_POOL), q.graph_name)
+        elif op == "duplicate-predicate":
+            quads.append(ox.Quad(q.subject, q.predicate, rng.choice(_POOL), q.graph_name))
+        else:
+            node = rng.choice(quads).object if rng.random() < 0.5 else q.subject
+            if isinstance(node, ox.Literal):
+                continue
+            quads.append(ox.Quad(node, RDF_TYPE,
+                                 rng.choice([M.Assertion, M.ExtractedAssertion, M.DerivedAssertion, M.Tombstone,
+                                             OA_.SpecificResource, P.Activity, M.Document]), q.graph_name))
+    return quads
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_python_checker_agrees_with_pyshacl_on_random_damage(seed):
+    import random
+
+    rng = random.Random(seed)
+    quads = _random_mutation(_triples(_VALID), rng)
+    full = validate_full(quads)
+    fast = shape_check().check([N.of(q) for q in quads])
+    assert fast.conforms == full.conforms, (full.violations, fast.violations)
+
+
+_VALID = _valid_store()
