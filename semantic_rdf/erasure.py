@@ -122,27 +122,21 @@ def redact(text: str, spans: Iterable[tuple[int, int]]) -> str:
 
 def _erasure_set(store, root: str) -> tuple[list[str], list[str]]:
     """(ids to erase, derived ids to withdraw): the root, plus derived records left without a live antecedent."""
-    erase = [root]
     gone = {root}
-    frontier = [root]
     withdraw: list[str] = []
-    while frontier:
-        nxt = []
-        for _, ds in T.dependents(store, frontier).items():
-            for d in ds:
-                if d in gone:
-                    continue
-                antes = [x.object.value for x in store.ox.quads_for_pattern(assertion_iri(d), P.wasDerivedFrom, None, G)]
-                has_obs = any(x.startswith("https://w3id.org/semantic-rdf/src/") for x in antes)
-                live = [x for x in antes if x.startswith("https://w3id.org/semantic-rdf/a/") and id_of(x) not in gone
-                        and M.Assertion.value in T._types(store, ox.NamedNode(x))]
-                if not live and not has_obs:
-                    gone.add(d)
-                    erase.append(d)
-                    nxt.append(d)
-                elif d not in withdraw:
-                    withdraw.append(d)
-        frontier = nxt
+
+    def orphaned(_ante: str, d: str) -> bool:
+        antes = [x.object.value for x in store.ox.quads_for_pattern(assertion_iri(d), P.wasDerivedFrom, None, G)]
+        has_obs = any(x.startswith("https://w3id.org/semantic-rdf/src/") for x in antes)
+        live = [x for x in antes if x.startswith("https://w3id.org/semantic-rdf/a/") and id_of(x) not in gone
+                and M.Assertion.value in T._types(store, ox.NamedNode(x))]
+        if not live and not has_obs:
+            return True
+        if d not in withdraw:
+            withdraw.append(d)
+        return False
+
+    erase = [root] + T.spread(store, [root], gone, orphaned)
     return erase, [d for d in withdraw if d not in gone]
 
 
@@ -150,9 +144,7 @@ def erase(store, aid: str, reason: str, agent: str = "caller") -> T.Change:
     """Erase one assertion (and what would only restate it), leaving tombstones. See the module docstring."""
     a = T._check_id(aid)
     reason = T._check_reason(reason)
-    st = T.state(store, aid)
-    if st is None:
-        raise NotFound(f"no assertion with id {aid}")
+    st = T.require_state(store, aid, erased=None)  # erasing a tombstone again is recorded, not refused
     act, at, q = T.activity(store, M.Erasure, agent, reason=reason, label=f"erase {aid}")
     if st == "erased":
         store.commit(q)  # the request is recorded; the tombstone already says the rest

@@ -844,17 +844,26 @@ def _check_floor(floor: float | None) -> float | None:
     return float(floor)
 
 
+def _vocabulary(names: Iterable[str] | None) -> frozenset[str]:
+    """The folded predicate names a triple may use: the taxonomy's unless `names` are given."""
+    if names is None:
+        from semantic_rdf import vocab
+
+        return vocab.predicate_names()  # already folded
+    return frozenset(fold(v) for v in names)
+
+
+def _check_chunk(chunk: Chunk) -> None:
+    if not isinstance(chunk, Chunk):
+        raise InvalidInput(f"extract() needs a Chunk, got {type(chunk).__name__}")
+
+
 def screen(triples: Iterable[Triple], floor: float | None = None,
            vocabulary: Iterable[str] | None = None) -> Screened:
     """Schema check first (predicate must be one of the taxonomy's), then the floor (score < floor is dropped;
     a triple with no score counts as fully confident). The two rejections are reported separately."""
     floor = _check_floor(floor)
-    if vocabulary is None:
-        from semantic_rdf import vocab
-
-        vocab_set = vocab.predicate_names()
-    else:
-        vocab_set = frozenset(fold(v) for v in vocabulary)
+    vocab_set = _vocabulary(vocabulary)
     kept, oov, low = [], [], []
     for t in triples:
         if fold(t.predicate) not in vocab_set:
@@ -1050,8 +1059,7 @@ class RuleExtractor:
         return "".join(parts), names, at
 
     def extract(self, chunk: Chunk) -> list[Triple]:
-        if not isinstance(chunk, Chunk):
-            raise InvalidInput(f"extract() needs a Chunk, got {type(chunk).__name__}")
+        _check_chunk(chunk)
         text = chunk.text
         spans = sentence_spans(text)
         if not spans:
@@ -1083,16 +1091,14 @@ class RuleExtractor:
                 # prefilter: a rule whose mandatory name slots outnumber the names (and pronouns) cannot match
                 if n < rule.min_names or (rule.opens_with_name and not opens):
                     continue
-                if rule.min_agents and n < rule.min_names + rule.min_agents:
-                    if pron_at is None:
-                        pron_at = [m.start() for m in _PRON_AT.finditer(shadow)]
-                    if not pron_at:
-                        continue
+                needs_pronoun = rule.min_agents and n < rule.min_names + rule.min_agents
+                if pron_at is None and (needs_pronoun or rule.opens_with_agent):
+                    pron_at = [m.start() for m in _PRON_AT.finditer(shadow)]
+                if needs_pronoun and not pron_at:
+                    continue
                 if rule.opens_with_agent:
                     # a match can only begin at a name token or a pronoun: try the regex there alone
                     if starts is None:
-                        if pron_at is None:
-                            pron_at = [m.start() for m in _PRON_AT.finditer(shadow)]
                         starts = sorted(token_at + pron_at) if pron_at else token_at
                     found = _matches_at(rule.regex, shadow, starts)
                 else:
@@ -1297,11 +1303,7 @@ class ModelExtractor:
             raise InvalidInput("a model needs a complete(prompt, schema) method")
         self.model = model
         self.floor = _check_floor(floor)
-        if vocabulary is None:
-            from semantic_rdf import vocab
-
-            vocabulary = vocab.predicate_names()
-        self.vocabulary = frozenset(fold(v) for v in vocabulary)
+        self.vocabulary = _vocabulary(vocabulary)
         self.schema = extraction_schema(sorted(self.vocabulary))
         self.max_chars = max_chars
         self.counts: Counter[str] = Counter()
@@ -1315,8 +1317,7 @@ class ModelExtractor:
                               text=chunk.text[: self.max_chars])
 
     def extract(self, chunk: Chunk) -> list[Triple]:
-        if not isinstance(chunk, Chunk):
-            raise InvalidInput(f"extract() needs a Chunk, got {type(chunk).__name__}")
+        _check_chunk(chunk)
         raw = self.model.complete(self.prompt(chunk), self.schema)
         try:
             items = parse_model_output(raw)

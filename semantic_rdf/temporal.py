@@ -23,7 +23,7 @@ import re
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import pyoxigraph as ox
 
@@ -389,72 +389,92 @@ def _live_observation(store, a: ox.NamedNode, excluded: set[str]) -> bool:
     return False
 
 
-def _cascade_withdraw(batch: _Batch, roots: Iterable[str], act: ox.NamedNode, at: datetime,
-                      skip: set[str] = frozenset()) -> list[str]:
-    """Withdraw, transitively, derived assertions resting on `roots` that have no observation of their own."""
-    store = batch.store
+def spread(store, roots: Iterable[str], seen: set[str], step: Callable[[str, str], bool]) -> list[str]:
+    """Breadth first through the derived assertions resting on `roots`: `step(antecedent, dependent)` runs
+    once a round for each dependent not in `seen`; those it accepts join `seen` and the result, and spread."""
     done: list[str] = []
-    seen = set(roots) | set(skip)
     frontier = list(roots)
     while frontier:
         nxt = []
         for ante, ds in dependents(store, frontier).items():
             for d in ds:
-                if d in seen:
-                    continue
-                da = assertion_iri(d)
-                if _live_observation(store, da, set()):
-                    continue
-                seen.add(d)
-                if _close(batch, da, act, at, because=assertion_iri(ante)):
+                if d not in seen and step(ante, d):
+                    seen.add(d)
                     done.append(d)
                     nxt.append(d)
         frontier = nxt
     return done
+
+
+def _cascade_withdraw(batch: _Batch, roots: Iterable[str], act: ox.NamedNode, at: datetime,
+                      skip: set[str] = frozenset()) -> list[str]:
+    """Withdraw, transitively, derived assertions resting on `roots` that have no observation of their own."""
+    store = batch.store
+    roots = list(roots)
+    seen = set(roots) | set(skip)
+
+    def withdraw(ante: str, d: str) -> bool:
+        da = assertion_iri(d)
+        if _live_observation(store, da, set()):
+            return False
+        seen.add(d)  # tried once: already closed or not, it is not tried again
+        return _close(batch, da, act, at, because=assertion_iri(ante))
+
+    return spread(store, roots, seen, withdraw)
 
 
 def _cascade_reopen(batch: _Batch, roots: Iterable[str], act: ox.NamedNode, at: datetime) -> list[str]:
     """Reopen derived assertions a cascade withdrew, once every antecedent they name is believed again."""
     store = batch.store
+    roots = list(roots)
     now_believed = set(roots)
-    done: list[str] = []
-    frontier = list(roots)
-    while frontier:
-        nxt = []
-        for ante, ds in dependents(store, frontier).items():
-            for d in ds:
-                if d in now_believed:
-                    continue
-                da = assertion_iri(d)
-                iv = history(store, d)
-                if not iv or iv[-1].until is None or iv[-1].withdrawn_because is None:
-                    continue  # believed, or closed on purpose: only an explicit reinstatement reopens it
-                antes = [id_of(x) for x in _objects(store, da, P.wasDerivedFrom)
-                         if x.value.startswith("https://w3id.org/semantic-rdf/a/")]
-                if all(x in now_believed or state(store, x) == "believed" for x in antes):
-                    _open(batch, da, act, at)
-                    now_believed.add(d)
-                    done.append(d)
-                    nxt.append(d)
-        frontier = nxt
-    return done
+
+    def reopen(_ante: str, d: str) -> bool:
+        da = assertion_iri(d)
+        iv = history(store, d)
+        if not iv or iv[-1].until is None or iv[-1].withdrawn_because is None:
+            return False  # believed, or closed on purpose: only an explicit reinstatement reopens it
+        antes = [id_of(x) for x in _objects(store, da, P.wasDerivedFrom)
+                 if x.value.startswith("https://w3id.org/semantic-rdf/a/")]
+        if not all(x in now_believed or state(store, x) == "believed" for x in antes):
+            return False
+        _open(batch, da, act, at)
+        return True
+
+    return spread(store, roots, now_believed, reopen)
 
 
 # ------------------------------------------------------------------ retraction and reinstatement
 
-def retract(store, aid: str, reason: str, agent: str = "caller") -> Change:
-    """Withdraw belief in one assertion: the record and claim stay, the open belief interval closes now."""
-    a = _check_id(aid)
-    reason = _check_reason(reason)
+def require_state(store, aid: str, erased: str | None) -> str:
+    """The state of an assertion the store holds (NotFound otherwise); `erased` is the InvalidInput message
+    for a tombstone, or None when an erased assertion is acceptable."""
     st = state(store, aid)
     if st is None:
         raise NotFound(f"no assertion with id {aid}")
-    if st == "erased":
-        raise InvalidInput(f"assertion {aid} was erased; there is nothing left to retract")
-    act, at, q = activity(store, M.Retraction, agent, reason=reason, label=f"retract {aid}")
+    if st == "erased" and erased is not None:
+        raise InvalidInput(erased)
+    return st
+
+
+def _begin_one(store, aid: str, reason: str, agent: str, cls: ox.NamedNode, verb: str,
+               erased: str) -> tuple[ox.NamedNode, str, ox.NamedNode, datetime, _Batch]:
+    """Check a change to one assertion and open its batch with the activity that records it (and uses the
+    record): (record, state, activity, time, batch)."""
+    a = _check_id(aid)
+    reason = _check_reason(reason)
+    st = require_state(store, aid, erased)
+    act, at, q = activity(store, cls, agent, reason=reason, label=f"{verb} {aid}")
     q.append(ox.Quad(act, P.used, a, G))
     batch = _Batch(store)
     batch.add += q
+    return a, st, act, at, batch
+
+
+def retract(store, aid: str, reason: str, agent: str = "caller") -> Change:
+    """Withdraw belief in one assertion: the record and claim stay, the open belief interval closes now."""
+    a, _, act, at, batch = _begin_one(store, aid, reason, agent, M.Retraction, "retract",
+                                      erased=f"assertion {aid} was erased; there is nothing left to retract")
     changed = _close(batch, a, act, at)
     cascaded = _cascade_withdraw(batch, [aid], act, at) if changed else []
     batch.commit()
@@ -463,17 +483,8 @@ def retract(store, aid: str, reason: str, agent: str = "caller") -> Change:
 
 def reinstate(store, aid: str, reason: str, agent: str = "caller") -> Change:
     """Explicitly believe a retracted assertion again, from now on (a new belief interval)."""
-    a = _check_id(aid)
-    reason = _check_reason(reason)
-    st = state(store, aid)
-    if st is None:
-        raise NotFound(f"no assertion with id {aid}")
-    if st == "erased":
-        raise InvalidInput(f"assertion {aid} was erased and cannot be reinstated")
-    act, at, q = activity(store, M.Reinstatement, agent, reason=reason, label=f"reinstate {aid}")
-    q.append(ox.Quad(act, P.used, a, G))
-    batch = _Batch(store)
-    batch.add += q
+    a, st, act, at, batch = _begin_one(store, aid, reason, agent, M.Reinstatement, "reinstate",
+                                       erased=f"assertion {aid} was erased and cannot be reinstated")
     if st == "believed":
         batch.commit()
         return Change(act.value, at, unchanged=(aid,))
@@ -581,11 +592,7 @@ def close_valid(store, aid: str, until: datetime, reason: str, agent: str = "cal
     a = _check_id(aid)
     reason = _check_reason(reason)
     until = utc(until)
-    st = state(store, aid)
-    if st is None:
-        raise NotFound(f"no assertion with id {aid}")
-    if st == "erased":
-        raise InvalidInput(f"assertion {aid} was erased")
+    require_state(store, aid, erased=f"assertion {aid} was erased")
     vf, vu = _one(store, a, M.validFrom), _one(store, a, M.validUntil)
     start = L.parse_dt(vf) if vf is not None else None
     current = Validity(start, L.parse_dt(vu) if vu is not None else None)

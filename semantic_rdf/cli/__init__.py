@@ -6,6 +6,7 @@ Each verb lives in its own module under semantic_rdf/cli/ and exposes:
     add_arguments(parser) -> None  its own arguments
     run(args, ctx) -> int          does the work, returns the exit code
 `ctx` (a `Context`) opens the store lazily and prints results as text or JSON.
+Argument shapes and output pieces more than one verb uses live in cli/_common.py (not a verb).
 
 Exit codes: 0 success, 1 a check failed (e.g. `validate` found violations),
 2 bad input (one line on stderr naming the problem; nothing written).

@@ -2,6 +2,7 @@
 
 from datetime import datetime
 
+from semantic_rdf.cli._common import add_triple_arguments
 from semantic_rdf.errors import InvalidInput
 from semantic_rdf.values import Validity
 
@@ -10,9 +11,7 @@ HELP = "write one caller-supplied assertion SUBJECT PREDICATE OBJECT (predicate:
 
 
 def add_arguments(p) -> None:
-    p.add_argument("subject")
-    p.add_argument("predicate")
-    p.add_argument("object")
+    add_triple_arguments(p)
     p.add_argument("--score", type=float, default=None, help="confidence in [0, 1] (absent = full confidence)")
     p.add_argument("--source", default="", help="a label for this statement (distinct labels count as distinct sources)")
     p.add_argument("--agent", default="caller", help="who states it (default: caller)")

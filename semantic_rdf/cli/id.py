@@ -1,5 +1,6 @@
 """semantic-rdf id S P O — print the FNV-1a identity of a triple."""
 
+from semantic_rdf.cli._common import add_triple_arguments
 from semantic_rdf.identity import assertion_id, fold
 
 NAME = "id"
@@ -7,9 +8,7 @@ HELP = "print the assertion id (FNV-1a of the folded triple) of SUBJECT PREDICAT
 
 
 def add_arguments(p) -> None:
-    p.add_argument("subject")
-    p.add_argument("predicate")
-    p.add_argument("object")
+    add_triple_arguments(p)
 
 
 def run(args, ctx) -> int:

@@ -1,6 +1,7 @@
 """semantic-rdf retract — withdraw belief in one assertion, or in everything a run, agent or source produced."""
 
 import semantic_rdf.memory  # noqa: F401  (registers the side-table hooks for erasure and compaction)
+from semantic_rdf.cli._common import add_change_arguments, change_one
 from semantic_rdf.errors import InvalidInput
 
 NAME = "retract"
@@ -8,12 +9,11 @@ HELP = "retract an assertion (kept, closed in record time), or a set: --run, --a
 
 
 def add_arguments(p) -> None:
-    p.add_argument("id", nargs="?", help="assertion id")
-    p.add_argument("--reason", required=True, help="why (recorded)")
-    p.add_argument("--run", metavar="RUN", help="every observation one extraction run produced")
-    p.add_argument("--agent", metavar="NAME", help="every observation one extractor / model / person produced")
-    p.add_argument("--source", metavar="REF", help="every observation read from one source document")
-    p.add_argument("--by", default="caller", metavar="NAME", help="who retracts (recorded; default caller)")
+    add_change_arguments(p, reason_help="why (recorded)", by_help="who retracts (recorded; default caller)",
+                         optional_id=True, selectors=[
+                             ("--run", "RUN", "every observation one extraction run produced"),
+                             ("--agent", "NAME", "every observation one extractor / model / person produced"),
+                             ("--source", "REF", "every observation read from one source document")])
 
 
 def run(args, ctx) -> int:
@@ -22,12 +22,11 @@ def run(args, ctx) -> int:
     sets = [x for x in (args.run, args.agent, args.source) if x is not None]
     if (args.id is None) == (not sets) or len(sets) > 1:
         raise InvalidInput("give either an assertion ID or exactly one of --run, --agent, --source")
-    store = ctx.store()
     if args.id is not None:
-        ch = temporal.retract(store, args.id, args.reason, agent=args.by)
+        ch = change_one(ctx, args, temporal.retract)
     else:
-        ch = temporal.retract_set(store, reason=args.reason, run=args.run, agent=args.agent, source=args.source,
-                                  by=args.by)
+        ch = temporal.retract_set(ctx.store(), reason=args.reason, run=args.run, agent=args.agent,
+                                  source=args.source, by=args.by)
     lines = [f"retracted {len(ch.changed)}"]
     if ch.kept:
         lines.append(f"kept believed (another independent source): {len(ch.kept)}")
