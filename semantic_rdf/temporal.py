@@ -27,7 +27,7 @@ from typing import Callable, Iterable, Sequence
 
 import pyoxigraph as ox
 
-from semantic_rdf import layout as L
+from semantic_rdf import layout as L, ntriples as N
 from semantic_rdf.errors import InvalidInput, NotFound
 from semantic_rdf.queries import Term
 from semantic_rdf.resources import query as load_query
@@ -319,17 +319,16 @@ class _Batch:
 
     def __init__(self, store) -> None:
         self.store = store
-        self.add: list[ox.Quad] = []
+        self.add: list[N.AnyQuad] = []  # pyoxigraph quads, or text quads from layout.py
         self.remove: list[ox.Quad] = []
         self.touched: set[str] = set()  # subjects whose full description goes into the check
 
     def commit(self) -> None:
-        removed = {str(q) for q in self.remove}
-        check = [q for q in self.add]
-        added = {str(q) for q in self.add}
+        skip = {N.of(q) for q in self.remove} | {N.of(q) for q in self.add}
+        check = list(self.add)
         for s in self.touched:
             for q in self.store.ox.quads_for_pattern(ox.NamedNode(s), None, None, G):
-                if str(q) not in removed and str(q) not in added:
+                if N.of(q) not in skip:
                     check.append(q)
         self.store.commit(self.add, self.remove, check=check)
 
