@@ -302,10 +302,12 @@ class AssertionStore:
             text = f"DELETE DATA {{ {L.serialize_data(remove)} }} ;\n" + (
                 f"INSERT DATA {{ {N.sparql_data(add)} }}" if add else "")
             self.ox.update(text)
-        elif len(add) > _BULK_THRESHOLD and self.path is not None:
+        elif self.path is None and add:
+            self.ox.load(N.encode(N.document(add)), format=ox.RdfFormat.N_QUADS)  # parsed whole, then one transaction
+        elif len(add) > _BULK_THRESHOLD:
             self._journaled_bulk(N.encode(N.document(add)))
         elif add:
-            # parsed whole (validated by Oxigraph) before the transaction starts. Not Store.load: it
+            # parsed whole (validated by Oxigraph) before the transaction starts. Not Store.load on disk: it
             # ingests new files, which races with read-only opens of the directory (tests/test_concurrency.py).
             self.ox.extend(N.to_ox(add))
 
