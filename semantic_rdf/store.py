@@ -50,12 +50,21 @@ _ACTIVITY_CLASS = {
     "ingestion": M.Ingestion, "statement": M.Statement, "derivation": M.Derivation, "retraction": M.Retraction,
     "reinstatement": M.Reinstatement, "erasure": M.Erasure, "decision": M.Decision,
 }
-# A batch of fresh quads larger than this is written with Oxigraph's bulk loader (2-3x faster on disk than a
-# transaction) behind a redo journal: the batch is first written whole to JOURNAL (atomic rename), then bulk
-# loaded, then the journal is removed. Opening a store replays a journal left by a crash (quads are sets, so
-# replaying a batch that had landed in part completes it). Smaller batches are one transaction.
+# A batch larger than this (on disk) is written with Oxigraph's bulk loader (2-3x faster than a transaction)
+# behind a redo journal (AssertionStore._journaled). Opening a store replays a journal left by a crash.
+# Smaller batches are one transaction.
 _BULK_THRESHOLD = 50_000
 JOURNAL = "journal.nq"
+JOURNAL_REMOVE = "journal-remove.nq"
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
 
 
 @contextmanager
@@ -217,25 +226,45 @@ class AssertionStore:
             store._replay_journal()
         return store
 
-    def _journaled_bulk(self, data: bytes) -> None:
-        journal = self.path / JOURNAL  # type: ignore[operator]
-        tmp = journal.with_suffix(".tmp")
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, journal)
-        self.ox.bulk_load(path=str(journal), format=ox.RdfFormat.N_QUADS)
+    def _journaled(self, add: list[N.NQ], remove: list[N.NQ]) -> None:
+        """Write a big batch through the bulk loader behind a redo journal.
+
+        The removals go to JOURNAL_REMOVE, then the additions to JOURNAL: each fsynced and renamed into
+        place, and the rename of JOURNAL is the commit point (a crash before it leaves nothing to replay).
+        Quads about subjects this batch modifies (those with a removed quad) are written with the
+        removals in one transaction, after the bulk load of everything else, so each record changes
+        atomically. Then the journal goes. Replaying (on open) removes and re-adds: quads are sets,
+        so a batch that had landed in whole or in part comes out the same.
+        """
+        journal, undo = self.path / JOURNAL, self.path / JOURNAL_REMOVE  # type: ignore[operator]
+        if remove:
+            _write_synced(undo, N.encode(N.document(remove)))
+        _write_synced(journal, N.encode(N.document(add)))
+        touched = {q[0] for q in remove}
+        if touched:
+            self.ox.bulk_load(N.encode(N.document([q for q in add if q[0] not in touched])), format=ox.RdfFormat.N_QUADS)
+        else:
+            self.ox.bulk_load(path=str(journal), format=ox.RdfFormat.N_QUADS)
+        if remove:
+            small = [q for q in add if q[0] in touched]
+            self.ox.update(f"DELETE DATA {{ {N.sparql_data(remove)} }} ;\n"
+                           + (f"INSERT DATA {{ {N.sparql_data(small)} }}" if small else ""))
         self.ox.flush()
         journal.unlink()
+        undo.unlink(missing_ok=True)
 
     def _replay_journal(self) -> None:
-        journal = self.path / JOURNAL  # type: ignore[operator]
-        journal.with_suffix(".tmp").unlink(missing_ok=True)  # a batch never journaled was never acknowledged
+        journal, undo = self.path / JOURNAL, self.path / JOURNAL_REMOVE  # type: ignore[operator]
+        for tmp in (journal.with_suffix(".tmp"), undo.with_suffix(".tmp")):
+            tmp.unlink(missing_ok=True)  # a batch never journaled was never acknowledged
         if journal.exists():
+            if undo.exists():
+                removed = list(ox.parse(path=str(undo), format=ox.RdfFormat.N_QUADS))
+                self.ox.update(f"DELETE DATA {{ {L.serialize_data(removed)} }}")
             self.ox.load(path=str(journal), format=ox.RdfFormat.N_QUADS)
             self.ox.flush()
             journal.unlink()
+        undo.unlink(missing_ok=True)  # without JOURNAL it was never committed
 
     @classmethod
     def memory(cls) -> "AssertionStore":
@@ -298,14 +327,14 @@ class AssertionStore:
         described = add if check is None else [q if type(q) is tuple else N.of(q) for q in check]
         checked = [q for q in described if q[3] in _SHAPED]
         shape_check().enforce(checked, self._context(checked))
-        if remove:
+        if self.path is not None and len(add) > _BULK_THRESHOLD:
+            self._journaled(add, [N.of(q) for q in remove])
+        elif remove:
             text = f"DELETE DATA {{ {L.serialize_data(remove)} }} ;\n" + (
                 f"INSERT DATA {{ {N.sparql_data(add)} }}" if add else "")
             self.ox.update(text)
         elif self.path is None and add:
             self.ox.load(N.encode(N.document(add)), format=ox.RdfFormat.N_QUADS)  # parsed whole, then one transaction
-        elif len(add) > _BULK_THRESHOLD:
-            self._journaled_bulk(N.encode(N.document(add)))
         elif add:
             # parsed whole (validated by Oxigraph) before the transaction starts. Not Store.load on disk: it
             # ingests new files, which races with read-only opens of the directory (tests/test_concurrency.py).

@@ -204,3 +204,62 @@ def test_stats_counts():
     assert st["quads"] == len(s.ox)
     prov_quads = list(s.ox.quads_for_pattern(None, None, None, PROVENANCE_GRAPH))
     assert prov_quads
+
+
+def _spans(doc_id: str, n: int, extra: int = 0) -> tuple[Doc, list[Triple]]:
+    text = "".join(f"P{i} met T{i}. " for i in range(n + extra))
+    doc = Doc(doc_id, doc_id, text)
+    chunk = Chunk(doc_id, 0, text, 0, len(text))
+    out, pos = [], 0
+    for i in range(n + extra):
+        s = f"P{i} met T{i}. "
+        out.append(Triple(f"P{i}", "worked_with", f"T{i}", chunk, 0.5 if doc_id == "a" else 0.8,
+                          start=pos, end=pos + len(s) - 1))
+        pos += len(s)
+    return doc, out
+
+
+def test_big_batches_with_repeats_take_the_journal_and_stay_consistent(tmp_path):
+    from semantic_rdf.shapes import fast_checker
+
+    s = AssertionStore.open(tmp_path / "s")
+    n = 1800  # about 31 quads an assertion: well above the bulk threshold
+    with s.run("ingestion", agent="t") as run:
+        for doc_id, extra in (("a", 0), ("b", 50)):
+            doc, triples = _spans(doc_id, n, extra)
+            s.add_document(doc, run)
+            report = s.assert_triples(triples, run=run)
+    assert (report.new, report.repeated) == (50, n)
+    assert not (tmp_path / "s" / "journal.nq").exists() and not (tmp_path / "s" / "journal-remove.nq").exists()
+    rec = s.get(assertion_id("P7", "worked_with", "T7"))
+    assert (rec.count, rec.confidence, len(rec.sources)) == (2, 0.8, 2)
+    assert s.get(assertion_id(f"P{n + 3}", "worked_with", f"T{n + 3}")).count == 1
+    assert s.integrity() == [] and fast_checker().check_store(s.ox).conforms
+    s.close()
+
+
+def test_journal_replay_applies_removals_only_when_committed(tmp_path):
+    from semantic_rdf import ntriples as N
+    from semantic_rdf.store import JOURNAL, JOURNAL_REMOVE
+    from semantic_rdf.vocab import M, assertion_iri
+
+    s = AssertionStore.open(tmp_path / "s")
+    aid = s.assert_("Ada Lovelace", "wrote", "Note G")
+    a = assertion_iri(aid)
+    [old] = list(s.ox.quads_for_pattern(a, M.count, None, PROVENANCE_GRAPH))
+    new = ox.Quad(a, M.count, ox.Literal("2", datatype=old.object.datatype), PROVENANCE_GRAPH)
+    s.close()
+    root = tmp_path / "s"
+    # a crash after the removals were journaled but before the commit point: nothing happens
+    (root / JOURNAL_REMOVE).write_bytes(N.encode(N.document([N.of(old)])))
+    s = AssertionStore.open(root)
+    assert list(s.ox.quads_for_pattern(a, M.count, None, None)) == [old]
+    assert not (root / JOURNAL_REMOVE).exists()
+    s.close()
+    # a crash after the commit point: removals and additions are both replayed
+    (root / JOURNAL_REMOVE).write_bytes(N.encode(N.document([N.of(old)])))
+    (root / JOURNAL).write_bytes(N.encode(N.document([N.of(new)])))
+    s = AssertionStore.open(root)
+    assert list(s.ox.quads_for_pattern(a, M.count, None, None)) == [new]
+    assert not (root / JOURNAL).exists() and not (root / JOURNAL_REMOVE).exists()
+    s.close()
