@@ -1,9 +1,9 @@
 """Provenance: `trace(id)` back to the source documents, and PROV export for other tools.
 
-`trace` runs queries/trace.rq once (the closure of prov:wasDerivedFrom from the assertion) and dresses
-each node from the provenance graph: a derived assertion shows its rule and every antecedent, each
-antecedent its own sources, down to text spans of documents with their SHA-256 (or to caller statements,
-or to the tombstone of an erased antecedent). The result is a tree (`Trace.tree`, JSON-ready) with a
+`trace` runs queries/trace-nodes.rq once (the closure of prov:wasDerivedFrom from the assertion, as in
+queries/trace.rq, with each node's quads) and dresses each node: a derived assertion shows its rule and
+every antecedent, each antecedent its own sources, down to text spans of documents with their SHA-256
+(or to caller statements, or to the tombstone of an erased antecedent). The result is a tree (`Trace.tree`, JSON-ready) with a
 readable rendering (`Trace.text()`).
 
 `export(store, fmt, id=None)` writes the provenance graph only (never the claim graphs: PROV tools read
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import warnings
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +28,7 @@ from semantic_rdf import temporal as T
 from semantic_rdf.errors import InvalidInput, NotFound
 from semantic_rdf.queries import packaged
 from semantic_rdf.vocab import (
-    ENTITY_GRAPH, M, OA_, P, PREFIXES, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, assertion_iri, predicate_name,
+    M, OA_, P, PREFIXES, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, assertion_iri, predicate_name,
 )
 
 __all__ = ["Trace", "trace", "export", "EXPORT_FORMATS", "prov_document", "prov_quads"]
@@ -114,17 +115,66 @@ _KINDS = ((M.DerivedAssertion.value, "derived"), (M.ExtractedAssertion.value, "e
           (M.SuppliedAssertion.value, "supplied"))
 
 
+class _Fixed:
+    """Details that never change once written, kept per open store across traces: an activity's kind,
+    agent, start and reason (written when it is recorded; later writes only add prov:used / end times)
+    and a document's reference and SHA-256 (a document IRI is written once, for one id and content).
+    Neither is touched by erasure, which redacts document text and drops entity labels (never cached
+    here: an erased entity's name must not outlive it in memory either)."""
+
+    MAX = 10_000  # entries per kind; cleared when full (a trace touches a few of each)
+
+    def __init__(self) -> None:
+        self.acts: dict[str, dict] = {}
+        self.docs: dict[str, dict[str, str]] = {}
+
+    def put(self, table: dict, key: str, value: dict) -> None:
+        if len(table) >= self.MAX:
+            table.clear()
+        table[key] = value
+
+
+_FIXED: weakref.WeakKeyDictionary[Any, _Fixed] = weakref.WeakKeyDictionary()
+
+
+def _fixed(store) -> _Fixed:
+    try:
+        got = _FIXED.get(store)
+        if got is None:
+            got = _FIXED[store] = _Fixed()
+    except TypeError:  # a store object that cannot be weakly referenced: cache for this trace only
+        got = _Fixed()
+    return got
+
+
 class _Reader:
-    """The provenance graph read for one trace: one pattern lookup per node, and the details nodes share
-    (documents, activities with their agents, entity labels, document text) read once per trace."""
+    """The provenance graph read for one trace: one query for the nodes (`closure`), and the details
+    nodes share (documents, activities with their agents, labels, document text) read once per trace,
+    activities and documents once per open store (`_Fixed`)."""
 
     def __init__(self, store) -> None:
         self.store = store
         self.ox = store.ox
+        self._fixed = _fixed(store)
         self._acts: dict[str, dict | None] = {}
         self._labels: dict[str, str] = {}
         self._texts: dict[str, str | None] = {}
         self._docs: dict[str, dict[str, str]] = {}
+
+    def closure(self, root: ox.NamedNode) -> dict[str, dict[str, list]]:
+        """Every node of `root`'s trace with its quads, as node IRI -> predicate IRI -> objects: one query
+        (queries/trace-nodes.rq) that decodes only ?node ?p ?v, where a lookup per node decodes whole quads."""
+        out: dict[str, dict[str, list]] = {}
+        for node, pred, obj in self.ox.query(packaged("trace-nodes", root=root)):
+            props = out.get(node.value)
+            if props is None:
+                props = out[node.value] = {}
+            got = props.get(pred.value)
+            if got is None:
+                props[pred.value] = [obj]
+            else:
+                got.append(obj)
+        return out
 
     def props(self, node: ox.NamedNode) -> dict[str, list]:
         """Every quad of `node` in the provenance graph, as predicate IRI -> objects (one index lookup)."""
@@ -148,9 +198,8 @@ class _Reader:
             return term.value
         v = self._labels.get(term.value)
         if v is None:
-            # entities carry their label in the registry graph; agents and plans in the provenance graph
-            lab = self.first(term, RDFS_LABEL, ENTITY_GRAPH)
-            v = self._labels[term.value] = lab.value if lab is not None else self.store.label(term)
+            # the registry graph first (entities), then the provenance graph (agents, plans): store.label
+            v = self._labels[term.value] = self.store.label(term)
         return v
 
     def activity(self, act: ox.NamedNode | None) -> dict | None:
@@ -160,23 +209,29 @@ class _Reader:
             return None
         if act.value in self._acts:
             return self._acts[act.value]
-        agent = self.first(act, P.wasAssociatedWith)
-        started = self.first(act, P.startedAtTime)
-        got = {"activity": act.value, "kind": T.activity_kind(self.store, act),
-               "agent": self.label(agent) if agent is not None else None,
-               "at": L.parse_dt(started).isoformat() if started is not None else None}
-        reason = self.first(act, M.reason)
-        if reason is not None:
-            got["reason"] = reason.value
-        self._acts[act.value] = got
+        known = self._fixed.acts.get(act.value)
+        if known is None:
+            agent = self.first(act, P.wasAssociatedWith)
+            started = self.first(act, P.startedAtTime)
+            known = {"activity": act.value, "kind": T.activity_kind(self.store, act),
+                     "agent": self.label(agent) if agent is not None else None,
+                     "at": L.parse_dt(started).isoformat() if started is not None else None}
+            reason = self.first(act, M.reason)
+            if reason is not None:
+                known["reason"] = reason.value
+            self._fixed.put(self._fixed.acts, act.value, known)
+        got = self._acts[act.value] = dict(known)  # a trace's tree is the caller's: never the cached dict
         return got
 
     def document(self, doc: ox.NamedNode) -> dict[str, str]:
         d = self._docs.get(doc.value)
         if d is None:
-            dp = self.props(doc)
-            d = self._docs[doc.value] = {"iri": doc.value, "reference": dp[_REFERENCE][0].value,
-                                         "sha256": dp[_SHA256][0].value}
+            known = self._fixed.docs.get(doc.value)
+            if known is None:  # by predicate: a document node has more quads than the two shown
+                known = {"iri": doc.value, "reference": self.first(doc, M.reference).value,
+                         "sha256": self.first(doc, M.sha256).value}
+                self._fixed.put(self._fixed.docs, doc.value, known)
+            d = self._docs[doc.value] = dict(known)
         return d
 
     def text(self, doc: str) -> str | None:
@@ -201,30 +256,24 @@ def _first(p: dict[str, list], key: str):
 
 
 def trace(store, aid: str, *, with_text: bool = True) -> Trace:
-    """Walk generation and derivation from assertion `aid` back to source documents (queries/trace.rq).
+    """Walk generation and derivation from assertion `aid` back to source documents (queries/trace-nodes.rq).
 
-    One query (the closure of prov:wasDerivedFrom from the assertion, with each edge), then one pattern
-    lookup per node of the closure; documents, activities, agents and labels are read once per trace.
+    One query (queries/trace-nodes.rq: the closure of prov:wasDerivedFrom from the assertion, as in
+    trace.rq, with every quad of each node, so its edges are trace.rq's rows), then a lookup per detail
+    one step further (a span's selector, a belief interval); documents, activities, agents and labels
+    are read once per trace.
     """
     root = assertion_iri(aid)
     rd = _Reader(store)
-    top = rd.props(root)
+    nodes = rd.closure(root)
+    top = nodes.get(root.value, {})
     if _TYPE not in top:
         raise NotFound(f"no assertion with id {aid}")
-    edges: dict[str, list[str]] = {}
-    for r in store.ox.query(packaged("trace", root=root)):
-        n, s = r["node"].value, r["source"].value
-        lst = edges.get(n)
-        if lst is None:
-            edges[n] = [s]
-        elif s not in lst:
-            lst.append(s)
-    for lst in edges.values():
-        lst.sort()
+    edges = {n: sorted({s.value for s in p[_DERIVED_FROM]}) for n, p in nodes.items() if _DERIVED_FROM in p}
     docs: dict[str, dict[str, str]] = {}
 
     def source_node(src: str) -> dict:
-        p = rd.props(ox.NamedNode(src))
+        p = nodes.get(src, {})
         types = {x.value for x in p.get(_TYPE, ())}
         gen = rd.activity(_first(p, _GENERATED_BY))
         inval = _INVALIDATED_AT in p
@@ -253,7 +302,7 @@ def trace(store, aid: str, *, with_text: bool = True) -> Trace:
         if iri in path:
             return {"type": "assertion", "id": aid_, "iri": iri, "cycle": True}
         if p is None:
-            p = rd.props(ox.NamedNode(iri))
+            p = nodes.get(iri, {})
         types = {x.value for x in p.get(_TYPE, ())}
         if M.Tombstone.value in types:
             er = rd.activity(_first(p, _INVALIDATED_BY))

@@ -125,3 +125,36 @@ def test_trace_cli_json(tmp_path):
     assert rc == 0
     assert json.loads(out.getvalue())["tree"]["id"] == aid
     assert main(["--store", str(root), "trace", "nothex"]) == 2
+
+
+def test_trace_reads_the_same_tree_from_an_on_disk_store(tmp_path):
+    # trace() reads nodes with queries/trace-nodes.rq and caches activities and documents per open store:
+    # the tree must be what the nodes say, on disk as in memory, through a tombstone and a retraction too
+    s = AssertionStore.memory()
+    (a,), _ = ingest(s, "gazetteer/ashcombe.txt", DOC1, [("Ashcombe", "located_in", "Devon", *span(DOC1, DOC1))])
+    (b,), _ = ingest(s, "gazetteer/devon.txt", DOC2, [("Devon", "located_in", "England", *span(DOC2, DOC2))])
+    s.assert_("England", "located_in", "United Kingdom", note="atlas")
+    derive(s)
+    top = assertion_id("Ashcombe", "located_in", "United Kingdom")
+    before = PV.trace(s, top).as_dict()
+    erasure.erase(s, b, "test erasure")
+    T.retract(s, a, "test retraction")
+    disk = AssertionStore.open(tmp_path / "copy")
+    try:
+        disk.ox.bulk_extend(s.ox)
+        disk.ox.flush()
+        ids = s.ids()
+        assert top in ids and len(ids) >= 4
+        for aid in ids:
+            want = PV.trace(s, aid)
+            assert PV.trace(disk, aid).as_dict() == want.as_dict() and PV.trace(disk, aid).text() == want.text()
+        after = PV.trace(disk, top)
+        assert after.as_dict() != before
+        assert "ERASED" in after.text() and "test erasure" in after.text() and "retracted" in after.text()
+        # a caller changing one trace's tree changes neither the store's cache nor the next trace
+        first = PV.trace(disk, top, with_text=False)
+        first.tree["generated_by"]["agent"] = "someone else"
+        first.documents[0]["sha256"] = "0" * 64
+        assert PV.trace(disk, top, with_text=False).as_dict() == PV.trace(s, top, with_text=False).as_dict()
+    finally:
+        disk.close()

@@ -1,5 +1,7 @@
 """Each packaged query of the time / provenance / decision layer, run on the embedded store."""
 
+from datetime import datetime, timezone
+
 import pyoxigraph as ox
 import pytest
 
@@ -9,13 +11,17 @@ from semantic_rdf.identity import assertion_id
 from semantic_rdf.reason import derive
 from semantic_rdf.resources import query
 from semantic_rdf.store import AssertionStore
-from semantic_rdf.vocab import agent_iri, assertion_iri, entity_iri, segment_iri
+from semantic_rdf.values import Validity
+from semantic_rdf.vocab import NS, PROVENANCE_GRAPH as PG, RDF_TYPE, agent_iri, assertion_iri, entity_iri, segment_iri
 
 from _timeprov import ingest, span
 
+PROV = "http://www.w3.org/ns/prov#"
+XSD_DT = ox.NamedNode("http://www.w3.org/2001/XMLSchema#dateTime")
+RDF_TYPE = RDF_TYPE.value
 TEXT = "Kew lies in London. London lies in England."
-MINE = ["trace", "asof", "by-source", "by-run", "derived-from", "decisions-by-agent", "decision-chain",
-        "tombstones", "retracted"]
+MINE = ["trace", "trace-nodes", "asof", "believed", "by-source", "by-run", "derived-from", "decisions-by-agent",
+        "decision-chain", "tombstones", "retracted"]
 
 
 def _id(term):
@@ -54,6 +60,51 @@ def test_trace_rq(w):
         "located-in-transitive"}
     spans = {_id(r["source"]) for r in rows if "/src/" in r["source"].value}
     assert len(spans) == 2  # the observations of both antecedents
+
+
+def test_trace_nodes_rq_has_trace_rq_edges_and_each_node_quads(w):
+    s = w["s"]
+    for aid in (w["derived"], w["kew"], w["london"]):
+        root = assertion_iri(aid)
+        edges = {(r["node"].value, r["source"].value) for r in s.run_query("trace", root=root)}
+        rows = s.run_query("trace-nodes", root=root)
+        assert {(r["node"].value, r["v"].value) for r in rows if r["p"].value == PROV + "wasDerivedFrom"} == edges
+        nodes = {r["node"].value for r in rows}
+        assert nodes == {root.value} | {b for _, b in edges}  # the root, and every source it reaches
+        for n in nodes:  # each node's quads as stored, less those a trace never reads
+            stored = {(q.predicate.value, q.object.value) for q in s.ox.quads_for_pattern(ox.NamedNode(n), None, None, PG)}
+            got = {(r["p"].value, r["v"].value) for r in rows if r["node"].value == n}
+            assert got <= stored and (RDF_TYPE, PROV + "Entity") not in got
+            assert {x for x in stored if x[0] in (RDF_TYPE, PROV + "wasDerivedFrom", NS + "subject")} - got == {
+                (RDF_TYPE, PROV + "Entity")}
+    assert s.run_query("trace-nodes", root=assertion_iri("0123456789abcdef")) == []
+
+
+def _believed(s, **params):
+    return sorted(_id(r["a"]) for r in s.run_query("believed", **params))
+
+
+def _matched(s, **params):
+    return sorted(_id(r["a"]) for r in s.run_query("match", **params))
+
+
+def test_believed_rq_is_match_rq_over_the_whole_store(w):
+    s = w["s"]
+    t = ox.Literal(w["t"].strftime("%Y-%m-%dT%H:%M:%S.%fZ"), datatype=XSD_DT)
+    assert _believed(s) == _matched(s) and w["kew"] in _believed(s) and w["london"] not in _believed(s)
+    assert _believed(s, asof=t) == _matched(s, asof=t) and w["london"] in _believed(s, asof=t)
+
+    # valid time: assertions with bounds (closed, open-ended, none), asked about inside, before and after
+    s = AssertionStore.memory()
+    utc = timezone.utc
+    closed = s.assert_("Kew", "member_of", "Royal Parks", valid=Validity(datetime(2000, 1, 1, tzinfo=utc),
+                                                                           datetime(2010, 1, 1, tzinfo=utc)))
+    since = s.assert_("Kew", "part_of", "Richmond", valid=Validity(datetime(1965, 1, 1, tzinfo=utc), None))
+    always = s.assert_("Kew", "located_in", "London")
+    for year, want in ((2005, {closed, since, always}), (1990, {since, always}), (2010, {since, always}),
+                       (1900, {always})):
+        at = ox.Literal(f"{year}-01-01T00:00:00Z", datatype=XSD_DT)
+        assert _believed(s, validat=at) == _matched(s, validat=at) == sorted(want), year
 
 
 def test_asof_rq(w):
