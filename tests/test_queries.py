@@ -155,3 +155,20 @@ def test_tombstones_and_retracted_rq(w):
     assert got[w["london"]]["reason"].value == "checking"
     assert _id(got[w["derived"]]["because"]) == w["london"]
     assert [x["id"] for x in T.retracted(s, w["t"])] == []  # nothing was retracted yet at that instant
+
+
+@pytest.mark.parametrize("per_id", [2_000, 0])
+def test_believed_facts_of_some_ids_equal_the_whole_read_filtered(monkeypatch, per_id):
+    from semantic_rdf import memory as Mem
+    from semantic_rdf.seed import seed
+
+    s = AssertionStore.memory()
+    seed(s)
+    ids = s.ids()
+    T.retract(s, ids[0], "test")
+    monkeypatch.setattr(Mem, "_PER_ID", per_id)  # per-id queries, then the whole-store read
+    some = set(ids[:4])
+    whole = Mem.believed_facts(s)
+    assert Mem.believed_facts(s, ids=some) == [f for f in whole if f[0] in some]
+    assert ids[0] not in {f[0] for f in whole}
+    assert Mem.believed_facts(s, ids=[]) == []
