@@ -330,10 +330,4 @@ def plan_quads(plan: Ref, cls: Ref, label: str) -> list[Quad]:
     return [(p, TYPE, Pt.Plan, G), (p, TYPE, Pt.Entity, G), (p, TYPE, ref(cls), G), (p, LABEL, string_t(label), G)]
 
 
-def serialize_data(quads: Iterable[N.AnyQuad]) -> str:
-    """Quads as the body of INSERT DATA / DELETE DATA: text quads as built here, pyoxigraph quads
-    serialised by pyoxigraph (escaped, validated)."""
-    return N.sparql_data(N.of(q) for q in quads)
-
-
 __all__ = [n for n in dir() if not n.startswith("_")]

@@ -72,6 +72,14 @@ def sparql_data(quads: Iterable[NQ]) -> str:
     return "\n".join(f"GRAPH {g} {{ {s} {p} {o} }}" if g else f"{s} {p} {o} ." for s, p, o, g in quads)
 
 
+def update(remove: Sequence[NQ], add: Sequence[NQ]) -> str:
+    """One SPARQL update (one transaction) that deletes `remove` and then inserts `add`."""
+    parts = [f"DELETE DATA {{ {sparql_data(remove)} }}"] if remove else []
+    if add:
+        parts.append(f"INSERT DATA {{ {sparql_data(add)} }}")
+    return " ;\n".join(parts)
+
+
 def to_ox(quads: Sequence[AnyQuad]) -> list[ox.Quad]:
     """pyoxigraph quads of text quads, parsed (and so validated) by Oxigraph."""
     text = [q for q in quads if isinstance(q, tuple)]
@@ -154,5 +162,5 @@ def value(t: str) -> tuple[str, object] | None:
     return None
 
 
-__all__ = ["NQ", "AnyQuad", "escape", "literal", "iri", "of", "document", "sparql_data", "to_ox", "encode",
+__all__ = ["NQ", "AnyQuad", "escape", "literal", "iri", "of", "document", "sparql_data", "update", "to_ox", "encode",
            "kind", "datatype", "lexical", "value"]

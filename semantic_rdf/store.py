@@ -247,8 +247,7 @@ class AssertionStore:
             self.ox.bulk_load(path=str(journal), format=ox.RdfFormat.N_QUADS)
         if remove:
             small = [q for q in add if q[0] in touched]
-            self.ox.update(f"DELETE DATA {{ {N.sparql_data(remove)} }} ;\n"
-                           + (f"INSERT DATA {{ {N.sparql_data(small)} }}" if small else ""))
+            self.ox.update(N.update(remove, small))
         self.ox.flush()
         journal.unlink()
         undo.unlink(missing_ok=True)
@@ -260,7 +259,7 @@ class AssertionStore:
         if journal.exists():
             if undo.exists():
                 removed = list(ox.parse(path=str(undo), format=ox.RdfFormat.N_QUADS))
-                self.ox.update(f"DELETE DATA {{ {L.serialize_data(removed)} }}")
+                self.ox.update(N.update([N.of(q) for q in removed], []))
             self.ox.load(path=str(journal), format=ox.RdfFormat.N_QUADS)
             self.ox.flush()
             journal.unlink()
@@ -330,9 +329,7 @@ class AssertionStore:
         if self.path is not None and len(add) > _BULK_THRESHOLD:
             self._journaled(add, [N.of(q) for q in remove])
         elif remove:
-            text = f"DELETE DATA {{ {L.serialize_data(remove)} }} ;\n" + (
-                f"INSERT DATA {{ {N.sparql_data(add)} }}" if add else "")
-            self.ox.update(text)
+            self.ox.update(N.update([N.of(q) for q in remove], add))
         elif self.path is None and add:
             self.ox.load(N.encode(N.document(add)), format=ox.RdfFormat.N_QUADS)  # parsed whole, then one transaction
         elif add:

@@ -277,8 +277,7 @@ _MESSAGE_CALL = re.compile(r"(Error|Exception|Input|Violation|NotFound|InUse|Una
 
 # (module, function): why the interpolation is safe
 ALLOWED = {
-    ("layout.py", "serialize_data"): "terms serialised by pyoxigraph (validated IRIs, escaped literals)",
-    ("store.py", "commit"): "wraps layout.serialize_data / ntriples.sparql_data output",
+    ("ntriples.py", "update"): "DELETE DATA / INSERT DATA around ntriples.sparql_data output",
     ("ntriples.py", "sparql_data"): "N-Triples terms: ntriples.literal/iri (escaped, checked) or str(term) of pyoxigraph terms",
     ("queries.py", "bind"): "the binder: substitutes str(term) of pyoxigraph terms",
     ("temporal.py", "bind_rows"): "multi-row VALUES binder over str(term) of pyoxigraph terms",
