@@ -117,12 +117,14 @@ class OxigraphServer:
 @dataclass
 class VirtuosoServer:
     """A private Virtuoso 7 instance in its own directory: loopback only, anonymous update granted,
-    result cap raised, a load directory it may read. Always starts as dba/dba (a new database)."""
+    result cap raised (unless max_rows=None), a load directory it may read. Always starts as dba/dba
+    (a new database)."""
 
     workdir: str | None = None
     http_port: int = 0
     sql_port: int = 0
     buffers: int = 170000
+    max_rows: int | None = 10_000_000   # ResultSetMaxRows; None keeps the packaged default (10,000)
     proc: subprocess.Popen | None = field(default=None, repr=False)
     _tmp: tempfile.TemporaryDirectory | None = field(default=None, repr=False)
 
@@ -180,8 +182,8 @@ class VirtuosoServer:
                 line = f"ServerPort = 127.0.0.1:{self.http_port}"
             elif key == "DirsAllowed":
                 line = f"DirsAllowed = ., {self.load_dir}, /usr/share/virtuoso-opensource-7/vad"
-            elif key == "ResultSetMaxRows":
-                line = "ResultSetMaxRows = 10000000"
+            elif key == "ResultSetMaxRows" and self.max_rows is not None:
+                line = f"ResultSetMaxRows = {int(self.max_rows)}"
             elif key == "NumberOfBuffers":
                 line = f"NumberOfBuffers = {self.buffers}"
             elif key == "MaxDirtyBuffers":

@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import shutil
 import subprocess
+import threading
 import uuid
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -191,6 +193,28 @@ _IS_NODE = {True: "ASK { GRAPH ?__g { { ?__t ?__p ?__o } UNION { ?__s ?__p ?__t 
             False: "ASK { { ?__t ?__p ?__o } UNION { ?__s ?__p ?__t } }"}
 _IS_NODE_LITERAL = {True: "ASK { GRAPH ?__g { ?__s ?__p ?__t } }", False: "ASK { ?__s ?__p ?__t }"}
 _GRAPHS = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STRSTARTS(STR(?g), ?prefix)) } ORDER BY ?g"
+# dumps from a capped server (VALUES blocks added by temporal.bind_rows)
+_GRAPH_SIZES = "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g"
+_QUADS_OF_GRAPHS = "SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }"
+_QUADS_OF_SUBJECTS = "SELECT ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }"
+_SUBJECT_SIZES_AFTER = ("SELECT ?s (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STR(?s) > ?after) }"
+                        " GROUP BY ?s ORDER BY STR(?s)")
+
+
+def _runs(keys: Sequence[Term], sizes: Mapping[Term, int], page: int, most: int) -> Iterator[list[Term]]:
+    """Consecutive keys grouped so that each group holds at most `page` rows and `most` keys; a key
+    larger than a page comes alone."""
+    run: list[Term] = []
+    rows = 0
+    for k in keys:
+        n = sizes.get(k, 0)
+        if run and (rows + n > page or len(run) >= most):
+            yield run
+            run, rows = [], 0
+        run.append(k)
+        rows += n
+    if run:
+        yield run
 
 
 def _check_quads(quads: Iterable[ox.Quad]) -> list[ox.Quad]:
@@ -296,7 +320,9 @@ class Endpoint:
     password_file: str | None = None  # the dba password is read from here when a load needs it, never held
     isql_user: str = "dba"
     batch: int = 1000                # quads per INSERT DATA
-    page: int = 10000                # rows per page when a server caps result sets
+    page: int = 5000                 # rows per request when a server caps result sets (Virtuoso: 10,000,
+                                     # and an answer of exactly the cap is flagged as cut)
+    streams: int = 2                 # concurrent bulk-load requests to Oxigraph server
 
     @property
     def key(self) -> str:
@@ -321,7 +347,8 @@ class Endpoint:
         if not parts.hostname:
             raise InvalidInput(f"endpoint {dsn!r} names no host")
         params = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
-        unknown = set(params) - {"update", "gsp", "isql", "load-dir", "password-file", "batch", "page", "user"}
+        unknown = set(params) - {"update", "gsp", "isql", "load-dir", "password-file", "batch", "page", "user",
+                                 "streams"}
         if unknown:
             raise InvalidInput(f"endpoint {dsn!r}: unknown parameter(s) {sorted(unknown)}")
         base = urlunsplit((transport, parts.netloc, parts.path.rstrip("/"), "", ""))
@@ -343,13 +370,108 @@ class Endpoint:
                 raise InvalidInput(f"{path_param} must be an absolute path")
         try:
             batch = int(params.get("batch", batch))
-            page = int(params.get("page", 10000))
+            page = int(params.get("page", 5000))
+            streams = int(params.get("streams", 2))
         except ValueError:
-            raise InvalidInput("batch and page must be integers") from None
-        if not (1 <= batch <= 1000) or page < 1:
-            raise InvalidInput("batch must be 1..1000 and page positive")
+            raise InvalidInput("batch, page and streams must be integers") from None
+        if not (1 <= batch <= 1000) or page < 1 or not (1 <= streams <= 16):
+            raise InvalidInput("batch must be 1..1000, page positive and streams 1..16")
         return cls(flavour, q, u, g, params.get("isql"), params.get("load-dir"), params.get("password-file"),
-                   params.get("user", "dba"), batch, page)
+                   params.get("user", "dba"), batch, page, streams)
+
+
+BLOCK = 1 << 22   # bytes of N-Quads per streamed block
+
+
+def line_blocks(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """The bytes of `chunks` again, cut at line ends: every block holds whole lines only."""
+    rest = b""
+    for chunk in chunks:
+        buf = rest + chunk if rest else chunk
+        cut = buf.rfind(b"\n") + 1
+        if cut:
+            yield buf[:cut]
+        rest = buf[cut:]
+    if rest:
+        yield rest + b"\n"
+
+
+def file_blocks(path: str | os.PathLike, size: int = BLOCK) -> Iterator[bytes]:
+    """An N-Quads file as blocks of whole lines."""
+    with open(path, "rb", buffering=0) as f:
+        yield from line_blocks(iter(lambda: f.read(size), b""))
+
+
+class _StreamedLoad:
+    """Blocks shared out to n concurrent chunked POSTs of one URL (see RemoteBackend.load_blocks).
+
+    The requests take blocks from one queue, each when its connection is ready for more: a request
+    the server has stopped reading (an in-memory Oxigraph runs concurrent loads one after the other)
+    is left alone while the others take the rest, where dealing blocks round robin would deadlock."""
+
+    depth = 4   # blocks queued per request: bounds what is held in memory
+
+    def __init__(self, http, url: str, params: Mapping[str, str], n: int):
+        self.http, self.url, self.params, self.n = http, url, dict(params), n
+        self.queue: queue.Queue = queue.Queue(self.depth * n)
+        self.failed = threading.Event()
+        self.errors: list[str] = []
+
+    def run(self, blocks: Iterable[bytes]) -> int:
+        threads = [threading.Thread(target=self._send, daemon=True) for _ in range(self.n)]
+        for t in threads:
+            t.start()
+        lines = 0
+        try:
+            for block in blocks:
+                if not self._put(block):
+                    break
+                lines += block.count(b"\n")
+        finally:  # also when `blocks` raises: end every request, then let the caller clean up
+            for _ in threads:
+                self._put(None)
+            for t in threads:
+                t.join()
+        if self.errors:
+            raise RemoteError(f"oxigraph bulk load failed: {self.errors[0]}")
+        return lines
+
+    def _put(self, item: bytes | None) -> bool:
+        """Queue `item` unless a request has failed (then nothing is sent any more)."""
+        while True:
+            try:
+                self.queue.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                if self.failed.is_set():
+                    return False
+
+    def _send(self) -> None:
+        import httpx
+
+        def body() -> Iterator[bytes]:
+            while True:
+                try:
+                    block = self.queue.get(timeout=0.1)
+                except queue.Empty:
+                    if self.failed.is_set():   # another request failed: end this one
+                        return
+                    continue
+                if block is None:
+                    return
+                yield block
+
+        try:
+            r = self.http.post(self.url, params=self.params, content=body(),
+                               headers={"Content-Type": "application/n-quads"})
+            if r.status_code >= 300:
+                self._fail(f"({r.status_code}) {' '.join(r.text.split())[:400]}")
+        except (httpx.HTTPError, OSError) as exc:  # the connection went (the server refused the body, or stopped)
+            self._fail(f"{type(exc).__name__}: {exc}")
+
+    def _fail(self, message: str) -> None:
+        self.errors.append(message)
+        self.failed.set()
 
 
 class RemoteBackend:
@@ -606,6 +728,27 @@ class RemoteBackend:
         return self.insert(qs)
 
     @property
+    def loads_blocks(self) -> bool:
+        """Whether `load_blocks` streams (Oxigraph's /store): then a push needs no finished export file."""
+        return self.flavour == "oxigraph"
+
+    def load_blocks(self, blocks: Iterable[bytes], *, lenient: bool = False) -> int:
+        """Bulk-load N-Quads given as blocks of whole lines; returns the number of lines.
+
+        Oxigraph: the blocks are dealt round robin to `endpoint.streams` concurrent chunked
+        `POST /store?no_transaction` requests. The server parses each request on one thread into a
+        bulk loader of its own (`oxigraph load` splits a file over several threads; this is how a
+        client gets the same). `lenient` skips the server's validation of each term: only for N-Quads
+        that Oxigraph itself wrote, and only where the caller checks the count afterwards (a line the
+        lenient parser drops is skipped, not refused). Other servers: one `load` of the joined blocks."""
+        if self.flavour != "oxigraph":
+            return self.load(b"".join(blocks))
+        params = {"no_transaction": ""}
+        if lenient:
+            params["lenient"] = ""
+        return _StreamedLoad(self._http, self.endpoint.gsp_url, params, self.endpoint.streams).run(blocks)
+
+    @property
     def loads_from_file(self) -> bool:
         """Whether a bulk load reads a file (Virtuoso's loader, Oxigraph's /store): then `staging_path` +
         `load_file` skip holding the export in memory."""
@@ -625,11 +768,7 @@ class RemoteBackend:
     def load_file(self, path: str, n: int) -> int:
         """Bulk-load the N-Quads file at `path` (n quads; the caller removes the file)."""
         if self.flavour == "oxigraph":
-            with open(path, "rb") as f:
-                r = self._http.post(self.endpoint.gsp_url, params={"no_transaction": ""}, content=f,
-                                    headers={"Content-Type": "application/n-quads"})
-            if r.status_code >= 300:
-                raise RemoteError(f"oxigraph bulk load failed ({r.status_code}): {' '.join(r.text.split())[:400]}")
+            self.load_blocks(file_blocks(path))
             return n
         if self.loads_from_file:
             if os.path.dirname(os.path.abspath(path)) != os.path.abspath(self.endpoint.load_dir):
@@ -708,9 +847,61 @@ class RemoteBackend:
             quads = [q for q in ox.parse(r.content, format=ox.RdfFormat.N_QUADS)
                      if not isinstance(q.graph_name, ox.DefaultGraph) and q.graph_name.value.startswith(prefix)]
         else:
-            q = "SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STRSTARTS(STR(?g), ?prefix)) }"
-            quads = [ox.Quad(r["s"], r["p"], r["o"], r["g"]) for r in self.select_paged(q, "?g ?s ?p ?o", prefix=prefix)]
+            quads = list(self._dump_by_graph(prefix))
         return sorted(quads, key=str)
+
+    # A capped server (Virtuoso: ResultSetMaxRows, 10,000 by default) is read without OFFSET, which it
+    # refuses past MaxSortedTopRows, and without CONSTRUCT or a Graph Store GET, which it cuts at the cap
+    # silently (no X-SPARQL-MaxRows header). The graphs are listed by key (graphs()), counted a batch at a
+    # time, and fetched in runs of whole graphs of at most `page` quads through VALUES (an index lookup;
+    # a FILTER on the graph IRI tests every quad). A graph larger than a page is fetched the same way a
+    # run of whole subjects at a time; a single subject with more than a page in one graph raises
+    # TruncatedResult (raise page= up to the server's cap).
+    values_batch = 500      # IRIs per VALUES block
+
+    def _dump_by_graph(self, prefix: str) -> Iterator[ox.Quad]:
+        from semantic_rdf.temporal import bind_rows
+
+        graphs: list[Term] = [iri(g) for g in self.graphs(prefix)]
+        sizes = self._counts(_GRAPH_SIZES, "g", graphs)
+        for run in _runs(graphs, sizes, self.endpoint.page, self.values_batch):
+            if len(run) == 1 and sizes.get(run[0], 0) > self.endpoint.page:
+                yield from self._dump_graph_by_subject(run[0])
+                continue
+            for r in self.select(bind_rows(_QUADS_OF_GRAPHS, ["g"], [[g] for g in run])):
+                yield ox.Quad(r["s"], r["p"], r["o"], r["g"])
+
+    def _dump_graph_by_subject(self, graph: ox.NamedNode) -> Iterator[ox.Quad]:
+        from semantic_rdf.temporal import bind_rows
+
+        page = self.endpoint.page
+        subjects: list[Term] = []
+        sizes: dict[Term, int] = {}
+        after = ""
+        while True:   # subjects and their sizes, by key
+            rows = self.select(f"{_SUBJECT_SIZES_AFTER} LIMIT {int(page)}", g=graph, after=after)
+            for r in rows:
+                subjects.append(r["s"])
+                sizes[r["s"]] = int(r["n"].value)
+            if len(rows) < page:
+                break
+            after = rows[-1]["s"].value
+        for run in _runs(subjects, sizes, page, self.values_batch):
+            if len(run) == 1 and sizes[run[0]] > page:
+                raise TruncatedResult(f"{run[0]} has {sizes[run[0]]} quads in {graph}, more than a page ({page}): "
+                                      "raise page= in the endpoint name (up to the server's result cap)")
+            _no_blank(run)
+            for r in self.select(bind_rows(_QUADS_OF_SUBJECTS, ["s"], [[s] for s in run]), g=graph):
+                yield ox.Quad(r["s"], r["p"], r["o"], graph)
+
+    def _counts(self, template: str, var: str, keys: Sequence[Term]) -> dict[Term, int]:
+        from semantic_rdf.temporal import bind_rows
+
+        out: dict[Term, int] = {}
+        for i in range(0, len(keys), self.values_batch):
+            for r in self.select(bind_rows(template, [var], [[k] for k in keys[i:i + self.values_batch]])):
+                out[r[var]] = int(r["n"].value)
+        return out
 
     def drop(self, prefix: str) -> None:
         graphs = self.graphs(prefix)

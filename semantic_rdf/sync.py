@@ -16,7 +16,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import queue
+import tempfile
+import threading
 import time
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -26,9 +30,18 @@ import numpy as np
 import pyoxigraph as ox
 
 from semantic_rdf.errors import InvalidInput, SemanticError
-from semantic_rdf.sparql import NS_PREFIX, Endpoint, RemoteBackend, iri, term
+from semantic_rdf.sparql import (
+    BLOCK,
+    NS_PREFIX,
+    Endpoint,
+    RemoteBackend,
+    iri,
+    line_blocks,
+    term,
+)
 
-__all__ = ["PushReport", "PushMismatch", "push", "pull", "local_nquads", "export_nquads", "molecules"]
+__all__ = ["PushReport", "PushMismatch", "push", "pull", "local_nquads", "export_nquads", "nquads_blocks",
+           "molecules"]
 
 
 class PushMismatch(SemanticError):
@@ -53,17 +66,39 @@ def _ox(store) -> ox.Store:
     return store.ox if hasattr(store, "ox") else store
 
 
+def _only_prefix(st: ox.Store, prefix: str) -> bool:
+    """Whether every quad of the store is in a named graph under `prefix` (then its own dump is the export)."""
+    in_default = next(iter(st.quads_for_pattern(None, None, None, ox.DefaultGraph())), None) is not None
+    return not in_default and all(isinstance(g, ox.NamedNode) and g.value.startswith(prefix) for g in st.named_graphs())
+
+
+def _under_prefix(st: ox.Store, prefix: str) -> list[ox.Quad]:
+    return [q for q in st if not isinstance(q.graph_name, ox.DefaultGraph) and q.graph_name.value.startswith(prefix)]
+
+
+def refuse_blank_nodes(data) -> None:
+    """Raise InvalidInput if the N-Quads in `data` (bytes or an mmap) hold a blank node. A "_:" inside a
+    literal is fine: only the lines holding one are parsed, to be sure."""
+    at = data.find(b"_:")
+    while at != -1:
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end == -1 else end
+        for q in ox.parse(data[start:end], format=ox.RdfFormat.N_QUADS):
+            if isinstance(q.subject, ox.BlankNode) or isinstance(q.object, ox.BlankNode) \
+                    or isinstance(q.graph_name, ox.BlankNode):
+                raise InvalidInput("the store holds blank nodes, which cannot be pushed (skolemise them)")
+        at = data.find(b"_:", end)
+
+
 def local_nquads(store, prefix: str = NS_PREFIX) -> bytes:
     """The store's quads in named graphs under `prefix`, as N-Quads (native dump when nothing else is there)."""
     st = _ox(store)
-    in_default = next(iter(st.quads_for_pattern(None, None, None, ox.DefaultGraph())), None) is not None
-    if not in_default and all(isinstance(g, ox.NamedNode) and g.value.startswith(prefix) for g in st.named_graphs()):
+    if _only_prefix(st, prefix):
         data = st.dump(format=ox.RdfFormat.N_QUADS)
     else:
-        data = ox.serialize((q for q in st if not isinstance(q.graph_name, ox.DefaultGraph)
-                             and q.graph_name.value.startswith(prefix)), format=ox.RdfFormat.N_QUADS)
-    if b"_:" in data and any(line.startswith(b"_:") or b" _:" in line for line in data.splitlines()):
-        raise InvalidInput("the store holds blank nodes, which cannot be pushed (skolemise them)")
+        data = ox.serialize(_under_prefix(st, prefix), format=ox.RdfFormat.N_QUADS)
+    refuse_blank_nodes(data)
     return data
 
 
@@ -71,44 +106,111 @@ def export_nquads(store, path: str | os.PathLike, prefix: str = NS_PREFIX) -> in
     """Write the store's quads in named graphs under `prefix` to the file `path` as N-Quads and return how
     many: Oxigraph's own dump straight to the file when the store holds nothing else (no Python objects)."""
     st = _ox(store)
-    in_default = next(iter(st.quads_for_pattern(None, None, None, ox.DefaultGraph())), None) is not None
-    if not in_default and all(isinstance(g, ox.NamedNode) and g.value.startswith(prefix) for g in st.named_graphs()):
+    if _only_prefix(st, prefix):
         st.dump(os.fspath(path), format=ox.RdfFormat.N_QUADS)
         n = len(st)
     else:
-        quads = [q for q in st if not isinstance(q.graph_name, ox.DefaultGraph) and q.graph_name.value.startswith(prefix)]
+        quads = _under_prefix(st, prefix)
         ox.serialize(quads, os.fspath(path), format=ox.RdfFormat.N_QUADS)
         n = len(quads)
     if n:
         import mmap
 
         with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
-            at = m.find(b"_:")
-            while at != -1:   # "_:" inside a literal is fine: parse the line it is on to be sure
-                start = m.rfind(b"\n", 0, at) + 1
-                end = m.find(b"\n", at)
-                end = len(m) if end == -1 else end
-                for q in ox.parse(m[start:end], format=ox.RdfFormat.N_QUADS):
-                    if isinstance(q.subject, ox.BlankNode) or isinstance(q.object, ox.BlankNode) \
-                            or isinstance(q.graph_name, ox.BlankNode):
-                        raise InvalidInput("the store holds blank nodes, which cannot be pushed (skolemise them)")
-                at = m.find(b"_:", end)
+            refuse_blank_nodes(m)
     return n
+
+
+def nquads_blocks(store, prefix: str = NS_PREFIX, size: int = BLOCK) -> Iterator[bytes]:
+    """The store's quads in named graphs under `prefix` as N-Quads in blocks of whole lines, handed out
+    while Oxigraph is still writing them: it dumps to a private temporary file on a thread of its own
+    (a dump to a path runs without the GIL) and the file is read as it grows, so a consumer (a server
+    loading the blocks) works alongside the export. InvalidInput at the first block with a blank node."""
+    st = _ox(store)
+    fd, path = tempfile.mkstemp(prefix="semantic-rdf-", suffix=".nq")
+    os.close(fd)
+    try:
+        if _only_prefix(st, prefix):
+            chunks = _follow_dump(st, path, size)
+        else:
+            ox.serialize(_under_prefix(st, prefix), path, format=ox.RdfFormat.N_QUADS)
+            chunks = _file_chunks(path, size)
+        try:
+            for block in line_blocks(chunks):
+                refuse_blank_nodes(block)
+                yield block
+        finally:
+            chunks.close()   # waits for the dump when the consumer stopped early
+    finally:
+        os.unlink(path)
+
+
+def _file_chunks(path: str, size: int) -> Iterator[bytes]:
+    with open(path, "rb", buffering=0) as f:
+        yield from iter(lambda: f.read(size), b"")
+
+
+def _follow_dump(st: ox.Store, path: str, size: int) -> Iterator[bytes]:
+    """Chunks of the file `path` while `st.dump` writes it on another thread; the dump's error, if any."""
+    done = threading.Event()
+    failure: list[BaseException] = []
+
+    def dump() -> None:
+        try:
+            st.dump(path, format=ox.RdfFormat.N_QUADS)
+        except BaseException as exc:  # noqa: BLE001 -- handed to the reader, which raises it
+            failure.append(exc)
+        finally:
+            done.set()
+
+    writer = threading.Thread(target=dump, name="semantic-rdf-dump", daemon=True)
+    writer.start()
+    try:
+        with open(path, "rb", buffering=0) as f:
+            while True:
+                finished = done.is_set()   # read first: an empty read after the dump ended is the end
+                chunk = f.read(size)
+                if chunk:
+                    yield chunk
+                elif finished:
+                    break
+                else:
+                    done.wait(0.005)
+    finally:
+        writer.join()
+    if failure:
+        raise failure[0]
+
+
+_MASK = (1 << 64) - 1
+
+
+def _molecule(line: bytes) -> tuple[bytes, int]:
+    """The (graph, subject) key of an N-Quads line and the line's 64-bit hash."""
+    s = line[: line.index(b" ")]
+    g = line[line.rindex(b" <", 0, len(line) - 1) + 1: line.rindex(b">") + 1]
+    return g + b" " + s, int.from_bytes(hashlib.blake2b(line, digest_size=8).digest(), "little")
 
 
 def molecules(lines: list[bytes]) -> tuple[dict[bytes, int], dict[bytes, list[int]]]:
     """Digest (sum of 64-bit line hashes, order-free) and line numbers per (graph, subject) key."""
     digest: dict[bytes, int] = {}
     members: dict[bytes, list[int]] = {}
-    mask = (1 << 64) - 1
     for i, line in enumerate(lines):
-        s = line[: line.index(b" ")]
-        g = line[line.rindex(b" <", 0, len(line) - 1) + 1: line.rindex(b">") + 1]
-        key = g + b" " + s
-        h = int.from_bytes(hashlib.blake2b(line, digest_size=8).digest(), "little")
-        digest[key] = (digest.get(key, 0) + h) & mask
+        key, h = _molecule(line)
+        digest[key] = (digest.get(key, 0) + h) & _MASK
         members.setdefault(key, []).append(i)
     return digest, members
+
+
+def _digest_blocks(blocks: queue.Queue[bytes | None]) -> dict[bytes, int]:
+    """The molecule digests of the N-Quads blocks taken from `blocks` until None (order-free sums)."""
+    digest: dict[bytes, int] = {}
+    while (block := blocks.get()) is not None:
+        for line in _lines(block):
+            key, h = _molecule(line)
+            digest[key] = (digest.get(key, 0) + h) & _MASK
+    return digest
 
 
 # ----------------------------------------------------------------------------------------------
@@ -186,7 +288,10 @@ def push(store, endpoint: str | Endpoint, *, since_last: bool = False, state_dir
             # Oxigraph): so the check is the growth of the total over the load (the prefix was just emptied),
             # and only when that disagrees is the exact count under the prefix asked for.
             before = remote.count_all() if hasattr(remote, "count_all") else None
-            if getattr(remote, "loads_from_file", False):
+            if getattr(remote, "loads_blocks", False):
+                n_local, digest = _stream_full(store, remote, prefix, need_digest)
+                sent = n_local
+            elif getattr(remote, "loads_from_file", False):
                 path = remote.staging_path()
                 try:
                     n_local = export_nquads(store, path, prefix)
@@ -235,6 +340,35 @@ def push(store, endpoint: str | Endpoint, *, since_last: bool = False, state_dir
     finally:
         if backend is None:
             remote.close()
+
+
+def _stream_full(store, remote: RemoteBackend, prefix: str, need_digest: bool) -> tuple[int, dict[bytes, int]]:
+    """Stream the store's export into the server while it is written (see nquads_blocks and
+    RemoteBackend.load_blocks); the digests, when wanted, are folded on a thread of their own.
+    Lenient: the N-Quads are Oxigraph's own, and push checks the count afterwards."""
+    blocks = nquads_blocks(store, prefix)
+    try:
+        if not need_digest:
+            return remote.load_blocks(blocks, lenient=True), {}
+        copies: queue.Queue = queue.Queue(16)
+        with ThreadPoolExecutor(1) as pool:
+            pending = pool.submit(_digest_blocks, copies)
+            try:
+                n = remote.load_blocks(_teed(blocks, copies), lenient=True)
+            finally:
+                copies.put(None)
+            return n, pending.result()
+    except InvalidInput:
+        remote.drop(prefix)   # what went before the refused block: the endpoint ends as the drop left it
+        raise
+    finally:
+        blocks.close()        # a load that stopped early: wait for the dump, remove its file
+
+
+def _teed(blocks: Iterable[bytes], copies: queue.Queue) -> Iterator[bytes]:
+    for block in blocks:
+        copies.put(block)
+        yield block
 
 
 def _lines(data: bytes) -> list[bytes]:

@@ -17,11 +17,12 @@ from semantic_rdf.queries import packaged
 from semantic_rdf.resources import files
 from semantic_rdf.servers import OxigraphServer, free_port
 from semantic_rdf.sparql import (
-    NS_PREFIX, EmbeddedBackend, Endpoint, PathTooDeep, RemoteBackend, bind, canonical_rows, closure_paths, term,
+    NS_PREFIX, EmbeddedBackend, Endpoint, PathTooDeep, RemoteBackend, RemoteError, TruncatedResult, bind,
+    canonical_rows, closure_paths, term,
 )
 from semantic_rdf.store import AssertionStore
 from semantic_rdf.stores import MemoryGraphStore, MemoryTripleStore
-from semantic_rdf.sync import push
+from semantic_rdf.sync import nquads_blocks, pull, push
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 G = ox.NamedNode(NS_PREFIX + "test/g1")
@@ -142,6 +143,7 @@ def test_bind_substitutes_tokens_not_text():
     ("virtuoso+http://dba:dba@127.0.0.1:8890", "credentials"),
     ("virtuoso+http://127.0.0.1:8890?load-dir=relative", "absolute"),
     ("oxigraph+http://127.0.0.1:7878?bogus=1", "unknown parameter"),
+    ("oxigraph+http://127.0.0.1:7878?streams=0", "streams"),
 ])
 def test_endpoint_names_are_checked(dsn, error):
     with pytest.raises(InvalidInput, match=error):
@@ -464,3 +466,145 @@ def test_export_refuses_blank_nodes_but_not_the_text_of_one(tmp_path):
     st.add(ox.Quad(S, ox.NamedNode("http://example.org/p"), ox.BlankNode("b0"), G))
     with pytest.raises(InvalidInput, match="blank nodes"):
         export_nquads(st, tmp_path / "c.nq")
+
+
+# ----------------------------------------------------------------------------------------------
+# push into Oxigraph server: the export streamed in blocks over concurrent requests, exactly the store
+
+def _mixed_store(n_graphs: int = 40) -> ox.Store:
+    st = ox.Store()
+    st.extend(sample_quads())
+    st.extend(ox.Quad(ox.NamedNode(f"{NS_PREFIX}a/{i}"), ox.NamedNode(f"http://example.org/p{i % 3}"),
+                      ox.Literal(f"{NASTY[i % len(NASTY)]} {i}", language="en") if i % 2 else
+                      ox.Literal(str(i), datatype=ox.NamedNode(XSD + "integer")),
+                      ox.NamedNode(f"{NS_PREFIX}g/{i % n_graphs}")) for i in range(3000))
+    return st
+
+
+def test_push_streams_exactly_the_store_and_nothing_else(oxigraph_server, tmp_path, monkeypatch):
+    import functools
+
+    from semantic_rdf import sync
+
+    st = _mixed_store()
+    want = EmbeddedBackend(st).dump()
+    st.add(ox.Quad(S, S, ox.Literal("not ours"), ox.NamedNode("http://example.org/other-graph")))
+    st.add(ox.Quad(S, S, ox.Literal("default graph"), ox.DefaultGraph()))
+    monkeypatch.setattr(sync, "nquads_blocks", functools.partial(sync.nquads_blocks, size=4096))  # many blocks
+    remote = RemoteBackend(oxigraph_server.dsn + "?streams=3")
+    remote.drop(NS_PREFIX)
+    try:
+        report = push(st, remote.endpoint, state_dir=tmp_path, backend=remote)
+        assert report.sent == report.local == report.remote == len(want)
+        assert remote.dump() == want                       # Oxigraph keeps every lexical form: equal as quads
+        assert remote.count_all() == len(want)             # nothing from outside the prefix went
+    finally:
+        remote.drop(NS_PREFIX)
+        remote.close()
+
+
+def test_streamed_blocks_are_whole_lines_of_the_dump():
+    st = _mixed_store()
+    blocks = list(nquads_blocks(st, size=1000))
+    assert len(blocks) > 50 and all(b.endswith(b"\n") for b in blocks)
+    assert sorted(ox.parse(b"".join(blocks), format=ox.RdfFormat.N_QUADS), key=str) == EmbeddedBackend(st).dump()
+
+
+def test_a_blank_node_stops_the_push_and_leaves_nothing_behind(oxigraph_server, tmp_path, monkeypatch):
+    import functools
+
+    from semantic_rdf import sync
+
+    st = _mixed_store()
+    st.add(ox.Quad(ox.NamedNode(f"{NS_PREFIX}zz"), S, ox.BlankNode("b0"), ox.NamedNode(f"{NS_PREFIX}zz")))
+    monkeypatch.setattr(sync, "nquads_blocks", functools.partial(sync.nquads_blocks, size=4096))
+    remote = RemoteBackend(oxigraph_server.dsn)
+    remote.drop(NS_PREFIX)
+    try:
+        with pytest.raises(InvalidInput, match="blank nodes"):
+            push(st, remote.endpoint, state_dir=tmp_path, backend=remote)
+        assert remote.count() == 0      # the blocks sent before the refused one were taken back
+    finally:
+        remote.drop(NS_PREFIX)
+        remote.close()
+
+
+def test_a_refused_block_fails_the_load_without_hanging(oxigraph_server):
+    remote = RemoteBackend(oxigraph_server.dsn + "?streams=2")
+    remote.drop(NS_PREFIX)
+    good = ox.serialize(sample_quads(), format=ox.RdfFormat.N_QUADS)
+    try:
+        with pytest.raises(RemoteError, match="oxigraph bulk load failed"):
+            remote.load_blocks([good] * 20 + [b"<not an iri> is not N-Quads .\n"] + [good] * 200)
+    finally:
+        remote.drop(NS_PREFIX)
+        remote.close()
+
+
+# ----------------------------------------------------------------------------------------------
+# pull from Virtuoso: more quads than its result cap, read without OFFSET (refused past MaxSortedTopRows)
+# and without CONSTRUCT / Graph Store GET (cut at the cap without saying so)
+
+@pytest.fixture(scope="module")
+def capped_virtuoso():
+    """A Virtuoso with the packaged ResultSetMaxRows (10,000), as installed."""
+    from semantic_rdf.servers import ServerError, VirtuosoServer
+
+    server = VirtuosoServer(buffers=10000, max_rows=None)
+    try:
+        server.start()
+    except ServerError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _pull_quads() -> list[ox.Quad]:
+    """25,000 quads: one graph of 12,000 (more than a page: fetched by runs of subjects), 1,300 small ones."""
+    big = ox.NamedNode(f"{NS_PREFIX}g/big")
+    qs = [ox.Quad(ox.NamedNode(f"{NS_PREFIX}a/{i // 8}"), ox.NamedNode(f"{NS_PREFIX}p/{i % 8}"),
+                  ox.Literal(f"v{i} \"é\"", language="en") if i % 3 == 0 else
+                  ox.Literal(str(i), datatype=ox.NamedNode(XSD + "integer")), big) for i in range(12000)]
+    qs += [ox.Quad(ox.NamedNode(f"{NS_PREFIX}b/{i}"), ox.NamedNode(f"{NS_PREFIX}p/{i % 5}"),
+                   ox.NamedNode(f"{NS_PREFIX}e/{i % 777}"), ox.NamedNode(f"{NS_PREFIX}g/{i // 10}")) for i in range(13000)]
+    return qs
+
+
+@pytest.mark.parametrize("kind", ["capped", "page-3000"])
+def test_pull_fetches_more_quads_than_the_result_cap(kind, request):
+    if kind == "capped":
+        server = request.getfixturevalue("capped_virtuoso")
+        dsn = server.bulk_dsn
+    else:
+        server = request.getfixturevalue("virtuoso_server")
+        dsn = server.bulk_dsn + "&page=3000"
+    qs = _pull_quads()
+    remote = RemoteBackend(dsn)
+    remote.drop(NS_PREFIX)
+    try:
+        assert remote.load(ox.serialize(qs, format=ox.RdfFormat.N_QUADS)) == len(qs) > 20000
+        assert remote.count() == len(qs)
+        if kind == "capped":   # the cap is live: the one-request dump would be cut
+            with pytest.raises(TruncatedResult):
+                remote.select("SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }")
+        st = ox.Store()
+        assert pull(st, dsn) == len(qs)
+        assert len(st) == len(qs)
+        assert canonical_rows(_as_rows(EmbeddedBackend(st).dump())) == canonical_rows(_as_rows(qs))
+    finally:
+        remote.drop(NS_PREFIX)
+        remote.close()
+
+
+def test_a_subject_larger_than_a_page_is_refused_not_cut(virtuoso_server):
+    remote = RemoteBackend(virtuoso_server.dsn + "?page=50")
+    remote.drop(NS_PREFIX)
+    try:
+        remote.insert([ox.Quad(S, ox.NamedNode(f"http://example.org/p{i}"), ox.Literal(str(i)), G) for i in range(60)])
+        with pytest.raises(TruncatedResult, match="more than a page"):
+            remote.dump()
+    finally:
+        remote.drop(NS_PREFIX)
+        remote.close()

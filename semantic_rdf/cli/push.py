@@ -8,7 +8,7 @@ HELP = "load the store into a triplestore (oxigraph+http://…, virtuoso+http://
 
 def add_arguments(p) -> None:
     p.add_argument("endpoint", metavar="ENDPOINT",
-                   help="oxigraph+http://127.0.0.1:7878 | virtuoso+http://127.0.0.1:8890[?isql=HOST:PORT&load-dir=DIR"
+                   help="oxigraph+http://127.0.0.1:7878[?streams=N] | virtuoso+http://127.0.0.1:8890[?isql=HOST:PORT&load-dir=DIR"
                         "&password-file=FILE] | sparql+http://HOST/PATH?update=URL")
     p.add_argument("--since-last", action="store_true",
                    help="send only what changed since the last push to this endpoint (state in <store>/push-state)")
