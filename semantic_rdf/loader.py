@@ -12,6 +12,7 @@ from typing import Callable, Iterable
 
 from semantic_rdf.errors import SemanticError
 from semantic_rdf.extract import screen
+from semantic_rdf.identity import assertion_id
 from semantic_rdf.stages import Pipeline
 from semantic_rdf.store import AssertionStore, WriteReport
 
@@ -76,18 +77,37 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
         if on_commit:
             on_commit(report)
 
+    refused: set[str] = set()
+
+    def commit(items: list[tuple[str, list]]) -> None:
+        triples = [t for _, kept in items for t in kept]
+        if not triples:
+            return
+        try:
+            record(store.assert_triples(triples, run=run, entity_types=types))
+        except SemanticError:
+            for ref, kept in items:
+                if ref in refused:
+                    continue
+                try:
+                    record(store.assert_triples(list(kept), run=run, entity_types=types))
+                except SemanticError as exc:
+                    refused.add(ref)
+                    summary.failed.append({"ref": ref, "error": " ".join(str(exc).split())})
+                    summary.documents -= 1
+
     def flush() -> None:
-        triples = [t for _, kept in pending for t in kept]
-        if triples:
-            try:
-                record(store.assert_triples(triples, run=run, entity_types=types))
-            except SemanticError:
-                for ref, kept in pending:
-                    try:
-                        record(store.assert_triples(list(kept), run=run, entity_types=types))
-                    except SemanticError as exc:
-                        summary.failed.append({"ref": ref, "error": " ".join(str(exc).split())})
-                        summary.documents -= 1
+        # Assertions the store does not hold yet go in one batch, repeats of stored ones in another. Each
+        # batch is atomic; a big batch of fresh quads takes the bulk loader, which a batch that changes
+        # stored records (their count and confidence) cannot.
+        fresh: list[tuple[str, list]] = []
+        again: list[tuple[str, list]] = []
+        for ref, kept in pending:
+            known = [store.exists(assertion_id(t.subject, t.predicate, t.object)) for t in kept]
+            fresh.append((ref, [t for t, k in zip(kept, known) if not k]))
+            again.append((ref, [t for t, k in zip(kept, known) if k]))
+        commit(fresh)
+        commit([(ref, kept) for ref, kept in again if ref not in refused])
         pending.clear()
 
     try:

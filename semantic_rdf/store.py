@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import os
 import threading
+import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -50,12 +51,24 @@ _ACTIVITY_CLASS = {
     "ingestion": M.Ingestion, "statement": M.Statement, "derivation": M.Derivation, "retraction": M.Retraction,
     "reinstatement": M.Reinstatement, "erasure": M.Erasure, "decision": M.Decision,
 }
-# A batch larger than this (on disk) is written with Oxigraph's bulk loader (2-3x faster than a transaction)
-# behind a redo journal (AssertionStore._journaled). Opening a store replays a journal left by a crash.
-# Smaller batches are one transaction.
+# A batch of fresh quads larger than this (on disk) is written with Oxigraph's bulk loader (2-3x faster than a
+# transaction) behind a redo journal (AssertionStore._journaled). Other batches are one transaction.
 _BULK_THRESHOLD = 50_000
 JOURNAL = "journal.nq"
-JOURNAL_REMOVE = "journal-remove.nq"
+
+
+def _open_read_only(data: Path, root: Path, attempts: int = 20) -> ox.Store:
+    """A read-only handle on a store another process may be writing. Opening reads RocksDB's list of files;
+    a compaction or bulk load in the writer can delete one of them in between, which RocksDB reports as
+    "Corruption: IO error: No such file" although nothing is damaged: open again (tests/test_concurrency.py)."""
+    for attempt in range(attempts):
+        try:
+            return ox.Store.read_only(str(data))
+        except RuntimeError as exc:
+            if "No such file" not in str(exc):
+                raise InvalidInput(f"cannot open store {str(root)!r}: {' '.join(str(exc).split())}") from None
+            time.sleep(0.01 * (attempt + 1))
+    raise StoreInUse(f"store {str(root)!r} is being rewritten by its writer; try again")
 
 
 def _write_synced(path: Path, data: bytes) -> None:
@@ -213,7 +226,7 @@ class AssertionStore:
             if read_only:
                 if not data.is_dir():
                     raise NotFound(f"no store at {str(root)!r}")
-                st = ox.Store.read_only(str(data))
+                st = _open_read_only(data, root)
             else:
                 data.mkdir(parents=True, exist_ok=True)
                 st = ox.Store(str(data))
@@ -226,44 +239,25 @@ class AssertionStore:
             store._replay_journal()
         return store
 
-    def _journaled(self, add: list[N.NQ], remove: list[N.NQ]) -> None:
-        """Write a big batch through the bulk loader behind a redo journal.
-
-        The removals go to JOURNAL_REMOVE, then the additions to JOURNAL: each fsynced and renamed into
-        place, and the rename of JOURNAL is the commit point (a crash before it leaves nothing to replay).
-        Quads about subjects this batch modifies (those with a removed quad) are written with the
-        removals in one transaction, after the bulk load of everything else, so each record changes
-        atomically. Then the journal goes. Replaying (on open) removes and re-adds: quads are sets,
-        so a batch that had landed in whole or in part comes out the same.
-        """
-        journal, undo = self.path / JOURNAL, self.path / JOURNAL_REMOVE  # type: ignore[operator]
-        if remove:
-            _write_synced(undo, N.encode(N.document(remove)))
+    def _journaled(self, add: list[N.NQ]) -> None:
+        """Write a big batch of fresh quads through the bulk loader behind a redo journal: JOURNAL is written,
+        fsynced and renamed into place (the commit point), bulk loaded, then removed. Opening a store replays
+        a journal left by a crash; quads being sets, a batch that had landed in whole or in part comes out
+        the same. (A batch that also removes quads is one transaction instead: the bulk loader cannot make
+        the removal and the addition visible at once, tests/test_concurrency.py.)"""
+        journal = self.path / JOURNAL  # type: ignore[operator]
         _write_synced(journal, N.encode(N.document(add)))
-        touched = {q[0] for q in remove}
-        if touched:
-            self.ox.bulk_load(N.encode(N.document([q for q in add if q[0] not in touched])), format=ox.RdfFormat.N_QUADS)
-        else:
-            self.ox.bulk_load(path=str(journal), format=ox.RdfFormat.N_QUADS)
-        if remove:
-            small = [q for q in add if q[0] in touched]
-            self.ox.update(N.update(remove, small))
+        self.ox.bulk_load(path=str(journal), format=ox.RdfFormat.N_QUADS)
         self.ox.flush()
         journal.unlink()
-        undo.unlink(missing_ok=True)
 
     def _replay_journal(self) -> None:
-        journal, undo = self.path / JOURNAL, self.path / JOURNAL_REMOVE  # type: ignore[operator]
-        for tmp in (journal.with_suffix(".tmp"), undo.with_suffix(".tmp")):
-            tmp.unlink(missing_ok=True)  # a batch never journaled was never acknowledged
+        journal = self.path / JOURNAL  # type: ignore[operator]
+        journal.with_suffix(".tmp").unlink(missing_ok=True)  # a batch never journaled was never acknowledged
         if journal.exists():
-            if undo.exists():
-                removed = list(ox.parse(path=str(undo), format=ox.RdfFormat.N_QUADS))
-                self.ox.update(N.update([N.of(q) for q in removed], []))
             self.ox.load(path=str(journal), format=ox.RdfFormat.N_QUADS)
             self.ox.flush()
             journal.unlink()
-        undo.unlink(missing_ok=True)  # without JOURNAL it was never committed
 
     @classmethod
     def memory(cls) -> "AssertionStore":
@@ -326,8 +320,8 @@ class AssertionStore:
         described = add if check is None else [q if type(q) is tuple else N.of(q) for q in check]
         checked = [q for q in described if q[3] in _SHAPED]
         shape_check().enforce(checked, self._context(checked))
-        if self.path is not None and len(add) > _BULK_THRESHOLD:
-            self._journaled(add, [N.of(q) for q in remove])
+        if self.path is not None and len(add) > _BULK_THRESHOLD and not remove:
+            self._journaled(add)
         elif remove:
             self.ox.update(N.update([N.of(q) for q in remove], add))
         elif self.path is None and add:

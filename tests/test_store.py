@@ -219,7 +219,7 @@ def _spans(doc_id: str, n: int, extra: int = 0) -> tuple[Doc, list[Triple]]:
     return doc, out
 
 
-def test_big_batches_with_repeats_take_the_journal_and_stay_consistent(tmp_path):
+def test_big_batches_fresh_and_repeated_stay_consistent(tmp_path):
     from semantic_rdf.shapes import fast_checker
 
     s = AssertionStore.open(tmp_path / "s")
@@ -230,36 +230,9 @@ def test_big_batches_with_repeats_take_the_journal_and_stay_consistent(tmp_path)
             s.add_document(doc, run)
             report = s.assert_triples(triples, run=run)
     assert (report.new, report.repeated) == (50, n)
-    assert not (tmp_path / "s" / "journal.nq").exists() and not (tmp_path / "s" / "journal-remove.nq").exists()
+    assert not (tmp_path / "s" / "journal.nq").exists()
     rec = s.get(assertion_id("P7", "worked_with", "T7"))
     assert (rec.count, rec.confidence, len(rec.sources)) == (2, 0.8, 2)
     assert s.get(assertion_id(f"P{n + 3}", "worked_with", f"T{n + 3}")).count == 1
     assert s.integrity() == [] and fast_checker().check_store(s.ox).conforms
-    s.close()
-
-
-def test_journal_replay_applies_removals_only_when_committed(tmp_path):
-    from semantic_rdf import ntriples as N
-    from semantic_rdf.store import JOURNAL, JOURNAL_REMOVE
-    from semantic_rdf.vocab import M, assertion_iri
-
-    s = AssertionStore.open(tmp_path / "s")
-    aid = s.assert_("Ada Lovelace", "wrote", "Note G")
-    a = assertion_iri(aid)
-    [old] = list(s.ox.quads_for_pattern(a, M.count, None, PROVENANCE_GRAPH))
-    new = ox.Quad(a, M.count, ox.Literal("2", datatype=old.object.datatype), PROVENANCE_GRAPH)
-    s.close()
-    root = tmp_path / "s"
-    # a crash after the removals were journaled but before the commit point: nothing happens
-    (root / JOURNAL_REMOVE).write_bytes(N.encode(N.document([N.of(old)])))
-    s = AssertionStore.open(root)
-    assert list(s.ox.quads_for_pattern(a, M.count, None, None)) == [old]
-    assert not (root / JOURNAL_REMOVE).exists()
-    s.close()
-    # a crash after the commit point: removals and additions are both replayed
-    (root / JOURNAL_REMOVE).write_bytes(N.encode(N.document([N.of(old)])))
-    (root / JOURNAL).write_bytes(N.encode(N.document([N.of(new)])))
-    s = AssertionStore.open(root)
-    assert list(s.ox.quads_for_pattern(a, M.count, None, None)) == [new]
-    assert not (root / JOURNAL).exists() and not (root / JOURNAL_REMOVE).exists()
     s.close()
