@@ -402,6 +402,106 @@ def file_blocks(path: str | os.PathLike, size: int = BLOCK) -> Iterator[bytes]:
         yield from line_blocks(iter(lambda: f.read(size), b""))
 
 
+VIRTUOSO_PART = 1 << 26   # bytes of N-Quads per file handed to Virtuoso's loader (~400k quads)
+
+
+class _VirtuosoStream:
+    """N-Quads blocks loaded by Virtuoso's bulk loader while they are still coming (see load_blocks).
+
+    The blocks are written to files of about `part` bytes in the load directory; as soon as one is
+    complete, one isql session (it runs its statements as they arrive on its standard input) is told
+    to register it (ld_dir) and load it (rdf_loader_run), while the next file is written. One
+    checkpoint at the end, then every file must be in the load list as loaded without error. When
+    the blocks fail (a refused blank node), what was handed over is still loaded before this raises,
+    so the caller's drop afterwards leaves nothing behind. The files are removed in every case.
+    (Two sessions side by side, each running rdf_loader_run, left files unloaded: one session.)"""
+
+    def __init__(self, argv: list[str], load_dir: str, timeout: float, part: int | None = None):
+        self.argv, self.load_dir, self.timeout = argv, load_dir, timeout
+        self.part = part or VIRTUOSO_PART
+        self.stem = uuid.uuid4().hex[:24]   # the part files: semantic-rdf-<stem><8 hex>.nq (staging_path's form)
+        self.names: list[str] = []
+
+    def run(self, blocks: Iterable[bytes]) -> int:
+        import tempfile
+
+        with tempfile.TemporaryFile() as log:
+            proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
+                                    text=True)
+            try:
+                lines = self._write(blocks, proc)
+                self._say(proc, "checkpoint;\n" + self._check_sql())
+            finally:   # also when `blocks` raised: let isql load what it was given, then clean up
+                self._say(proc, self._forget_sql())
+                self._finish(proc)
+                for name in self.names:
+                    path = os.path.join(self.load_dir, name)
+                    if os.path.exists(path):
+                        os.unlink(path)
+            log.seek(0)
+            text = log.read().decode("utf-8", "replace")
+        if "*** Error" in text or proc.returncode != 0:
+            raise RemoteError(f"Virtuoso loader failed: {' '.join(text.split())[-400:]}")
+        m = re.search(r"^loaded\s+(\d+)\s*$", text, re.MULTILINE)
+        if not m or int(m.group(1)) != len(self.names):
+            raise RemoteError(f"Virtuoso loader did not finish every file: {' '.join(text.split())[-400:]}")
+        return lines
+
+    def _write(self, blocks: Iterable[bytes], proc: subprocess.Popen) -> int:
+        lines, size, f = 0, 0, None
+        try:
+            for block in blocks:
+                if f is None:
+                    self.names.append(f"semantic-rdf-{self.stem}{len(self.names):08x}.nq")
+                    f = open(os.path.join(self.load_dir, self.names[-1]), "wb")
+                f.write(block)
+                size += len(block)
+                lines += block.count(b"\n")
+                if size >= self.part:
+                    f.close()
+                    f, size = None, 0
+                    self._load(proc, self.names[-1])
+        finally:
+            if f is not None:
+                f.close()
+                self._load(proc, self.names[-1])
+        return lines
+
+    def _load(self, proc: subprocess.Popen, name: str) -> None:
+        d = self.load_dir.replace("'", "''")
+        self._say(proc, f"ld_dir('{d}', '{name}', '{NS_PREFIX}graph/default');\nrdf_loader_run();\n")
+
+    def _forget_sql(self) -> str:
+        return f"DELETE FROM DB.DBA.load_list WHERE ll_file LIKE '%semantic-rdf-{self.stem}%';\n"
+
+    def _check_sql(self) -> str:
+        return (f"SELECT 'loaded', COUNT(*) FROM DB.DBA.load_list WHERE ll_file LIKE '%semantic-rdf-{self.stem}%'"
+                " AND ll_state = 2 AND ll_error IS NULL;\n")
+
+    @staticmethod
+    def _say(proc: subprocess.Popen, sql: str) -> None:
+        if proc.stdin is None or proc.stdin.closed:
+            return
+        try:
+            proc.stdin.write(sql)
+            proc.stdin.flush()
+        except BrokenPipeError:   # isql has gone (refused login, server down): its output says why
+            pass
+
+    def _finish(self, proc: subprocess.Popen) -> None:
+        try:
+            if proc.stdin is not None:
+                proc.stdin.close()
+        except BrokenPipeError:
+            pass
+        try:
+            proc.wait(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise RemoteError("Virtuoso loader did not finish in time") from None
+
+
 class _StreamedLoad:
     """Blocks shared out to n concurrent chunked POSTs of one URL (see RemoteBackend.load_blocks).
 
@@ -729,8 +829,13 @@ class RemoteBackend:
 
     @property
     def loads_blocks(self) -> bool:
-        """Whether `load_blocks` streams (Oxigraph's /store): then a push needs no finished export file."""
-        return self.flavour == "oxigraph"
+        """Whether `load_blocks` streams (Oxigraph's /store, Virtuoso's loader when local): then a push
+        needs no finished export file."""
+        return self.flavour == "oxigraph" or self._virtuoso_bulk
+
+    @property
+    def _virtuoso_bulk(self) -> bool:
+        return bool(self.flavour == "virtuoso" and self.endpoint.isql and self.endpoint.load_dir)
 
     def load_blocks(self, blocks: Iterable[bytes], *, lenient: bool = False) -> int:
         """Bulk-load N-Quads given as blocks of whole lines; returns the number of lines.
@@ -740,7 +845,13 @@ class RemoteBackend:
         bulk loader of its own (`oxigraph load` splits a file over several threads; this is how a
         client gets the same). `lenient` skips the server's validation of each term: only for N-Quads
         that Oxigraph itself wrote, and only where the caller checks the count afterwards (a line the
-        lenient parser drops is skipped, not refused). Other servers: one `load` of the joined blocks."""
+        lenient parser drops is skipped, not refused).
+
+        Virtuoso with its loader: the blocks go to files of about `VIRTUOSO_PART` bytes in the load
+        directory, each loaded by one isql session as soon as it is complete (see _VirtuosoStream).
+        Other servers: one `load` of the joined blocks."""
+        if self._virtuoso_bulk:
+            return _VirtuosoStream(self._isql_argv(), self.endpoint.load_dir, self.timeout).run(blocks)
         if self.flavour != "oxigraph":
             return self.load(b"".join(blocks))
         params = {"no_transaction": ""}
@@ -788,8 +899,8 @@ class RemoteBackend:
             os.unlink(path)
         return data.count(b"\n")
 
-    def _virtuoso_loader(self, path: str) -> None:
-        """One ld_dir + rdf_loader_run + checkpoint through isql for one file in the load directory."""
+    def _isql_argv(self) -> list[str]:
+        """The isql command line for the endpoint's SQL port (the password read from its file now)."""
         ep = self.endpoint
         isql = shutil.which("isql-vt") or shutil.which("isql-v")
         if not isql:
@@ -801,6 +912,12 @@ class RemoteBackend:
                 password = f.read().strip()
         except OSError as exc:
             raise InvalidInput(f"cannot read the password file: {exc}") from None
+        return [isql, ep.isql, ep.isql_user, password]
+
+    def _virtuoso_loader(self, path: str) -> None:
+        """One ld_dir + rdf_loader_run + checkpoint through isql for one file in the load directory."""
+        ep = self.endpoint
+        argv = self._isql_argv()
         name = os.path.basename(path)
         if not re.fullmatch(r"semantic-rdf-[0-9a-f]{32}\.nq", name):
             raise InvalidInput("the loader only takes files named by staging_path()")
@@ -812,8 +929,7 @@ class RemoteBackend:
             f"SELECT ll_state, ll_error FROM DB.DBA.load_list WHERE ll_file LIKE '%{name}';\n"
             f"DELETE FROM DB.DBA.load_list WHERE ll_file LIKE '%{name}';\n"
         )
-        out = subprocess.run([isql, ep.isql, ep.isql_user, password], input=script, capture_output=True,
-                             text=True, timeout=self.timeout)
+        out = subprocess.run(argv, input=script, capture_output=True, text=True, timeout=self.timeout)
         text = out.stdout + out.stderr
         if out.returncode != 0 or "*** Error" in text:
             raise RemoteError(f"Virtuoso loader failed: {' '.join(text.split())[-400:]}")

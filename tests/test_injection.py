@@ -287,6 +287,8 @@ ALLOWED = {
     ("sparql.py", "_data_block"): "terms serialised by pyoxigraph",
     ("sparql.py", "drop"): "term(iri(...)): a validated IRI term",
     ("sparql.py", "_virtuoso_loader"): "isql loader script: a uuid file name and the operator's load dir",
+    ("sparql.py", "_check_sql"): "isql load-list check: a uuid hex stem",
+    ("sparql.py", "_forget_sql"): "isql load-list cleanup: a uuid hex stem",
     ("sparql.py", "_closure_pattern"): "Virtuoso path rewriter: the query's own variables and str(term) of server terms",
     ("sync.py", "_delete_molecules"): "term(iri(...)): validated IRI terms",
     ("servers.py", "start"): "a constant ASK{} health check URL",

@@ -541,6 +541,69 @@ def test_a_refused_block_fails_the_load_without_hanging(oxigraph_server):
         remote.close()
 
 
+# push into Virtuoso through its loader: the export cut into files loaded while it is still written
+
+def test_a_push_into_virtuoso_loads_every_part_file_and_leaves_none(virtuoso_server, tmp_path, monkeypatch):
+    import functools
+
+    from semantic_rdf import sparql, sync
+
+    st = _mixed_store()
+    want = EmbeddedBackend(st).dump()
+    monkeypatch.setattr(sync, "nquads_blocks", functools.partial(sync.nquads_blocks, size=4096))
+    monkeypatch.setattr(sparql, "VIRTUOSO_PART", 20_000)      # many part files, loaded one after another
+    parts: list[int] = []
+    real = sparql._VirtuosoStream.run
+    monkeypatch.setattr(sparql._VirtuosoStream, "run", lambda self, b: (real(self, b), parts.append(len(self.names)))[0])
+    remote = RemoteBackend(virtuoso_server.bulk_dsn)
+    remote.drop(NS_PREFIX)
+    try:
+        report = push(st, remote.endpoint, state_dir=tmp_path, backend=remote, track=True)
+        assert parts and parts[0] > 5
+        assert report.sent == report.local == report.remote == len(want)
+        assert canonical_rows(_as_rows(remote.dump())) == canonical_rows(_as_rows(want))
+        assert os.listdir(virtuoso_server.load_dir) == []
+        assert push(st, remote.endpoint, state_dir=tmp_path, backend=remote, since_last=True).sent == 0
+    finally:
+        remote.drop(NS_PREFIX)
+        remote.close()
+
+
+def test_a_failing_export_into_virtuoso_loads_what_it_handed_over_then_stops(virtuoso_server, monkeypatch):
+    from semantic_rdf import sparql
+
+    monkeypatch.setattr(sparql, "VIRTUOSO_PART", 100)
+    good = ox.serialize(sample_quads(), format=ox.RdfFormat.N_QUADS)
+
+    def blocks():
+        yield good
+        raise InvalidInput("refused")
+
+    remote = RemoteBackend(virtuoso_server.bulk_dsn)
+    remote.drop(NS_PREFIX)
+    try:
+        with pytest.raises(InvalidInput, match="refused"):
+            remote.load_blocks(blocks())
+        assert remote.count() == len(sample_quads())    # loaded before load_blocks returned: a drop now is final
+        assert os.listdir(virtuoso_server.load_dir) == []
+    finally:
+        remote.drop(NS_PREFIX)
+        remote.close()
+
+
+def test_a_virtuoso_load_of_bad_n_quads_fails(virtuoso_server):
+    remote = RemoteBackend(virtuoso_server.bulk_dsn)
+    remote.drop(NS_PREFIX)
+    good = ox.serialize(sample_quads(), format=ox.RdfFormat.N_QUADS)
+    try:
+        with pytest.raises(RemoteError, match="Virtuoso loader"):
+            remote.load_blocks([good, b"<not an iri> is not N-Quads .\n"])
+        assert os.listdir(virtuoso_server.load_dir) == []
+    finally:
+        remote.drop(NS_PREFIX)
+        remote.close()
+
+
 # ----------------------------------------------------------------------------------------------
 # pull from Virtuoso: more quads than its result cap, read without OFFSET (refused past MaxSortedTopRows)
 # and without CONSTRUCT / Graph Store GET (cut at the cap without saying so)
