@@ -44,7 +44,7 @@ from semantic_rdf.queries import packaged
 from semantic_rdf.store import AssertionStore
 from semantic_rdf.values import Doc, Triple
 from semantic_rdf.vocab import (
-    M, P, PROVENANCE_GRAPH, assertion_iri, agent_iri, entity_iri, id_of, segment_iri,
+    M, P, PROVENANCE_GRAPH, assertion_iri, agent_iri, id_of, segment_iri,
 )
 
 PREDICATES = ["located_in", "born_in", "employed_by", "member_of", "wrote", "founded", "studied_at", "part_of"]

@@ -33,7 +33,7 @@ import shutil
 import subprocess
 import threading
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from datetime import datetime
 from typing import Any, Iterable, Iterator, Mapping, Protocol, Sequence

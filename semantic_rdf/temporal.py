@@ -33,7 +33,7 @@ from semantic_rdf.queries import Term
 from semantic_rdf.resources import query as load_query
 from semantic_rdf.values import Validity, utc
 from semantic_rdf.vocab import (
-    M, NS, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, agent_iri, assertion_iri, entity_iri, id_of, predicate_name,
+    M, NS, P, PROVENANCE_GRAPH, RDF_TYPE, agent_iri, assertion_iri, entity_iri, id_of, predicate_name,
     segment_iri, slug,
 )
 

@@ -20,7 +20,6 @@ import threading
 import zlib
 from pathlib import Path
 
-import pyoxigraph as ox
 import pytest
 
 from semantic_rdf.identity import assertion_id
@@ -333,7 +332,7 @@ def _ssrf_refs(port: int) -> list[str]:
         "http://10.0.0.1/", "http://172.16.0.1/", "http://192.168.1.1/", "http://100.64.0.1/",
         "http://169.254.169.254/latest/meta-data/", "http://[fd00:ec2::254]/latest/meta-data/",
         "http://[fe80::1]/", "http://[::]/", "http://224.0.0.1/", f"http://u:p@127.0.0.1:{port}/",
-        f"http://user@example.com/", "http://[64:ff9b::7f00:1]/", "http://[2002:7f00:1::]/",
+        "http://user@example.com/", "http://[64:ff9b::7f00:1]/", "http://[2002:7f00:1::]/",
     ]
 
 

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import pyoxigraph as ox
-import pytest
 
 from semantic_rdf.shapes import fast_checker
 from semantic_rdf.store import _BULK_THRESHOLD, AssertionStore

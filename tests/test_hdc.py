@@ -7,7 +7,7 @@ import pytest
 from semantic_rdf import hdc
 from semantic_rdf.errors import InvalidInput
 from semantic_rdf.gate import Config
-from semantic_rdf.wordvectors import GloVeVectors, WordLlamaVectors, default_word_vectors
+from semantic_rdf.wordvectors import GloVeVectors, default_word_vectors
 
 D = 10_000
 

@@ -3,7 +3,6 @@
 import pyoxigraph as ox
 import pytest
 
-from semantic_rdf import layout as L
 from semantic_rdf.errors import ShapeViolation
 from semantic_rdf import ntriples as N
 from semantic_rdf.shapecheck import _compile as compile_python, shape_check

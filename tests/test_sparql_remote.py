@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from datetime import datetime, timedelta, timezone
 
 import pyoxigraph as ox
@@ -15,7 +14,7 @@ from semantic_rdf.errors import InvalidInput
 from semantic_rdf.oxstores import SparqlGraph, SparqlTriples
 from semantic_rdf.queries import packaged
 from semantic_rdf.resources import files
-from semantic_rdf.servers import OxigraphServer, free_port
+from semantic_rdf.servers import free_port
 from semantic_rdf.sparql import (
     NS_PREFIX, EmbeddedBackend, Endpoint, PathTooDeep, RemoteBackend, RemoteError, TruncatedResult, bind,
     canonical_rows, closure_paths, term,

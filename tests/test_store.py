@@ -1,4 +1,3 @@
-import warnings
 
 from datetime import datetime, timedelta, timezone
 

@@ -16,7 +16,6 @@ Given a question and the retrieved units (text, session date, retrieval score), 
 from __future__ import annotations
 
 import calendar
-import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
