@@ -55,13 +55,6 @@ def integer(n: int) -> ox.Literal:
     return ox.Literal(str(int(n)), datatype=XSD_INTEGER)
 
 
-def nni(n: int) -> ox.Literal:
-    # Oxigraph stores xsd:nonNegativeInteger as xsd:integer; write the stored form so the check sees what is kept.
-    if n < 0:
-        raise ValueError(f"negative offset {n}")
-    return ox.Literal(str(int(n)), datatype=XSD_INTEGER)
-
-
 def string(s: str) -> ox.Literal:
     return ox.Literal(s)
 
@@ -72,7 +65,7 @@ def boolean(b: bool) -> ox.Literal:
 
 # ------------------------------------------------------------------ the same literals as N-Triples text
 
-_DT, _DEC, _INT, _BOOL = (f"^^{x}" for x in (XSD_DATETIME, XSD_DECIMAL, XSD_INTEGER, XSD_BOOLEAN))
+_DT, _DEC, _INT = (f"^^{x}" for x in (XSD_DATETIME, XSD_DECIMAL, XSD_INTEGER))
 
 
 @lru_cache(maxsize=1024)
@@ -96,10 +89,6 @@ def nni_t(n: int) -> str:
 
 def string_t(s: str) -> str:
     return N.literal(s)
-
-
-def boolean_t(b: bool) -> str:
-    return ('"true"' if b else '"false"') + _BOOL
 
 
 def ref(x: Ref) -> str:
@@ -151,16 +140,8 @@ def selector_ref(span: Ref) -> str:
     return ref(span)[:-1] + "-selector>"
 
 
-def selector_iri(span: Ref) -> ox.NamedNode:
-    return ox.NamedNode(selector_ref(span)[1:-1])
-
-
 def caller_ref(aid: str, agent: str, note: str) -> str:
     return segment_ref("src", f"{aid}-caller-{h16(agent, note)}")
-
-
-def caller_iri(aid: str, agent: str, note: str) -> ox.NamedNode:
-    return ox.NamedNode(caller_ref(aid, agent, note)[1:-1])
 
 
 def belief_ref(aid: str, n: int) -> str:

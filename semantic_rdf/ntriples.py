@@ -31,11 +31,6 @@ _TABLE = {c: _ESCAPES.get(c, f"\\u{c:04X}") for c in [*range(0x20), 0x7F, 0x5C, 
 _IRI_FORBIDDEN = re.compile(r'[\x00-\x20<>"{}|^`\\]')
 
 
-def escape(value: str) -> str:
-    """The body of an N-Triples string literal (the same escapes pyoxigraph writes)."""
-    return value.translate(_TABLE)
-
-
 def literal(value: str, datatype: str | None = None, language: str | None = None) -> str:
     """`"value"`, `"value"^^<datatype>` or `"value"@language`; `datatype` is an IRI string."""
     body = '"' + value.translate(_TABLE) + '"'
@@ -98,12 +93,6 @@ def encode(text: str) -> bytes:
 
 # ------------------------------------------------------------------ reading terms back (for the checker)
 
-def kind(t: str) -> str:
-    """'iri', 'literal' or 'blank'."""
-    c = t[0]
-    return "iri" if c == "<" else "literal" if c == '"' else "blank"
-
-
 def datatype(t: str) -> str | None:
     """The datatype IRI of a literal term (xsd:string / rdf:langString for plain ones); None for others."""
     if t[0] != '"':
@@ -162,5 +151,5 @@ def value(t: str) -> tuple[str, object] | None:
     return None
 
 
-__all__ = ["NQ", "AnyQuad", "escape", "literal", "iri", "of", "document", "sparql_data", "update", "to_ox", "encode",
-           "kind", "datatype", "lexical", "value"]
+__all__ = ["NQ", "AnyQuad", "literal", "iri", "of", "document", "sparql_data", "update", "to_ox", "encode",
+           "datatype", "lexical", "value"]

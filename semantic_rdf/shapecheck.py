@@ -179,11 +179,6 @@ class ShapeCheck:
         self.shapes = shapes
         self.class_paths = frozenset(p.path for s in shapes for p in s.props if p.classes or p.qualified)
         self._compare = {True: _compare(True), False: _compare(False)}
-        # the same constraints as flat tuples, for the pass that only asks "is the batch valid?"
-        self._plans = [(s, [(p.path, p.min1, p.max_count, tuple(ok for _, ok in p.tests), tuple(p.classes),
-                             tuple(c for c, _ in p.qualified),
-                             tuple((other, self._compare[strict]) for other, _, strict in p.compare))
-                            for p in s.props]) for s in shapes]
 
     def check(self, quads: Iterable[N.AnyQuad], context: Iterable[N.AnyQuad] = (), *, limit: int = 20) -> Report:
         index: dict[str, dict[str, list[str]]] = {}
@@ -233,9 +228,7 @@ class ShapeCheck:
                 return True
             return bool(supers) and any(cls in ancestors(t) for t in ts)
 
-        if self._valid(index, by_class, instance):
-            return Report(True, [])
-        return self._explain(index, by_class, instance, limit)
+        return self._violations(index, by_class, instance, limit)
 
     @staticmethod
     def _focus(shape: _Shape, index: dict, by_class: dict) -> Iterable[str]:
@@ -243,44 +236,8 @@ class ShapeCheck:
             return dict.fromkeys(by_class.get(shape.target_class, _NONE))
         return [s for s, props in index.items() if shape.target_subjects_of in props]
 
-    def _valid(self, index: dict, by_class: dict, instance: Callable[[str, str], bool]) -> bool:
-        """The whole batch conforms (the fast pass: stops at the first problem, says nothing about it)."""
-        empty: dict = {}
-        for shape, plan in self._plans:
-            for node in self._focus(shape, index, by_class):
-                props = index.get(node, empty)
-                for cls in shape.node_classes:
-                    if not instance(node, cls):
-                        return False
-                for path, min1, max_count, tests, classes, qualified, compare in plan:
-                    vals = props.get(path)
-                    if vals is None:
-                        if min1 or qualified:
-                            return False
-                        continue
-                    if len(vals) > 1:
-                        vals = list(dict.fromkeys(vals))
-                    if max_count is not None and len(vals) > max_count:
-                        return False
-                    for v in vals:
-                        for ok in tests:
-                            if not ok(v):
-                                return False
-                        for cls in classes:
-                            if not instance(v, cls):
-                                return False
-                    for cls in qualified:
-                        if not any(instance(v, cls) for v in vals):
-                            return False
-                    for other, ok2 in compare:
-                        for w in props.get(other, _NONE):
-                            for v in vals:
-                                if not ok2(v, w):
-                                    return False
-        return True
-
-    def _explain(self, index: dict, by_class: dict, instance: Callable[[str, str], bool], limit: int) -> Report:
-        """Every violation (up to `limit`), named: the slow pass, run only on a batch that fails."""
+    def _violations(self, index: dict, by_class: dict, instance: Callable[[str, str], bool], limit: int) -> Report:
+        """Every violation (up to `limit`), named."""
         out: list[str] = []
 
         def bad(shape: _Shape, node: str, path: str, what: str, v: str | None = None) -> bool:

@@ -396,12 +396,6 @@ def line_blocks(chunks: Iterable[bytes]) -> Iterator[bytes]:
         yield rest + b"\n"
 
 
-def file_blocks(path: str | os.PathLike, size: int = BLOCK) -> Iterator[bytes]:
-    """An N-Quads file as blocks of whole lines."""
-    with open(path, "rb", buffering=0) as f:
-        yield from line_blocks(iter(lambda: f.read(size), b""))
-
-
 VIRTUOSO_PART = 1 << 26   # bytes of N-Quads per file handed to Virtuoso's loader (~400k quads)
 
 
@@ -859,15 +853,8 @@ class RemoteBackend:
             params["lenient"] = ""
         return _StreamedLoad(self._http, self.endpoint.gsp_url, params, self.endpoint.streams).run(blocks)
 
-    @property
-    def loads_from_file(self) -> bool:
-        """Whether a bulk load reads a file (Virtuoso's loader, Oxigraph's /store): then `staging_path` +
-        `load_file` skip holding the export in memory."""
-        return self.flavour == "oxigraph" or bool(self.flavour == "virtuoso" and self.endpoint.isql
-                                                  and self.endpoint.load_dir)
-
     def staging_path(self) -> str:
-        """A new file name to write an N-Quads export to before `load_file`: in Virtuoso's load directory
+        """A new file name to write N-Quads to before a bulk load: in Virtuoso's load directory
         when its loader is used (so it is never copied), else in the system's temporary directory."""
         name = f"semantic-rdf-{uuid.uuid4().hex}.nq"
         if self.flavour == "virtuoso" and self.endpoint.load_dir:
@@ -875,19 +862,6 @@ class RemoteBackend:
         import tempfile
 
         return os.path.join(tempfile.gettempdir(), name)
-
-    def load_file(self, path: str, n: int) -> int:
-        """Bulk-load the N-Quads file at `path` (n quads; the caller removes the file)."""
-        if self.flavour == "oxigraph":
-            self.load_blocks(file_blocks(path))
-            return n
-        if self.loads_from_file:
-            if os.path.dirname(os.path.abspath(path)) != os.path.abspath(self.endpoint.load_dir):
-                raise InvalidInput("a file for Virtuoso's loader must be in its load-dir (use staging_path())")
-            self._virtuoso_loader(path)
-            return n
-        with open(path, "rb") as f:
-            return self.insert(_check_quads(ox.parse(f, format=ox.RdfFormat.N_QUADS)))
 
     def _virtuoso_load_bytes(self, data: bytes) -> int:
         path = self.staging_path()

@@ -291,17 +291,6 @@ def push(store, endpoint: str | Endpoint, *, since_last: bool = False, state_dir
             if getattr(remote, "loads_blocks", False):
                 n_local, digest = _stream_full(store, remote, prefix, need_digest)
                 sent = n_local
-            elif getattr(remote, "loads_from_file", False):
-                path = remote.staging_path()
-                try:
-                    n_local = export_nquads(store, path, prefix)
-                    with ThreadPoolExecutor(1) as pool:  # the digests are computed while the server loads
-                        pending = pool.submit(_file_molecules, path) if need_digest else None
-                        sent = remote.load_file(path, n_local) if n_local else 0
-                        digest = pending.result()[0] if pending else {}
-                finally:
-                    if os.path.exists(path):
-                        os.unlink(path)
             else:
                 data = local_nquads(store, prefix)
                 lines = _lines(data)
@@ -376,11 +365,6 @@ def _lines(data: bytes) -> list[bytes]:
     if lines and lines[-1] == b"":
         lines.pop()
     return lines
-
-
-def _file_molecules(path: str) -> tuple[dict[bytes, int], dict[bytes, list[int]]]:
-    with open(path, "rb") as f:
-        return molecules(_lines(f.read()))
 
 
 def _delete_molecules(remote: RemoteBackend, keys: list[bytes], per_request: int = 50) -> None:

@@ -47,20 +47,24 @@ def _sizes(st: ox.Store) -> list[tuple[int, int]]:
     return [(int(r["n"].value), int(r["claims"].value)) for r in st.query(PER_RUN)]
 
 
+def _reader(look, stop: threading.Event, seen: list, errors: list[BaseException]) -> threading.Thread:
+    """A thread that records look() until `stop`; an exception ends it and is kept in `errors`."""
+    def run() -> None:
+        try:
+            while not stop.is_set():
+                seen.append(look())
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            errors.append(exc)
+    return threading.Thread(target=run)
+
+
 def test_reader_threads_see_whole_batches_while_a_writer_writes(tmp_path):
     store = AssertionStore.open(tmp_path / "store")
     stop = threading.Event()
     seen: list[list[tuple[int, int]]] = []
     errors: list[BaseException] = []
 
-    def read() -> None:
-        try:
-            while not stop.is_set():
-                seen.append(_sizes(store.ox))
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
-
-    readers = [threading.Thread(target=read) for _ in range(2)]
+    readers = [_reader(lambda: _sizes(store.ox), stop, seen, errors) for _ in range(2)]
     writer = threading.Thread(target=_write, args=(store, stop))
     for t in readers + [writer]:
         t.start()
@@ -184,23 +188,15 @@ def test_readers_see_whole_bulk_loaded_batches(tmp_path):
     ro_seen: list[list[tuple[int, int, int]]] = []
     errors: list[BaseException] = []
 
-    def read() -> None:
+    def open_and_look() -> list[tuple[int, int, int]]:
+        ro = AssertionStore.open(root, read_only=True)
         try:
-            while not stop.is_set():
-                seen.append(_big_sizes(store.ox))
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
+            return _big_sizes(ro.ox)
+        finally:
+            ro.close()
 
-    def read_only_opens() -> None:
-        try:
-            while not stop.is_set():
-                ro = AssertionStore.open(root, read_only=True)
-                ro_seen.append(_big_sizes(ro.ox))
-                ro.close()
-        except BaseException as exc:  # noqa: BLE001
-            errors.append(exc)
-
-    threads = [threading.Thread(target=read), threading.Thread(target=read_only_opens),
+    threads = [_reader(lambda: _big_sizes(store.ox), stop, seen, errors),
+               _reader(open_and_look, stop, ro_seen, errors),
                threading.Thread(target=_big_write, args=(store, stop, sizes))]
     for t in threads:
         t.start()
