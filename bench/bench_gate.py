@@ -30,7 +30,6 @@ from semantic_rdf.gate import Config, FactIndex, QueryVectors, gate  # noqa: E40
 def build(n: int, cfg: Config, rng: np.random.Generator) -> FactIndex:
     idx = FactIndex(cfg)
     b, wp, wr = cfg.block_rows, cfg.prefix_words, cfg.rest_words
-    nb = -(-n // b)
     for terms, rows in ((idx.entities, n), (idx.predicates, 53)):
         blocks = -(-rows // b)
         terms.pref = rng.integers(0, 2**63, size=(blocks, wp, b), dtype=np.uint64)
@@ -39,7 +38,6 @@ def build(n: int, cfg: Config, rng: np.random.Generator) -> FactIndex:
         terms.keys = [f"k{i}" for i in range(rows)]
         terms.rows = {k: i for i, k in enumerate(terms.keys)}
         terms.refs = np.ones(blocks * b, dtype=np.int64)
-    del nb
     spo = np.empty((3, n), dtype=np.int64)
     spo[0] = np.arange(n)
     spo[1] = rng.integers(0, 53, n)
@@ -134,7 +132,6 @@ def main() -> int:
             if n == 1_000_000:
                 verdict.append(f"1,000,000 facts, {threads} thread(s): {t_gate / t_floor:.2f}x the read floor "
                                f"({'meets' if t_gate <= 2 * t_floor else 'misses'} <= 2x)")
-            del idx
     print("targets: 100,000 facts p50 <= 10 ms; 1,000,000 facts <= 2x the read floor")
     for v in verdict:
         print("  " + v)

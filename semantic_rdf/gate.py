@@ -405,6 +405,18 @@ _POOL_LOCK = threading.Lock()
 # 1,024-8,192 rows and groups of 1-4 components measured the same within noise.
 _SCRATCH_BYTES = 2_560 * 1024
 _MIN_PARALLEL_ROWS = 16_384  # below this a second thread costs more than it saves
+# Scans of at least this many rows use the compiled kernel (semantic_rdf.hamming) when numba is
+# installed; smaller ones stay in numpy, so a small store never imports numba.
+_KERNEL_MIN_ROWS = 16_384
+
+
+@lru_cache(maxsize=1)
+def _compiled_kernel():
+    try:
+        from semantic_rdf.hamming import min_distance_blocks
+    except ImportError:  # numba is not available on this platform: numpy does the scan
+        return None
+    return min_distance_blocks
 
 
 def _pool(n: int) -> ThreadPoolExecutor:
@@ -436,17 +448,24 @@ def _min_hamming_blocks(pref: np.ndarray, q: np.ndarray, nrows: int, threads: in
     uint16 distances (uint32 for prefixes over 65,535 bits), at least nrows of them (entries past
     nrows are unspecified).
 
-    Per block and group of query components: one XOR of the block against the group (the block
-    is read from memory once and stays in cache for the next group), one popcount, one sum over
-    the words (along contiguous rows of B), then a min over the components. A handful of numpy
-    calls per block, preallocated out= buffers, no Python work per row. Blocks are split between
-    `threads` workers (ufuncs release the GIL), each with its own scratch.
+    Large scans run the compiled kernel (XOR and popcount fused, semantic_rdf.hamming). The
+    numpy path, per block and group of query components: one XOR of the block against the group
+    (the block is read from memory once and stays in cache for the next group), one popcount, one
+    sum over the words (along contiguous rows of B), then a min over the components. A handful of
+    numpy calls per block, preallocated out= buffers, no Python work per row. Either way blocks
+    are split between `threads` workers (both release the GIL), each with its own scratch.
     """
     _, wp, b = pref.shape
     nq = q.shape[0]
     nblocks = -(-nrows // b)
     dt = _dist_dtype(wp * 64)
     out = np.empty((nblocks, b), dtype=dt)
+    threads = threads if nrows >= _MIN_PARALLEL_ROWS else 1
+    kernel = _compiled_kernel() if nrows >= _KERNEL_MIN_ROWS else None
+    if kernel is not None:
+        qc = np.ascontiguousarray(q, dtype=np.uint64)
+        _run_split(lambda lo, hi: kernel(pref, qc, nrows, lo, hi, out), nblocks, threads)
+        return out.reshape(-1)
     qb = np.ascontiguousarray(q, dtype=np.uint64)[:, :, None]
     g = max(1, min(nq, _SCRATCH_BYTES // (wp * b * 9)))
     groups = [(k, min(nq, k + g)) for k in range(0, nq, g)]
@@ -466,7 +485,7 @@ def _min_hamming_blocks(pref: np.ndarray, q: np.ndarray, nrows: int, threads: in
             if nq > 1:
                 np.minimum.reduce(h[:, :w], axis=0, out=out[i, :w])
 
-    _run_split(work, nblocks, threads if nrows >= _MIN_PARALLEL_ROWS else 1)
+    _run_split(work, nblocks, threads)
     return out.reshape(-1)
 
 

@@ -280,13 +280,26 @@ def _queries(rng, ent, pred, s, p, o):
     return [(np.stack(x) if x is not None else empty, np.stack(y)) for x, y in shapes]
 
 
+def _use_kernel(monkeypatch, on: bool) -> None:
+    """Force the stage-1 scan onto the compiled kernel (even for tiny scans) or onto numpy."""
+    from semantic_rdf import gate as gate_mod
+
+    if on:
+        assert gate_mod._compiled_kernel() is not None, "numba is a dependency: the kernel must load"
+        monkeypatch.setattr(gate_mod, "_KERNEL_MIN_ROWS", 0)
+    else:
+        monkeypatch.setattr(gate_mod, "_compiled_kernel", lambda: None)
+
+
+@pytest.mark.parametrize("kernel", [True, False], ids=["compiled", "numpy"])
 @pytest.mark.parametrize(
     "block_rows,threads,scratch,min_par",
     [(1024, 1, None, None), (4096, 2, None, 0), (8, 2, None, 0), (64, 1, 64 * 32 * 9 * 2, None), (24, 2, 1, 0)],
 )
-def test_optimised_gate_equals_plain_reference_on_random_data(monkeypatch, block_rows, threads, scratch, min_par):
+def test_optimised_gate_equals_plain_reference_on_random_data(monkeypatch, block_rows, threads, scratch, min_par, kernel):
     from semantic_rdf import gate as gate_mod
 
+    _use_kernel(monkeypatch, kernel)
     if scratch is not None:
         monkeypatch.setattr(gate_mod, "_SCRATCH_BYTES", scratch)  # several component groups per block
     if min_par is not None:
@@ -336,10 +349,12 @@ def _flip_prefix(v, n, prefix_dims, rng):
     return np.packbits(bits, bitorder="little")
 
 
+@pytest.mark.parametrize("kernel", [True, False], ids=["compiled", "numpy"])
 @pytest.mark.parametrize("threads", [1, 2])
-def test_stage_one_boundary_is_exact(monkeypatch, threads):
+def test_stage_one_boundary_is_exact(monkeypatch, threads, kernel):
     from semantic_rdf import gate as gate_mod
 
+    _use_kernel(monkeypatch, kernel)
     monkeypatch.setattr(gate_mod, "_MIN_PARALLEL_ROWS", 0)
     cfg = Config(threads=threads, block_rows=8)
     rng = np.random.default_rng(3)
@@ -355,3 +370,29 @@ def test_stage_one_boundary_is_exact(monkeypatch, threads):
     assert (r.stage2_scored, r.stage1_rejected) == (1, 1) and [s.fact_id for s in r.passed + r.near_misses] == ["f1"]
     facts = {"f1": (v[0], v[2], v[4]), "f2": (v[1], v[3], v[5])}
     assert _as_dict(r) == _reference_gate(facts, ["f1", "f2"], qe, qp, cfg)
+
+
+@pytest.mark.parametrize("wp,block,nrows,nq", [(32, 1024, 3000, 4), (32, 8, 61, 1), (3, 16, 16, 9), (1100, 8, 20, 3)])
+def test_compiled_scan_equals_numpy_scan(monkeypatch, wp, block, nrows, nq):
+    """The fused kernel gives the numpy scan's distances, on partly used last blocks, one or many
+    components, and prefixes too long for uint16 distances (1,100 words = 70,400 bits)."""
+    from semantic_rdf import gate as gate_mod
+
+    rng = np.random.default_rng(wp * nq)
+    pref = rng.integers(0, 2**64, size=(-(-nrows // block), wp, block), dtype=np.uint64)
+    q = rng.integers(0, 2**64, size=(nq, wp), dtype=np.uint64)
+    q[0] = pref[0, :, 1]  # one exact hit: distance 0
+    for threads in (1, 2):
+        monkeypatch.setattr(gate_mod, "_MIN_PARALLEL_ROWS", 0)
+        _use_kernel(monkeypatch, True)
+        got = gate_mod._min_hamming_blocks(pref, q, nrows, threads)[:nrows]
+        monkeypatch.undo()
+        monkeypatch.setattr(gate_mod, "_compiled_kernel", lambda: None)
+        want = gate_mod._min_hamming_blocks(pref, q, nrows, threads)[:nrows]
+        monkeypatch.undo()
+        assert got.dtype == want.dtype == gate_mod._dist_dtype(wp * 64)
+        assert got[1] == 0 and np.array_equal(got, want)
+        rows = np.ascontiguousarray(pref.transpose(0, 2, 1).reshape(-1, wp)[:nrows])
+        bits = np.unpackbits(rows.view(np.uint8), axis=1)
+        qbits = np.unpackbits(q.view(np.uint8), axis=1)
+        assert np.array_equal(want, (bits[None] != qbits[:, None]).sum(axis=2).min(axis=0))
