@@ -378,30 +378,26 @@ def _http_date(value: str | None) -> datetime | None:
 
 def _guarded_backend(bounds: Bounds):
     import httpcore
-    from httpcore._backends.sync import SyncStream  # the stream type SyncBackend itself returns
 
     class _GuardedBackend(httpcore.SyncBackend):
         """Connects only to addresses the bounds accept, and checks the connected peer."""
 
         def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
-            last: OSError | None = None
-            for family, addr in bounds.resolve(host, port):
-                try:
-                    sock = socket.create_connection((addr, port), timeout)
-                except OSError as e:
+            last: httpcore.ConnectError | httpcore.ConnectTimeout | None = None
+            for _family, addr in bounds.resolve(host, port):
+                try:  # connect to the checked address, never to the name (no second resolution)
+                    stream = super().connect_tcp(addr, port, timeout, local_address, socket_options)
+                except (httpcore.ConnectError, httpcore.ConnectTimeout) as e:
                     last = e
                     continue
-                peer = sock.getpeername()[0]
+                peer = stream.get_extra_info("socket").getpeername()[0]
                 if not bounds.address_allowed(peer, host):
-                    sock.close()
+                    stream.close()
                     raise RefusedByBounds(f"{host}: connected peer {peer} is not a public address")
-                for option in socket_options or ():
-                    sock.setsockopt(*option)
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                return SyncStream(sock)
-            if isinstance(last, socket.timeout):
-                raise httpcore.ConnectTimeout(str(last))
-            raise httpcore.ConnectError(f"{host}:{port}: {last}")
+                return stream
+            if last is not None:
+                raise last
+            raise httpcore.ConnectError(f"{host}:{port}: no address to connect to")
 
     return _GuardedBackend()
 
