@@ -51,6 +51,7 @@ def fnv1a64(data: bytes) -> int:
     return h
 
 
+@lru_cache(maxsize=1 << 16)  # an ingest asks for the id of each triple twice (loader, then store)
 def assertion_id(subject: str, predicate: str, obj: str) -> str:
     """FNV-1a 64 over fold(s) NUL fold(p) NUL fold(o) NUL, as 16 lower-case hex digits."""
     data = b"".join(fold(x).encode("utf-8") + b"\x00" for x in (subject, predicate, obj))

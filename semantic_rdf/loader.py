@@ -7,16 +7,22 @@ written in one checked batch. A document that fails is reported and skipped; the
 
 from __future__ import annotations
 
+import queue
+import threading
+from contextlib import closing
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 from semantic_rdf.errors import SemanticError
-from semantic_rdf.extract import screen
+from semantic_rdf.extract import Screened, screen
 from semantic_rdf.identity import assertion_id
-from semantic_rdf.stages import Pipeline
+from semantic_rdf.stages import Pipeline, PipelineResult
 from semantic_rdf.store import AssertionStore, WriteReport
 
 __all__ = ["IngestSummary", "load"]
+
+_READ_AHEAD = 512  # pipeline results computed ahead of the store writes: about two batches here, bounded memory
+_DOC_CHARS = 4_000_000  # pending document text that forces a write even before `batch_size` triples
 
 
 @dataclass
@@ -58,15 +64,17 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
          on_commit: Callable[[WriteReport], None] | None = None, batch_size: int = 5000) -> IngestSummary:
     """Run `pipeline` over `refs` and write every document and its screened assertions to `store`.
 
-    Documents are stored as they come; their assertions are written in checked batches of about
-    `batch_size` triples (a batch pays a fixed cost for its shape checks, so one per small document
-    would dominate). If a batch is refused, its documents are retried one by one so that only the
-    offending document is reported and skipped."""
+    Documents and their assertions are written in checked batches of about `batch_size` triples (a
+    batch pays a fixed cost for its shape checks, so one per small document would dominate): first the
+    documents, then their assertions. If a batch is refused, its documents are retried one by one so
+    that only the offending document is reported and skipped. The pipeline runs ahead of the store in
+    a worker thread (`_read_ahead`); the store is written from this thread only, in order."""
     ex = pipeline.extractor
     agent = agent or getattr(ex, "agent", None) or ("no-extractor" if ex is None else type(ex).__name__)
     summary = IngestSummary()
     run = None  # begun at the first readable document: an ingest that reads nothing writes nothing
-    pending: list[tuple[str, tuple]] = []  # (ref, kept triples) of stored documents awaiting their assertions
+    pending: list[tuple[PipelineResult, Screened]] = []  # read documents awaiting storage
+    pending_triples = pending_chars = 0
     types = getattr(ex, "entity_types", None) or {}
 
     def record(report: WriteReport) -> None:
@@ -78,6 +86,9 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
             on_commit(report)
 
     refused: set[str] = set()
+
+    def fail(ref: str, exc: SemanticError) -> None:
+        summary.failed.append({"ref": ref, "error": " ".join(str(exc).split())})
 
     def commit(items: list[tuple[str, list]]) -> None:
         triples = [t for _, kept in items for t in kept]
@@ -93,50 +104,65 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
                     record(store.assert_triples(list(kept), run=run, entity_types=types))
                 except SemanticError as exc:
                     refused.add(ref)
-                    summary.failed.append({"ref": ref, "error": " ".join(str(exc).split())})
+                    fail(ref, exc)
                     summary.documents -= 1
+
+    def store_documents() -> list[tuple[str, tuple]]:
+        """Write the pending documents (one batch, or one by one if it is refused) and count the stored ones."""
+        try:
+            store.add_documents([r.doc for r, _ in pending], run)
+            stored = list(pending)
+        except SemanticError:
+            stored = []
+            for r, kept in pending:
+                try:
+                    store.add_documents([r.doc], run)
+                    stored.append((r, kept))
+                except SemanticError as exc:
+                    fail(r.ref, exc)
+        for r, kept in stored:
+            summary.rejected_schema += len(kept.out_of_vocabulary)
+            summary.below_floor += len(kept.below_floor)
+            summary.documents += 1
+            summary.chunks += len(r.chunks)
+            summary.extracted += len(r.triples)
+        return [(r.ref, kept.kept) for r, kept in stored if kept.kept]
 
     def flush() -> None:
         # Assertions the store does not hold yet go in one batch, repeats of stored ones in another. Each
         # batch is atomic; a big batch of fresh quads takes the bulk loader, which a batch that changes
         # stored records (their count and confidence) cannot.
+        nonlocal pending_triples, pending_chars
+        if not pending:
+            return
         fresh: list[tuple[str, list]] = []
         again: list[tuple[str, list]] = []
-        for ref, kept in pending:
+        for ref, kept in store_documents():
             known = [store.exists(assertion_id(t.subject, t.predicate, t.object)) for t in kept]
             fresh.append((ref, [t for t, k in zip(kept, known) if not k]))
             again.append((ref, [t for t, k in zip(kept, known) if k]))
+        pending.clear()
+        pending_triples = pending_chars = 0
         commit(fresh)
         commit([(ref, kept) for ref, kept in again if ref not in refused])
-        pending.clear()
 
     try:
-        for result in pipeline.run_all(refs):
-            if not result.ok:
-                summary.failed.append({"ref": result.ref, "error": " ".join(str(result.error).split())})
+        with closing(_read_ahead(pipeline.run_all(refs))) as results:
+            for result in results:
+                if not result.ok:
+                    fail(result.ref, result.error)  # type: ignore[arg-type]
+                else:
+                    if run is None:
+                        run = store.begin_run("ingestion", agent=agent, model=model, label="ingest")
+                        summary.run = run.id
+                    kept = screen(result.triples, floor)
+                    pending.append((result, kept))
+                    pending_triples += len(kept.kept)
+                    pending_chars += len(result.doc.text)  # type: ignore[union-attr]
+                    if pending_triples >= batch_size or pending_chars >= _DOC_CHARS:
+                        flush()
                 if progress:
-                    progress(result.ref, summary.documents)
-                continue
-            if run is None:
-                run = store.begin_run("ingestion", agent=agent, model=model, label="ingest")
-                summary.run = run.id
-            try:
-                store.add_document(result.doc, run)
-            except SemanticError as exc:
-                summary.failed.append({"ref": result.ref, "error": " ".join(str(exc).split())})
-                continue
-            kept = screen(result.triples, floor)
-            summary.rejected_schema += len(kept.out_of_vocabulary)
-            summary.below_floor += len(kept.below_floor)
-            summary.documents += 1
-            summary.chunks += len(result.chunks)
-            summary.extracted += len(result.triples)
-            if kept.kept:
-                pending.append((result.ref, kept.kept))
-                if sum(len(k) for _, k in pending) >= batch_size:
-                    flush()
-            if progress:
-                progress(result.ref, summary.documents)
+                    progress(result.ref, summary.documents + len(pending))
         flush()
     finally:
         if run is not None and store.ox is not None:
@@ -144,3 +170,48 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
     summary.bytes = pipeline.bytes_in
     summary.seconds = {k: round(v, 4) for k, v in pipeline.timings.items()}
     return summary
+
+
+class _Raised:
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+
+_DONE = object()
+
+
+def _read_ahead(results: Iterator[PipelineResult], depth: int = _READ_AHEAD) -> Iterator[PipelineResult]:
+    """`results`, computed in a worker thread up to `depth` results ahead of the caller. Oxigraph parses
+    and writes a batch without the GIL, so the next documents are read, parsed, split and extracted
+    meanwhile. Order is kept, and an exception of the pipeline is raised here, in the caller's thread."""
+    q: queue.Queue = queue.Queue(depth)
+    stop = threading.Event()
+
+    def put(item: object) -> bool:
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                pass
+        return False
+
+    def produce() -> None:
+        try:
+            for r in results:
+                if not put(r):
+                    return
+            put(_DONE)
+        except BaseException as exc:  # handed to the caller's thread, which raises it
+            put(_Raised(exc))
+
+    worker = threading.Thread(target=produce, name="ingest-read-ahead", daemon=True)
+    worker.start()
+    try:
+        while (item := q.get()) is not _DONE:
+            if isinstance(item, _Raised):
+                raise item.exc
+            yield item
+    finally:
+        stop.set()
+        worker.join()

@@ -28,17 +28,30 @@ AnyQuad = Union[NQ, ox.Quad]
 XSD = "http://www.w3.org/2001/XMLSchema#"
 _ESCAPES = {0x5C: "\\\\", 0x22: '\\"', 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x08: "\\b", 0x0C: "\\f"}
 _TABLE = {c: _ESCAPES.get(c, f"\\u{c:04X}") for c in [*range(0x20), 0x7F, 0x5C, 0x22]}
+# str.translate looks every character up in _TABLE; long texts (documents) go through str.replace for the
+# common escapes (backslash first) and translate only what is left, which holds no backslash to redo.
+_COMMON = ("\\", '"', "\n", "\r", "\t")
+_RARE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_RARE_TABLE = {c: e for c, e in _TABLE.items() if chr(c) not in _COMMON}
+_LONG = 256
 _IRI_FORBIDDEN = re.compile(r'[\x00-\x20<>"{}|^`\\]')
 
 
 def literal(value: str, datatype: str | None = None, language: str | None = None) -> str:
     """`"value"`, `"value"^^<datatype>` or `"value"@language`; `datatype` is an IRI string."""
-    body = '"' + value.translate(_TABLE) + '"'
+    body = '"' + (value.translate(_TABLE) if len(value) < _LONG else _escape_long(value)) + '"'
     if language:
         return f"{body}@{language}"
     if datatype and datatype != XSD + "string":
         return f"{body}^^<{datatype}>"
     return body
+
+
+def _escape_long(value: str) -> str:
+    for c in _COMMON:
+        if c in value:
+            value = value.replace(c, _ESCAPES[ord(c)])
+    return value.translate(_RARE_TABLE) if _RARE.search(value) else value
 
 
 def iri(value: str) -> str:

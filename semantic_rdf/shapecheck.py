@@ -5,7 +5,7 @@ SPARQL-compiled checker in shapes.py checks whole stores; this one checks a batc
 its quads, with no store and no query. It understands the same SHACL Core subset as shapes.py and
 refuses to compile anything else, and tests/test_shapes.py holds all three to the same verdicts.
 
-A batch is checked together with `context`: type triples of nodes it points at but does not
+A batch is checked together with `types_of`: the stored types of nodes it points at but does not
 describe. Those satisfy sh:class without making the nodes focus nodes of sh:targetClass.
 """
 
@@ -46,6 +46,9 @@ def _value(t: str):
 
 # A value test takes one value term (and the node's types lookup) and says whether it is fine.
 ValueTest = Callable[[str], bool]
+# Value tests are pure and a batch repeats most values (its timestamp, confidences, small integers): the
+# costly ones (regular expressions, decimal comparison) remember recent verdicts.
+_memo = lru_cache(maxsize=1 << 12)
 
 
 @dataclass
@@ -139,7 +142,7 @@ def _compile(g: rdflib.Graph) -> list[_Shape]:
             P.max_count = int(v) if v is not None else None
             v = g.value(prop, SH.datatype)
             if v is not None:
-                P.tests.append((f"value is not a {v}", _datatype(str(v))))
+                P.tests.append((f"value is not a {v}", _memo(_datatype(str(v)))))
             v = g.value(prop, SH["class"])
             if v is not None:
                 P.classes.append(f"<{v}>")
@@ -154,14 +157,14 @@ def _compile(g: rdflib.Graph) -> list[_Shape]:
             for key, op in ((SH.minInclusive, ">="), (SH.maxInclusive, "<=")):
                 v = g.value(prop, key)
                 if v is not None:
-                    P.tests.append((f"value is not {op} {v}", _bound(_text(v), op)))
+                    P.tests.append((f"value is not {op} {v}", _memo(_bound(_text(v), op))))
             for key, strict in ((SH.lessThan, True), (SH.lessThanOrEquals, False)):
                 v = g.value(prop, key)
                 if v is not None:
                     P.compare.append((f"<{v}>", f"value is not {'<' if strict else '<='} the value of {v}", strict))
             v = g.value(prop, SH.pattern)
             if v is not None:
-                P.tests.append((f"value does not match {v}", _pattern(str(v))))
+                P.tests.append((f"value does not match {v}", _memo(_pattern(str(v)))))
             q = g.value(prop, SH.qualifiedValueShape)
             if q is not None:
                 P.qualified.append((f"<{g.value(q, SH['class'])}>", f"no value is a {g.value(q, SH['class'])}"))
@@ -177,39 +180,37 @@ class ShapeCheck:
 
     def __init__(self, shapes: list[_Shape]):
         self.shapes = shapes
-        self.class_paths = frozenset(p.path for s in shapes for p in s.props if p.classes or p.qualified)
         self._compare = {True: _compare(True), False: _compare(False)}
 
-    def check(self, quads: Iterable[N.AnyQuad], context: Iterable[N.AnyQuad] = (), *, limit: int = 20) -> Report:
+    def check(self, quads: Iterable[N.AnyQuad], types_of: Callable[[str], Iterable[str]] | None = None, *,
+              limit: int = 20) -> Report:
+        """Violations among `quads`. `types_of(iri)` gives the rdf:types of a node the batch points at (along
+        a path with sh:class or a qualified shape) but does not describe; it is asked lazily, once a node."""
         index: dict[str, dict[str, list[str]]] = {}
         by_class: dict[str, list[str]] = {}
         types: dict[str, set[str]] = {}
         supers: dict[str, set[str]] = {}
         get = index.get
+        last, props = None, {}
         for q in quads:
             s, p, o, _ = q if type(q) is tuple else N.of(q)
-            props = get(s)
-            if props is None:
-                index[s] = {p: [o]}
-                continue
+            if s is not last:  # a batch comes in runs of one subject, mostly the same string object
+                last, props = s, get(s)
+                if props is None:
+                    props = index[s] = {}
             vals = props.get(p)
             if vals is None:
                 props[p] = [o]
             else:
                 vals.append(o)
         for s, props in index.items():
-            for c in props.get(_TYPE, _NONE):
-                by_class.setdefault(c, []).append(s)
-            for c in props.get(_SUBCLASS, _NONE):
-                supers.setdefault(s, set()).add(c)
-        for s, cs in index.items():
-            t = cs.get(_TYPE)
+            t = props.get(_TYPE)
             if t:
                 types[s] = set(t)
-        for q in context:
-            s, p, o = q[:3] if isinstance(q, tuple) else N.of(q)[:3]
-            if p == _TYPE:
-                types.setdefault(s, set()).add(o)
+                for c in t:
+                    by_class.setdefault(c, []).append(s)
+            for c in props.get(_SUBCLASS, _NONE):
+                supers.setdefault(s, set()).add(c)
 
         def ancestors(c: str) -> set[str]:
             seen, todo = set(), [c]
@@ -222,6 +223,10 @@ class ShapeCheck:
 
         def instance(node: str, cls: str) -> bool:
             ts = types.get(node)
+            if ts is None:
+                if types_of is None or node[0] != "<" or node in index:
+                    return False
+                ts = types[node] = set(types_of(node))
             if not ts:
                 return False
             if cls in ts:
@@ -252,11 +257,16 @@ class ShapeCheck:
                     if not instance(node, cls) and bad(shape, node, "", f"focus node is not a {cls[1:-1]}"):
                         return Report(False, out)
                 for P in shape.props:
-                    vals = props.get(P.path, _NONE)
+                    vals = props.get(P.path)
+                    if vals is None:  # only the constraints an absent property can break
+                        if P.min1 and bad(shape, node, P.path, P.label or "fewer than 1 values"):
+                            return Report(False, out)
+                        for cls, what in P.qualified:
+                            if bad(shape, node, P.path, P.label or what):
+                                return Report(False, out)
+                        continue
                     if len(vals) > 1:
                         vals = list(dict.fromkeys(vals))
-                    if P.min1 and not vals and bad(shape, node, P.path, P.label or "fewer than 1 values"):
-                        return Report(False, out)
                     if P.max_count is not None and len(vals) > P.max_count and bad(
                             shape, node, P.path, P.label or ("must have no value" if P.max_count == 0
                                                              else "more than one value"), vals[-1]):
@@ -280,8 +290,8 @@ class ShapeCheck:
                                     return Report(False, out)
         return Report(not out, out)
 
-    def enforce(self, quads: Iterable[N.AnyQuad], context: Iterable[N.AnyQuad] = ()) -> None:
-        r = self.check(quads, context)
+    def enforce(self, quads: Iterable[N.AnyQuad], types_of: Callable[[str], Iterable[str]] | None = None) -> None:
+        r = self.check(quads, types_of)
         if not r.conforms:
             raise ShapeViolation(f"write refused by shapes: {r.violations[0]}", r.violations)
 

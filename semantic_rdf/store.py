@@ -47,6 +47,8 @@ _KIND_CLASS = {"extracted": M.ExtractedAssertion, "supplied": M.SuppliedAssertio
 _KIND_REF = {k: str(v) for k, v in _KIND_CLASS.items()}
 _SHAPED = (L.PROV_G, L.ENTITY_G)  # the shapes describe these graphs only
 _CLASS_KIND = {v.value: k for k, v in _KIND_CLASS.items()}
+_TEXT_KIND = {v: k for k, v in _KIND_REF.items()}
+_DERIVED_FROM, _COUNT, _CONFIDENCE, _TOMBSTONE = L.Pt.wasDerivedFrom, L.Mt.count, L.Mt.confidence, L.Mt.Tombstone
 _ACTIVITY_CLASS = {
     "ingestion": M.Ingestion, "statement": M.Statement, "derivation": M.Derivation, "retraction": M.Retraction,
     "reinstatement": M.Reinstatement, "erasure": M.Erasure, "decision": M.Decision,
@@ -179,6 +181,17 @@ class WriteReport:
             setattr(self, k, getattr(self, k) + getattr(other, k))
 
 
+@dataclass
+class _RecordState:
+    quads: list[N.NQ]  # the record's quads in the provenance graph
+    sources: set[str] = field(default_factory=set)  # IRI text of its sources
+    kinds: set[str] = field(default_factory=set)
+    tombstone: bool = False
+    count_q: N.NQ | None = None
+    conf_q: N.NQ | None = None
+    confidence: float = 0.0
+
+
 class _Clock:
     """UTC wall clock that never repeats or goes backwards within a store."""
 
@@ -300,16 +313,11 @@ class AssertionStore:
             return True
         return False
 
-    def _context(self, quads: Sequence[N.NQ]) -> list[N.NQ]:
-        """Type triples of nodes the delta points at but does not describe (for sh:class checks)."""
-        paths = shape_check().class_paths
-        wanted = {q[2] for q in quads if q[1] in paths and q[2][0] == "<"}
-        wanted -= {q[0] for q in quads}
-        out: list[N.NQ] = []
-        for iri in wanted:
-            out.extend(N.of(q) for q in self.ox.quads_for_pattern(ox.NamedNode(iri[1:-1]), RDF_TYPE, None,
-                                                                  PROVENANCE_GRAPH))
-        return out
+    def _stored_types(self, iri: str) -> list[str]:
+        """rdf:types (as text) a node has in the provenance graph: the shape check asks for the nodes a
+        batch points at but does not describe (for sh:class)."""
+        return [str(q.object) for q in self.ox.quads_for_pattern(ox.NamedNode(iri[1:-1]), RDF_TYPE, None,
+                                                                   PROVENANCE_GRAPH)]
 
     def commit(self, add: Sequence[N.AnyQuad], remove: Sequence[N.AnyQuad] = (), *,
                check: Sequence[N.AnyQuad] | None = None) -> None:
@@ -319,7 +327,7 @@ class AssertionStore:
         add = [q if type(q) is tuple else N.of(q) for q in add]
         described = add if check is None else [q if type(q) is tuple else N.of(q) for q in check]
         checked = [q for q in described if q[3] in _SHAPED]
-        shape_check().enforce(checked, self._context(checked))
+        shape_check().enforce(checked, self._stored_types)
         if self.path is not None and len(add) > _BULK_THRESHOLD and not remove:
             self._journaled(add)
         elif remove:
@@ -373,19 +381,27 @@ class AssertionStore:
 
     def add_document(self, doc: Doc, run: Run | None = None) -> ox.NamedNode:
         """Store a document (origin and normalised text). Idempotent for the same id and content."""
+        return self.add_documents([doc], run)[0]
+
+    def add_documents(self, docs: Sequence[Doc], run: Run | None = None) -> list[ox.NamedNode]:
+        """Store documents in one checked batch: all of them or, if one is refused, none."""
         with self._lock:
-            sha = L.doc_sha256(doc)
-            iri = L.doc_iri(doc.id, sha)
-            quads: list[ox.Quad] = []
-            if iri.value not in self._known_nodes and not self._has(iri, M.sha256):
-                quads += L.document_quads(doc, iri, sha)
-            if run is not None and iri.value not in run.used:
-                quads.append(ox.Quad(run.iri, P.used, iri, PROVENANCE_GRAPH))
-                run.used.add(iri.value)
+            shas = [L.doc_sha256(d) for d in docs]
+            iris = [L.doc_iri(d.id, sha) for d, sha in zip(docs, shas)]
+            quads: list[N.AnyQuad] = []
+            fresh: set[str] = set()
+            for doc, sha, iri in zip(docs, shas, iris):
+                if iri.value not in self._known_nodes and iri.value not in fresh and not self._has(iri, M.sha256):
+                    quads += L.document_quads(doc, iri, sha)
+                    fresh.add(iri.value)
+            used = [] if run is None else [i for i in dict.fromkeys(iris) if i.value not in run.used]
+            quads += [ox.Quad(run.iri, P.used, i, PROVENANCE_GRAPH) for i in used]  # type: ignore[union-attr]
             if quads:
                 self.commit(quads)
-            self._known_nodes.add(iri.value)
-            return iri
+            if run is not None:
+                run.used.update(i.value for i in used)
+            self._known_nodes.update(i.value for i in iris)
+            return iris
 
     def document_iri(self, doc: Doc) -> ox.NamedNode:
         return L.doc_iri(doc.id, L.doc_sha256(doc))
@@ -430,7 +446,7 @@ class AssertionStore:
         report = WriteReport()
         at = self.now()
         add: list[N.AnyQuad] = []
-        remove: list[ox.Quad] = []
+        remove: list[N.NQ] = []
         check: list[N.AnyQuad] = []
         new_entities: dict[str, None] = {}
         groups: dict[str, list[Triple]] = {}
@@ -448,7 +464,7 @@ class AssertionStore:
                 docs[t.chunk.doc_id] = str(self._doc_iri_by_id(t.chunk.doc_id))
         for aid, obs in groups.items():
             state = self._record_state(aid)
-            if state is not None and state.get("tombstone"):
+            if state is not None and state.tombstone:
                 report.erased += len(obs)
                 continue
             sources: list[tuple[str, list[N.NQ], float, str]] = []
@@ -467,8 +483,8 @@ class AssertionStore:
             seen: dict[str, tuple] = {}
             for src_ in sources:
                 seen.setdefault(src_[0], src_)
-            existing_sources = state["sources"] if state else set()
-            fresh = [v for k, v in seen.items() if k[1:-1] not in existing_sources]
+            existing_sources = state.sources if state else set()
+            fresh = [v for k, v in seen.items() if k not in existing_sources]
             report.unchanged += len(obs) - len(fresh) if state else len(obs) - len(seen)
             a = assertion_ref(aid)
             if state is None:
@@ -496,9 +512,8 @@ class AssertionStore:
                             check += cq
                 report.new += 1
             elif fresh:
-                cur = state["quads"]
-                old_count, old_conf = state["count_q"], state["conf_q"]
-                kinds_now = set(state["kinds"])
+                old_count, old_conf = state.count_q, state.conf_q
+                kinds_now = set(state.kinds)
                 new_q = []
                 for f in fresh:
                     new_q += f[1]
@@ -507,12 +522,12 @@ class AssertionStore:
                         kinds_now.add(f[3])
                         new_q.append((a, L.TYPE, _KIND_REF[f[3]], G))
                 count = len(existing_sources) + len(fresh)
-                conf = max([state["confidence"]] + [f[2] for f in fresh])
+                conf = max([state.confidence] + [f[2] for f in fresh])
                 new_q.append((a, L.Mt.count, L.integer_t(count), G))
                 new_q.append((a, L.Mt.confidence, L.dec_t(conf), G))
                 remove += [old_count, old_conf]
                 add += new_q
-                check += [q for q in cur if q != old_count and q != old_conf] + new_q
+                check += [q for q in state.quads if q != old_count and q != old_conf] + new_q
                 report.repeated += 1
         if add:
             self.commit(add, remove, check=check)
@@ -520,27 +535,28 @@ class AssertionStore:
         report.quads_added = len(add)
         return report
 
-    def _record_state(self, aid: str) -> dict | None:
-        a = assertion_iri(aid)
-        quads = list(self.ox.quads_for_pattern(a, None, None, PROVENANCE_GRAPH))
+    def _record_state(self, aid: str) -> _RecordState | None:
+        """The stored record of an assertion, as text quads (what a repeat re-checks and partly replaces)."""
+        quads = list(self.ox.quads_for_pattern(assertion_iri(aid), None, None, PROVENANCE_GRAPH))
         if not quads:
             return None
-        state: dict = {"quads": quads, "sources": set(), "kinds": set(), "tombstone": False}
+        a, G = assertion_ref(aid), L.PROV_G
+        state = _RecordState([])
         for q in quads:
-            p = q.predicate
-            if p == P.wasDerivedFrom:
-                state["sources"].add(q.object.value)
-            elif p == RDF_TYPE:
-                if q.object == M.Tombstone:
-                    state["tombstone"] = True
-                k = _CLASS_KIND.get(q.object.value)
-                if k:
-                    state["kinds"].add(k)
-            elif p == M.count:
-                state["count_q"] = q
-            elif p == M.confidence:
-                state["conf_q"] = q
-                state["confidence"] = float(q.object.value)
+            p, o = str(q.predicate), str(q.object)
+            tq = (a, p, o, G)
+            state.quads.append(tq)
+            if p == _DERIVED_FROM:
+                state.sources.add(o)
+            elif p == L.TYPE:
+                state.tombstone = state.tombstone or o == _TOMBSTONE
+                if o in _TEXT_KIND:
+                    state.kinds.add(_TEXT_KIND[o])
+            elif p == _COUNT:
+                state.count_q = tq
+            elif p == _CONFIDENCE:
+                state.conf_q = tq
+                state.confidence = float(q.object.value)
         return state
 
     # ------------------------------------------------------------------ reading

@@ -461,3 +461,62 @@ def test_resolve_without_config_bounds_to_the_named_path(corpus):
     os.symlink(corpus / "a.txt", corpus.parent / "outside-link.txt")
     # naming the link itself makes its target the root: allowed
     assert resolve("outside-link.txt").ingest("outside-link.txt")[0].text.startswith("Alice")
+
+
+# ------------------------------------------------------------------ loader: batched documents, read-ahead
+
+class _Texts:
+    """An ingester of in-memory texts, one document per name (kept verbatim, lone surrogates included)."""
+
+    def __init__(self, texts: dict[str, str]) -> None:
+        self.texts = texts
+
+    def ingest(self, ref: str) -> list[Doc]:
+        return [Doc(ref, ref, self.texts[ref])]
+
+
+_BORN = {"d0": "Ada Lovelace was born in London.", "d1": "Alan Turing was born in London.",
+         "d2": "Grace Hopper was born in New York.", "d3": "Emmy Noether was born in Erlangen.",
+         "d4": "Carl Gauss was born in Brunswick."}
+
+
+def _loader_pipeline(texts: dict[str, str], extractor=None):
+    from semantic_rdf.extract import RuleExtractor
+    from semantic_rdf.split import splitter_from_spec
+    from semantic_rdf.stages import Pipeline
+
+    return Pipeline(_Texts(texts), splitter=splitter_from_spec("sentences"), extractor=extractor or RuleExtractor())
+
+
+def test_load_skips_only_the_document_the_store_refuses():
+    from semantic_rdf.loader import load
+    from semantic_rdf.store import AssertionStore
+
+    texts = dict(_BORN, d2=_BORN["d2"] + " \ud800")  # a lone surrogate cannot be stored
+    store = AssertionStore.memory()
+    summary = load(store, _loader_pipeline(texts), list(texts), batch_size=3)
+    assert [f["ref"] for f in summary.failed] == ["d2"]
+    assert summary.documents == 4 and summary.new == 4 and not summary.unchanged
+    assert all(store.exists(i) for i in summary.ids)
+    assert {store.get(i).subject for i in summary.ids} == {"Ada Lovelace", "Alan Turing", "Emmy Noether", "Carl Gauss"}
+    assert store.validate().conforms
+
+
+def test_load_raises_what_the_pipeline_raises_and_ends_its_run():
+    from semantic_rdf.loader import load
+    from semantic_rdf.store import AssertionStore
+
+    class Boom:
+        def extract(self, chunk):
+            if chunk.doc_id == "d3":
+                raise RuntimeError("extractor broke")
+            return []
+
+    store = AssertionStore.memory()
+    threads = threading.active_count()
+    with pytest.raises(RuntimeError, match="extractor broke"):
+        load(store, _loader_pipeline(_BORN, Boom()), list(_BORN))
+    assert threading.active_count() == threads  # the read-ahead worker is gone
+    ended = store.select("SELECT ?r WHERE { GRAPH ?g { ?r <http://www.w3.org/ns/prov#endedAtTime> ?t } }")
+    assert len(ended) == 1
+    assert store.validate().conforms
