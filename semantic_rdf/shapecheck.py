@@ -7,6 +7,10 @@ refuses to compile anything else, and tests/test_shapes.py holds all three to th
 
 A batch is checked together with `types_of`: the stored types of nodes it points at but does not
 describe. Those satisfy sh:class without making the nodes focus nodes of sh:targetClass.
+
+A batch that adds to a stored node can leave out what it does not change (see `Settled`): the checker then
+decides each constraint from what is listed plus the fact that the node conformed before, and where that
+cannot decide it, asks `stored` for the node's stored values on the paths concerned and checks them all.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 import rdflib
 from rdflib.collection import Collection
@@ -24,7 +28,7 @@ from semantic_rdf import ntriples as N
 from semantic_rdf.errors import ShapeViolation
 from semantic_rdf.shapes import Report, shapes_graph, supported_or_raise
 
-__all__ = ["ShapeCheck", "shape_check"]
+__all__ = ["Settled", "ShapeCheck", "shape_check"]
 
 _TYPE = f"<{RDF.type}>"
 _SUBCLASS = f"<{RDFS.subClassOf}>"
@@ -175,17 +179,36 @@ def _compile(g: rdflib.Graph) -> list[_Shape]:
     return shapes
 
 
+@dataclass(frozen=True)
+class Settled:
+    """A stored node that conformed to the shapes while its rdf:types were `classes`, in a batch that only adds
+    to it. The batch lists its rdf:types in full (none removed); on each path in `added` only the values it adds
+    (the stored ones stay); on any other path either the node's full values after the batch, or nothing when
+    that path is left unchanged. (A batch that empties a path cannot be checked this way.)
+
+    What is known without reading: a shape that targeted the node before still holds on its unchanged paths,
+    and its minimum counts (sh:minCount, sh:qualifiedMinCount) still hold on the added paths."""
+
+    classes: frozenset[str]
+    added: frozenset[str]
+
+
 class ShapeCheck:
     """Checks a batch of quads (text or pyoxigraph; graphs ignored) against the compiled shapes."""
 
     def __init__(self, shapes: list[_Shape]):
         self.shapes = shapes
         self._compare = {True: _compare(True), False: _compare(False)}
+        # the paths that decide which nodes a shape targets: never settled
+        self._targeting = {_TYPE, _SUBCLASS} | {x.target_subjects_of for x in shapes if x.target_subjects_of}
 
     def check(self, quads: Iterable[N.AnyQuad], types_of: Callable[[str], Iterable[str]] | None = None, *,
+              settled: Mapping[str, Settled] | None = None, stored: Callable[[str, str], list[str]] | None = None,
               limit: int = 20) -> Report:
         """Violations among `quads`. `types_of(iri)` gives the rdf:types of a node the batch points at (along
-        a path with sh:class or a qualified shape) but does not describe; it is asked lazily, once a node."""
+        a path with sh:class or a qualified shape) but does not describe; it is asked lazily, once a node.
+        `settled` names stored nodes the batch lists only in part (see `Settled`); `stored(node, path)` gives
+        such a node's stored values on a path, asked only where the listed values cannot decide a constraint."""
         index: dict[str, dict[str, list[str]]] = {}
         by_class: dict[str, list[str]] = {}
         types: dict[str, set[str]] = {}
@@ -233,7 +256,12 @@ class ShapeCheck:
                 return True
             return bool(supers) and any(cls in ancestors(t) for t in ts)
 
-        return self._violations(index, by_class, instance, limit)
+        for node, st in (settled or {}).items():
+            if st.added & self._targeting or node in index and not st.classes <= types.get(node, set()):
+                raise ValueError(f"settled node {node}: its rdf:types must be listed in full and never settled")
+            if stored is None:
+                raise ValueError("a batch with settled nodes needs `stored`")
+        return self._violations(index, by_class, instance, settled or {}, stored, limit)
 
     @staticmethod
     def _focus(shape: _Shape, index: dict, by_class: dict) -> Iterable[str]:
@@ -241,9 +269,41 @@ class ShapeCheck:
             return dict.fromkeys(by_class.get(shape.target_class, _NONE))
         return [s for s, props in index.items() if shape.target_subjects_of in props]
 
-    def _violations(self, index: dict, by_class: dict, instance: Callable[[str, str], bool], limit: int) -> Report:
+    @staticmethod
+    def _settled_view(shape: _Shape, P: _Property, node: str, props: dict, st: Settled, full: set[str],
+                      instance: Callable[[str, str], bool],
+                      stored: Callable[[str, str], list[str]]) -> tuple[list[str] | None, bool] | None:
+        """How `P` is checked on a settled node: None when its stored values stand and met it before, else (the
+        values to check, whether its minimum counts are known to hold). Where the listed values cannot decide it,
+        the node's values on P's paths are completed in `props` from the store (and named in `full`)."""
+        paths = [P.path] + [other for other, _, _ in P.compare]
+        vals = props.get(P.path)
+        if not full.issuperset(paths):
+            before = shape.target_class is not None and shape.target_class in st.classes
+            if P.path in st.added and P.max_count is None and not P.compare:
+                if before:  # the stored values met every constraint: check the added ones, counts only grew
+                    return vals, True
+                have = vals or _NONE
+                if not (P.tests or P.classes) and (not P.min1 or have) and all(
+                        any(instance(v, c) for v in have) for c, _ in P.qualified):
+                    return vals, True
+            elif before and not any(p in props or p in st.added for p in paths):
+                return None
+            for p in paths:
+                if p not in full and (p in st.added or p not in props):
+                    more = stored(node, p)
+                    if more:
+                        props[p] = more + props.get(p, [])
+                full.add(p)
+            vals = props.get(P.path)
+        return vals, False
+
+    def _violations(self, index: dict, by_class: dict, instance: Callable[[str, str], bool],
+                    settled: Mapping[str, Settled], stored: Callable[[str, str], list[str]] | None,
+                    limit: int) -> Report:
         """Every violation (up to `limit`), named."""
         out: list[str] = []
+        full: dict[str, set[str]] = {}  # paths of a settled node whose values `props` now holds in full
 
         def bad(shape: _Shape, node: str, path: str, what: str, v: str | None = None) -> bool:
             out.append(f"{shape.name}: {node} {path[1:-1] if path else ''}: {what}".replace(" :", ":")
@@ -253,12 +313,23 @@ class ShapeCheck:
         for shape in self.shapes:
             for node in self._focus(shape, index, by_class):
                 props = index.get(node, {})
+                st = settled.get(node)
                 for cls in shape.node_classes:
                     if not instance(node, cls) and bad(shape, node, "", f"focus node is not a {cls[1:-1]}"):
                         return Report(False, out)
                 for P in shape.props:
-                    vals = props.get(P.path)
+                    known = False  # whether P's minimum counts are known to hold
+                    if st is None:
+                        vals = props.get(P.path)
+                    else:
+                        view = self._settled_view(shape, P, node, props, st, full.setdefault(node, set()),
+                                                  instance, stored)  # type: ignore[arg-type]
+                        if view is None:
+                            continue
+                        vals, known = view
                     if vals is None:  # only the constraints an absent property can break
+                        if known:
+                            continue
                         if P.min1 and bad(shape, node, P.path, P.label or "fewer than 1 values"):
                             return Report(False, out)
                         for cls, what in P.qualified:
@@ -278,7 +349,7 @@ class ShapeCheck:
                         for cls in P.classes:
                             if not instance(v, cls) and bad(shape, node, P.path, P.label or f"value is not a {cls[1:-1]}", v):
                                 return Report(False, out)
-                    for cls, what in P.qualified:
+                    for cls, what in () if known else P.qualified:
                         if not any(instance(v, cls) for v in vals) and bad(shape, node, P.path, P.label or what):
                             return Report(False, out)
                     for other, what, strict in P.compare:
@@ -290,8 +361,10 @@ class ShapeCheck:
                                     return Report(False, out)
         return Report(not out, out)
 
-    def enforce(self, quads: Iterable[N.AnyQuad], types_of: Callable[[str], Iterable[str]] | None = None) -> None:
-        r = self.check(quads, types_of)
+    def enforce(self, quads: Iterable[N.AnyQuad], types_of: Callable[[str], Iterable[str]] | None = None, *,
+                settled: Mapping[str, Settled] | None = None,
+                stored: Callable[[str, str], list[str]] | None = None) -> None:
+        r = self.check(quads, types_of, settled=settled, stored=stored)
         if not r.conforms:
             raise ShapeViolation(f"write refused by shapes: {r.violations[0]}", r.violations)
 

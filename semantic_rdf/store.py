@@ -25,7 +25,7 @@ from semantic_rdf import layout as L, ntriples as N
 from semantic_rdf.errors import InvalidInput, NotFound, StoreInUse
 from semantic_rdf.identity import assertion_id, fold
 from semantic_rdf.queries import Term, bind, packaged
-from semantic_rdf.shapecheck import shape_check
+from semantic_rdf.shapecheck import Settled, shape_check
 from semantic_rdf.shapes import validate_full, Report
 from semantic_rdf.values import Doc, Triple, Validity
 from semantic_rdf.vocab import (
@@ -48,7 +48,8 @@ _KIND_REF = {k: str(v) for k, v in _KIND_CLASS.items()}
 _SHAPED = (L.PROV_G, L.ENTITY_G)  # the shapes describe these graphs only
 _CLASS_KIND = {v.value: k for k, v in _KIND_CLASS.items()}
 _TEXT_KIND = {v: k for k, v in _KIND_REF.items()}
-_DERIVED_FROM, _COUNT, _CONFIDENCE, _TOMBSTONE = L.Pt.wasDerivedFrom, L.Mt.count, L.Mt.confidence, L.Mt.Tombstone
+_COUNT, _CONFIDENCE, _TOMBSTONE = L.Mt.count, L.Mt.confidence, L.Mt.Tombstone
+_ADDED = frozenset({L.Pt.wasDerivedFrom})  # a repeat only adds sources to a record
 _ACTIVITY_CLASS = {
     "ingestion": M.Ingestion, "statement": M.Statement, "derivation": M.Derivation, "retraction": M.Retraction,
     "reinstatement": M.Reinstatement, "erasure": M.Erasure, "decision": M.Decision,
@@ -183,12 +184,13 @@ class WriteReport:
 
 @dataclass
 class _RecordState:
-    quads: list[N.NQ]  # the record's quads in the provenance graph
-    sources: set[str] = field(default_factory=set)  # IRI text of its sources
+    """What a repeat reads of a stored record: not its sources, which it only adds to (count = distinct sources)."""
+    types: list[N.NQ]  # its rdf:type quads
     kinds: set[str] = field(default_factory=set)
     tombstone: bool = False
     count_q: N.NQ | None = None
     conf_q: N.NQ | None = None
+    count: int = 0
     confidence: float = 0.0
 
 
@@ -316,18 +318,24 @@ class AssertionStore:
     def _stored_types(self, iri: str) -> list[str]:
         """rdf:types (as text) a node has in the provenance graph: the shape check asks for the nodes a
         batch points at but does not describe (for sh:class)."""
-        return [str(q.object) for q in self.ox.quads_for_pattern(ox.NamedNode(iri[1:-1]), RDF_TYPE, None,
-                                                                   PROVENANCE_GRAPH)]
+        return self._stored_values(iri, L.TYPE)
+
+    def _stored_values(self, iri: str, path: str) -> list[str]:
+        """The values (as text) of a node on a path in the provenance graph: the shape check asks for those of
+        a node a batch lists in part (`settled`) where the listed ones cannot decide a constraint."""
+        return [str(q.object) for q in self.ox.quads_for_pattern(ox.NamedNode(iri[1:-1]), ox.NamedNode(path[1:-1]),
+                                                                   None, PROVENANCE_GRAPH)]
 
     def commit(self, add: Sequence[N.AnyQuad], remove: Sequence[N.AnyQuad] = (), *,
-               check: Sequence[N.AnyQuad] | None = None) -> None:
+               check: Sequence[N.AnyQuad] | None = None, settled: Mapping[str, Settled] | None = None) -> None:
         """Check the batch against the shapes, then write it in one transaction (or, for a big batch of
-        fresh quads on disk, through the journaled bulk loader). Quads may be text (layout.py) or pyoxigraph."""
+        fresh quads on disk, through the journaled bulk loader). Quads may be text (layout.py) or pyoxigraph.
+        `check` (default `add`) is what the shapes see; `settled` the stored nodes it lists in part."""
         self._writable()
         add = [q if type(q) is tuple else N.of(q) for q in add]
         described = add if check is None else [q if type(q) is tuple else N.of(q) for q in check]
         checked = [q for q in described if q[3] in _SHAPED]
-        shape_check().enforce(checked, self._stored_types)
+        shape_check().enforce(checked, self._stored_types, settled=settled, stored=self._stored_values)
         if self.path is not None and len(add) > _BULK_THRESHOLD and not remove:
             self._journaled(add)
         elif remove:
@@ -448,6 +456,7 @@ class AssertionStore:
         add: list[N.AnyQuad] = []
         remove: list[N.NQ] = []
         check: list[N.AnyQuad] = []
+        settled: dict[str, Settled] = {}
         new_entities: dict[str, None] = {}
         groups: dict[str, list[Triple]] = {}
         docs: dict[str, str] = {}
@@ -483,9 +492,8 @@ class AssertionStore:
             seen: dict[str, tuple] = {}
             for src_ in sources:
                 seen.setdefault(src_[0], src_)
-            existing_sources = state.sources if state else set()
-            fresh = [v for k, v in seen.items() if k not in existing_sources]
-            report.unchanged += len(obs) - len(fresh) if state else len(obs) - len(seen)
+            fresh = list(seen.values()) if state is None else [v for k, v in seen.items() if not self._has_source(aid, k)]
+            report.unchanged += len(obs) - len(fresh)
             a = assertion_ref(aid)
             if state is None:
                 first = obs[0]
@@ -521,43 +529,42 @@ class AssertionStore:
                     if f[3] not in kinds_now:
                         kinds_now.add(f[3])
                         new_q.append((a, L.TYPE, _KIND_REF[f[3]], G))
-                count = len(existing_sources) + len(fresh)
                 conf = max([state.confidence] + [f[2] for f in fresh])
-                new_q.append((a, L.Mt.count, L.integer_t(count), G))
+                new_q.append((a, L.Mt.count, L.integer_t(state.count + len(fresh)), G))
                 new_q.append((a, L.Mt.confidence, L.dec_t(conf), G))
                 remove += [old_count, old_conf]
                 add += new_q
-                check += [q for q in state.quads if q != old_count and q != old_conf] + new_q
+                # the stored sources stand and met the monotone source constraints: only the additions are checked
+                check += state.types + new_q
+                settled[a] = Settled(frozenset(q[2] for q in state.types), _ADDED)
                 report.repeated += 1
         if add:
-            self.commit(add, remove, check=check)
+            self.commit(add, remove, check=check, settled=settled)
             self._known_entities.update(new_entities)
         report.quads_added = len(add)
         return report
 
     def _record_state(self, aid: str) -> _RecordState | None:
-        """The stored record of an assertion, as text quads (what a repeat re-checks and partly replaces)."""
-        quads = list(self.ox.quads_for_pattern(assertion_iri(aid), None, None, PROVENANCE_GRAPH))
-        if not quads:
+        """The stored record of an assertion (its types, count and confidence) as text quads, or None. A few
+        reads whatever the number of its sources."""
+        node, a, G = assertion_iri(aid), assertion_ref(aid), L.PROV_G
+        types = [str(q.object) for q in self.ox.quads_for_pattern(node, RDF_TYPE, None, PROVENANCE_GRAPH)]
+        if not types:
             return None
-        a, G = assertion_ref(aid), L.PROV_G
-        state = _RecordState([])
-        for q in quads:
-            p, o = str(q.predicate), str(q.object)
-            tq = (a, p, o, G)
-            state.quads.append(tq)
-            if p == _DERIVED_FROM:
-                state.sources.add(o)
-            elif p == L.TYPE:
-                state.tombstone = state.tombstone or o == _TOMBSTONE
-                if o in _TEXT_KIND:
-                    state.kinds.add(_TEXT_KIND[o])
-            elif p == _COUNT:
-                state.count_q = tq
-            elif p == _CONFIDENCE:
-                state.conf_q = tq
-                state.confidence = float(q.object.value)
+        state = _RecordState([(a, L.TYPE, o, G) for o in types])
+        state.tombstone = _TOMBSTONE in types
+        state.kinds = {_TEXT_KIND[o] for o in types if o in _TEXT_KIND}
+        for q in self.ox.quads_for_pattern(node, M.count, None, PROVENANCE_GRAPH):
+            state.count_q, state.count = (a, _COUNT, str(q.object), G), int(q.object.value)
+        for q in self.ox.quads_for_pattern(node, M.confidence, None, PROVENANCE_GRAPH):
+            state.conf_q, state.confidence = (a, _CONFIDENCE, str(q.object), G), float(q.object.value)
         return state
+
+    def _has_source(self, aid: str, src: str) -> bool:
+        for _ in self.ox.quads_for_pattern(assertion_iri(aid), P.wasDerivedFrom, ox.NamedNode(src[1:-1]),
+                                           PROVENANCE_GRAPH):
+            return True
+        return False
 
     # ------------------------------------------------------------------ reading
     def label(self, term: ox.NamedNode | ox.Literal) -> str:
