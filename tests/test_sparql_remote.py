@@ -509,6 +509,19 @@ def test_streamed_blocks_are_whole_lines_of_the_dump():
     assert sorted(ox.parse(b"".join(blocks), format=ox.RdfFormat.N_QUADS), key=str) == EmbeddedBackend(st).dump()
 
 
+def test_virtuoso_parts_are_sorted_runs_of_the_same_lines():
+    from semantic_rdf.sync import _sorted_runs
+
+    st = _mixed_store()
+    blocks = list(nquads_blocks(st, size=1000))
+    runs = list(_sorted_runs(blocks, 5000))
+    assert len(runs) > 3 and all(len(r) >= 5000 for r in runs[:-1])
+    for run in runs:
+        lines = run.split(b"\n")
+        assert lines.pop() == b"" and lines == sorted(lines)
+    assert sorted(b"".join(runs).split(b"\n")) == sorted(b"".join(blocks).split(b"\n"))
+
+
 def test_a_blank_node_stops_the_push_and_leaves_nothing_behind(oxigraph_server, tmp_path, monkeypatch):
     import functools
 
