@@ -29,7 +29,6 @@ from typing import Any
 import numpy as np
 import pyoxigraph as ox
 
-from semantic_rdf import sparql
 from semantic_rdf.errors import InvalidInput, SemanticError
 from semantic_rdf.sparql import (
     BLOCK,
@@ -336,8 +335,7 @@ def _stream_full(store, remote: RemoteBackend, prefix: str, need_digest: bool) -
     """Stream the store's export into the server while it is written (see nquads_blocks and
     RemoteBackend.load_blocks); the digests, when wanted, are folded on a thread of their own.
     Lenient: the N-Quads are Oxigraph's own, and push checks the count afterwards."""
-    exported = nquads_blocks(store, prefix)
-    blocks = _sorted_runs(exported, sparql.VIRTUOSO_PART) if remote.flavour == "virtuoso" else exported
+    blocks = nquads_blocks(store, prefix)
     try:
         if not need_digest:
             return remote.load_blocks(blocks, lenient=True), {}
@@ -353,32 +351,7 @@ def _stream_full(store, remote: RemoteBackend, prefix: str, need_digest: bool) -
         remote.drop(prefix)   # what went before the refused block: the endpoint ends as the drop left it
         raise
     finally:
-        exported.close()      # a load that stopped early: wait for the dump, remove its file
-
-
-def _sorted_runs(blocks: Iterable[bytes], size: int) -> Iterator[bytes]:
-    """The lines of `blocks` (whole lines each) again, in runs of at least `size` bytes, each run sorted
-    bytewise: one part file of Virtuoso's loader per run (see sparql._VirtuosoStream). Oxigraph's export
-    comes in the order of its hashed term ids, so every new IRI lands at a random place in Virtuoso's
-    indexes; in IRI order its loader needs about 1 CPU-s less per 1M quads (the sort costs 0.8 s) and
-    it slows down much less on a busy machine (1M quads in 42 MB parts at load average 2.3: 9.1 s
-    sorted, 14-16 s in export order)."""
-    lines: list[bytes] = []
-    n = 0
-    for block in blocks:
-        lines.extend(_lines(block))
-        n += len(block)
-        if n >= size:
-            yield _joined_sorted(lines)
-            lines, n = [], 0
-    if lines:
-        yield _joined_sorted(lines)
-
-
-def _joined_sorted(lines: list[bytes]) -> bytes:
-    lines.sort()
-    lines.append(b"")
-    return b"\n".join(lines)
+        blocks.close()        # a load that stopped early: wait for the dump, remove its file
 
 
 def _teed(blocks: Iterable[bytes], copies: queue.Queue) -> Iterator[bytes]:
