@@ -414,7 +414,9 @@ _KERNEL_MIN_ROWS = 16_384
 def _compiled_kernel():
     try:
         from semantic_rdf.hamming import min_distance_blocks
-    except ImportError:  # numba is not available on this platform: numpy does the scan
+    # no numba on this platform, or numba finds no writable cache location (RuntimeError at
+    # decoration): numpy does the scan, with the same results
+    except (ImportError, RuntimeError):
         return None
     return min_distance_blocks
 
