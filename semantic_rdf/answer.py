@@ -16,7 +16,8 @@ Steps (see docs/answer.md):
 3. Gate (semantic_rdf.gate). Candidates are the facts touching a linked entity, or every believed fact
    when nothing links. A multi-relation question ("where was the wife of X born?") is first answered from
    the path memories (paths.probe), every hop confirmed against the claim graphs; without a confirmed path
-   it is answered only if the passing single facts cover every relation it names.
+   it is answered only if the passing single facts cover every relation it names and chain through an
+   entity the question did not name (facts about the named entity alone answer another question).
 4. Verification. A passing fact is used only if the store believes it (now, or at `as_of`) and its claim
    graph holds the triple; each carries its sources (document reference + the quoted span text).
 5. Hebbian turn over the entities of the answer; priming from the answer's subject and linked entities.
@@ -372,6 +373,19 @@ def parse_question(question: str, linker: Linker) -> Parsed:
                   "when" in ws or ("what" in ws and "year" in ws))
 
 
+def _chained(facts: Sequence[AnswerFact], named: set[str]) -> bool:
+    """Whether two of the facts chain through an entity the question did not name ("the teacher of X":
+    X -> T, then T born in P). Facts that all hang off the named entities answer another question (where
+    X, not X's teacher, was born)."""
+    for f in facts:
+        for bridge in {fold(f.subject), fold(f.object)} - named:
+            if {fold(f.subject), fold(f.object)} & named and any(
+                    g is not f and g.predicate != f.predicate and bridge in (fold(g.subject), fold(g.object))
+                    for g in facts):
+                return True
+    return False
+
+
 # ------------------------------------------------------------------ renderers
 
 class Renderer(Protocol):
@@ -681,6 +695,10 @@ class Answerer:
                 if not all(covered & set(gr) for gr in parsed.groups):
                     notes.append(f"multi-relation question ({len(parsed.groups)} relations) with no confirmed path; "
                                  "single facts do not cover every relation")
+                    facts = []
+                elif not _chained(facts, {e.folded for e in linked + aliases}):
+                    notes.append(f"multi-relation question ({len(parsed.groups)} relations) with no confirmed path; "
+                                 "the facts do not chain through an entity the question did not name")
                     facts = []
         allowed = bool(facts)
 

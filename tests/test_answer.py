@@ -187,6 +187,22 @@ def test_multihop_probes_path_memory_and_confirms_every_hop(fresh):
     assert not b.allowed and b.path == ()
 
 
+def test_a_multi_relation_question_is_not_answered_by_facts_about_the_named_entity_alone():
+    """"Where was the teacher of X born?" with X's teacher and X's birthplace stored, the teacher's not:
+    both relations are covered by passing facts, but not as a chain, so the answer is a refusal."""
+    store = AssertionStore.memory()
+    for s, p, o in [("Ada Lovelace", "student_of", "Augustus De Morgan"), ("Ada Lovelace", "born_in", "London")]:
+        store.assert_(s, p, o, note="test")
+    mem = Memory.attach(store)
+    try:
+        ans = Answerer(mem)
+        a = ans.ask("Where was the teacher of Ada Lovelace born?", "strict")
+        assert not a.allowed and a.text == REFUSAL and "do not chain" in a.reason
+        assert ans.ask("Where was Ada Lovelace born?", "strict").allowed  # the one-relation question still is
+    finally:
+        mem.close()
+
+
 def test_retraction_reinstatement_and_as_of(fresh):
     ans = Answerer(fresh)
     fid = aid("Ostrova", "designed", "Harrow Bridge")
