@@ -15,7 +15,7 @@ Oxigraph's own, and the count is checked), so `oxigraph load --lenient` is print
 anchor. The generated file lists graph after graph; the store's export comes in Oxigraph's index
 (hash) order, which Virtuoso's loader takes longer over, the more so on a busy machine. So each
 native loader is also timed on that export ("export" rows). Push hands Virtuoso the export in
-sorted runs of 64 MB (sync._sorted_runs), loaded while the export is still written. Virtuoso's
+sorted parts growing from 8 to 64 MB (sparql.sorted_parts), loaded while the export is still written. Virtuoso's
 loader on the generated file is timed before and after the push and the mean is the anchor, since
 the machine's load drifts. Printed ratio = native seconds / push seconds (target >= 0.5), with the
 load average, since the machine may be shared.

@@ -400,6 +400,14 @@ VIRTUOSO_PART = 1 << 26        # bytes of N-Quads per file handed to Virtuoso's 
 VIRTUOSO_FIRST_PART = 1 << 23  # the first file, so the loader starts early; each next one doubles up to VIRTUOSO_PART
 
 
+def split_lines(data: bytes) -> list[bytes]:
+    """The lines of N-Quads text, without their newlines (no empty last line for a final newline)."""
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return lines
+
+
 def sorted_parts(blocks: Iterable[bytes], first: int, most: int) -> Iterator[bytes]:
     """The lines of `blocks` (whole N-Quads lines each) again, in parts of at least `first` bytes, each
     next part's minimum doubled up to `most`; each part's lines sorted bytewise. Oxigraph exports in the
@@ -411,7 +419,7 @@ def sorted_parts(blocks: Iterable[bytes], first: int, most: int) -> Iterator[byt
     for block in blocks:
         if not block:
             continue
-        lines.extend(block.rstrip(b"\n").split(b"\n"))
+        lines.extend(split_lines(block))
         size += len(block)
         if size >= limit:
             yield _joined_sorted(lines)

@@ -186,12 +186,18 @@ class WriteReport:
 class _RecordState:
     """What a repeat reads of a stored record: not its sources, which it only adds to (count = distinct sources)."""
     types: list[N.NQ]  # its rdf:type quads
-    kinds: set[str] = field(default_factory=set)
-    tombstone: bool = False
     count_q: N.NQ | None = None
     conf_q: N.NQ | None = None
     count: int = 0
     confidence: float = 0.0
+
+    @property
+    def kinds(self) -> set[str]:
+        return {_TEXT_KIND[q[2]] for q in self.types if q[2] in _TEXT_KIND}
+
+    @property
+    def tombstone(self) -> bool:
+        return any(q[2] == _TOMBSTONE for q in self.types)
 
 
 class _Clock:
@@ -310,8 +316,9 @@ class AssertionStore:
             raise InvalidInput("store is open read-only")
 
     # ------------------------------------------------------------------ low-level commit
-    def _has(self, s: ox.NamedNode, p: ox.NamedNode, g: ox.NamedNode = PROVENANCE_GRAPH) -> bool:
-        for _ in self.ox.quads_for_pattern(s, p, None, g):
+    def _has(self, s: ox.NamedNode, p: ox.NamedNode, g: ox.NamedNode = PROVENANCE_GRAPH,
+             o: ox.NamedNode | None = None) -> bool:
+        for _ in self.ox.quads_for_pattern(s, p, o, g):
             return True
         return False
 
@@ -492,7 +499,9 @@ class AssertionStore:
             seen: dict[str, tuple] = {}
             for src_ in sources:
                 seen.setdefault(src_[0], src_)
-            fresh = list(seen.values()) if state is None else [v for k, v in seen.items() if not self._has_source(aid, k)]
+            node = assertion_iri(aid)
+            fresh = list(seen.values()) if state is None else [
+                v for k, v in seen.items() if not self._has(node, P.wasDerivedFrom, o=ox.NamedNode(k[1:-1]))]
             report.unchanged += len(obs) - len(fresh)
             a = assertion_ref(aid)
             if state is None:
@@ -552,19 +561,11 @@ class AssertionStore:
         if not types:
             return None
         state = _RecordState([(a, L.TYPE, o, G) for o in types])
-        state.tombstone = _TOMBSTONE in types
-        state.kinds = {_TEXT_KIND[o] for o in types if o in _TEXT_KIND}
         for q in self.ox.quads_for_pattern(node, M.count, None, PROVENANCE_GRAPH):
             state.count_q, state.count = (a, _COUNT, str(q.object), G), int(q.object.value)
         for q in self.ox.quads_for_pattern(node, M.confidence, None, PROVENANCE_GRAPH):
             state.conf_q, state.confidence = (a, _CONFIDENCE, str(q.object), G), float(q.object.value)
         return state
-
-    def _has_source(self, aid: str, src: str) -> bool:
-        for _ in self.ox.quads_for_pattern(assertion_iri(aid), P.wasDerivedFrom, ox.NamedNode(src[1:-1]),
-                                           PROVENANCE_GRAPH):
-            return True
-        return False
 
     # ------------------------------------------------------------------ reading
     def label(self, term: ox.NamedNode | ox.Literal) -> str:

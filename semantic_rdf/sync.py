@@ -37,6 +37,7 @@ from semantic_rdf.sparql import (
     RemoteBackend,
     iri,
     line_blocks,
+    split_lines,
     term,
 )
 
@@ -207,7 +208,7 @@ def _digest_blocks(blocks: queue.Queue[bytes | None]) -> dict[bytes, int]:
     """The molecule digests of the N-Quads blocks taken from `blocks` until None (order-free sums)."""
     digest: dict[bytes, int] = {}
     while (block := blocks.get()) is not None:
-        for line in _lines(block):
+        for line in split_lines(block):
             key, h = _molecule(line)
             digest[key] = (digest.get(key, 0) + h) & _MASK
     return digest
@@ -293,7 +294,7 @@ def push(store, endpoint: str | Endpoint, *, since_last: bool = False, state_dir
                 sent = n_local
             else:
                 data = local_nquads(store, prefix)
-                lines = _lines(data)
+                lines = split_lines(data)
                 n_local = len(lines)
                 digest = molecules(lines)[0] if need_digest else {}
                 sent = remote.load(data) if lines else 0
@@ -304,7 +305,7 @@ def push(store, endpoint: str | Endpoint, *, since_last: bool = False, state_dir
             if n_remote is None:
                 n_remote = remote.count(prefix)
         else:
-            lines = _lines(local_nquads(store, prefix))
+            lines = split_lines(local_nquads(store, prefix))
             n_local = len(lines)
             digest, members = molecules(lines)
             mode = "incremental"
@@ -358,13 +359,6 @@ def _teed(blocks: Iterable[bytes], copies: queue.Queue) -> Iterator[bytes]:
     for block in blocks:
         copies.put(block)
         yield block
-
-
-def _lines(data: bytes) -> list[bytes]:
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    return lines
 
 
 def _delete_molecules(remote: RemoteBackend, keys: list[bytes], per_request: int = 50) -> None:
