@@ -5,10 +5,13 @@
     python3 bench/bench_ingest.py --mb 2 --extractor rules          # + the rule extractor
     python3 bench/bench_ingest.py --extractor rules --store         # + writes into an in-memory AssertionStore
     python3 bench/bench_ingest.py --extractor rules --store --disk  # + an on-disk store (what `ingest` writes)
+    python3 bench/bench_ingest.py --extractor rules --store --disk --side-tables  # all that `ingest` does
 
-`--extractor` takes `rules` (semantic_rdf.extract:RuleExtractor) or any module:Class. `--store` runs the
-whole path of `semantic-rdf ingest` (semantic_rdf.loader.load) into `AssertionStore.memory()` and adds the
-store writes (documents, assertions) to the per-stage table.
+`--extractor` takes `rules` (semantic_rdf.extract:RuleExtractor) or any module:Class. `--store` runs
+semantic_rdf.loader.load, as `semantic-rdf ingest` does, into `AssertionStore.memory()` and adds the
+store writes (documents, assertions) to the per-stage table; `--side-tables` adds the indexing of each
+batch in the side tables (`semantic-rdf ingest` runs it after every batch: HDC vectors for the gate,
+document paths). `--read-ahead thread|child` picks where the pipeline runs (default: as `ingest`).
 
 Speeds are printed as MB/s and as a ratio against an anchor measured in the same run on the
 same files: read every file, decode it, and split it into words with one regex — the least
@@ -24,6 +27,7 @@ import importlib
 import os
 import random
 import re
+import resource
 import sys
 import tempfile
 import time
@@ -33,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import pyoxigraph as ox  # noqa: E402
 
+from semantic_rdf.ahead import choose  # noqa: E402
 from semantic_rdf.stages import build_pipeline  # noqa: E402
 
 FIRST = "Alice Bob Carol Dana Erik Farah Greta Hiro Ines Jonas Kemal Lena Marta Nadia Omar Pia Quentin Rosa".split()
@@ -160,6 +165,11 @@ def _count_stage_cpu(pipe) -> dict[str, float]:
     return cpus
 
 
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--mb", type=float, default=10.0, help="corpus size in MB (default 10)")
@@ -167,6 +177,11 @@ def main() -> int:
     ap.add_argument("--extractor", default=None, help="rules, or module:Class of an Extractor to include")
     ap.add_argument("--store", action="store_true", help="also write everything into an in-memory AssertionStore")
     ap.add_argument("--disk", action="store_true", help="with --store: an on-disk store, as `semantic-rdf ingest` writes")
+    ap.add_argument("--side-tables", action="store_true",
+                    help="with --store: also index each batch in the side tables (HDC vectors, paths), as"
+                         " `semantic-rdf ingest` does")
+    ap.add_argument("--read-ahead", default="auto", choices=["auto", "thread", "child"],
+                    help="with --store: where the pipeline runs ahead of the store writes (default auto, as `ingest`)")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="bench-ingest-") as tmp:
@@ -181,9 +196,12 @@ def main() -> int:
         base = min(anchor(root) for _ in range(2))
         pipe = build_pipeline([str(root)], splitter=args.splitter, extractor=load_extractor(args.extractor))
         writes = {"store:docs": 0.0, "store:assert": 0.0}
-        cpus = _count_stage_cpu(pipe)
+        mode = choose(pipe, [str(root)], args.read_ahead) if args.store else "none"
+        # a child process runs its own copy of the stages: their CPU is its CPU, not counted per stage here
+        cpus = _count_stage_cpu(pipe) if mode != "child" else dict.fromkeys(_STAGE_METHODS, 0.0)
         docs = chunks = triples = failed = 0
         cpu = time.process_time()
+        child0 = _children_cpu()
         t = time.perf_counter()
         if args.store:
             from semantic_rdf.loader import load
@@ -199,7 +217,25 @@ def main() -> int:
                         writes[_k] += time.perf_counter() - t0
                         cpus[_k] = cpus.get(_k, 0.0) + time.thread_time() - c0
                 setattr(store, name, timed)
-            summary = load(store, pipe, [str(root)])
+            hook = mem = None
+            if args.side_tables:
+                from semantic_rdf.memory import Memory, after_ingest_hook
+
+                if not args.disk:  # in memory: side tables held open for the run, as a Memory user has them
+                    mem = Memory.attach(store, reconcile=False)
+                index = after_ingest_hook(store)
+                writes["side tables"] = 0.0
+
+                def hook(report, _index=index) -> None:
+                    t0, c0 = time.perf_counter(), time.thread_time()
+                    try:
+                        _index(report)
+                    finally:
+                        writes["side tables"] += time.perf_counter() - t0
+                        cpus["side tables"] = cpus.get("side tables", 0.0) + time.thread_time() - c0
+            summary = load(store, pipe, [str(root)], read_ahead=mode, on_commit=hook)
+            if mem is not None:
+                mem.close()
             docs, chunks, triples, failed = summary.documents, summary.chunks, summary.extracted, len(summary.failed)
             stored = f"; stored {summary.new} new + {summary.repeated} repeated assertions"
         else:
@@ -212,7 +248,9 @@ def main() -> int:
                 chunks += len(res.chunks)
                 triples += len(res.triples)
         total = time.perf_counter() - t
-        cpu = time.process_time() - cpu
+        parent_cpu = time.process_time() - cpu
+        child_cpu = _children_cpu() - child0
+        cpu = parent_cpu + child_cpu
         floor = None
         if args.store:
             # Oxigraph's own floor for the same data: load the quads the store ended up holding
@@ -231,6 +269,10 @@ def main() -> int:
     load1, load5, _ = os.getloadavg()
     print(f"load average {load1:.2f} / {load5:.2f} (1 / 5 min) on {os.cpu_count()} cores; "
           f"pipeline CPU time {cpu:.2f} s of {total:.2f} s wall")
+    if args.store:
+        where = {"child": f"in a forked child process ({child_cpu:.2f} CPU-s there, {parent_cpu:.2f} CPU-s in this one)",
+                 "thread": "in a worker thread of this process"}[mode]
+        print(f"read-ahead: the pipeline ran {where}")
     print(f"anchor (read + decode + regex words): {base:.3f} s = {mb / base:.1f} MB/s")
     print(f"pipeline: {total:.3f} s = {mb / total:.2f} MB/s, {total / base:.1f}x the anchor; "
           f"{docs} documents, {chunks} chunks, {triples} assertions, {failed} failed{stored}")
@@ -242,13 +284,17 @@ def main() -> int:
     if args.store:
         stages.update(writes)
         nquads, floor_s = floor
-        w = sum(writes.values())
+        w = writes["store:docs"] + writes["store:assert"]
         how = "bulk_load into a fresh on-disk Store" if args.disk else "Store.load into a fresh in-memory Store"
         print(f"store floor: Oxigraph alone ({how}) takes {floor_s:.3f} s for the {nquads:,} quads the store holds; "
               f"the store's checked writes took {w:.3f} s = {w / floor_s:.1f}x that")
     print("where the time goes (wall: seconds in the stage's thread, GIL waits included; with --store the"
           " pipeline stages run in a worker thread while the store writes, so wall times overlap;"
           " cpu: that thread's CPU seconds):")
+    if mode == "child":
+        print("  (the stages ran in the child: their wall times there are shown as CPU, the child having a core"
+              " of its own)")
+        cpus.update({k: v for k, v in stages.items() if k in _STAGE_METHODS})
     for stage, secs in stages.items():
         c = cpus.get(stage, 0.0)
         speed = f"{mb / c:8.1f} MB/s" if c > 0 else "       -    "

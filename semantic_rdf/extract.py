@@ -903,6 +903,7 @@ class RuleExtractor:
     Pronouns (he/she/his/her, it/its, they/their) resolve to the most recent compatible entity of the same
     document; chunks of one document should be extracted in order.
     """
+    process_safe = True  # may run in a child process (ahead.py)
 
     agent = "rules-extractor"
     model = None

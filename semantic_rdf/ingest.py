@@ -642,6 +642,7 @@ def _guard(display: str, fn: Callable[[], list[Doc]]) -> list[Doc]:
 class FileDriver:
     """One local file (``path`` or ``file://path``). Undecodable content becomes a failed
     document; a missing, unreadable or out-of-bounds file raises."""
+    process_safe = True  # may run in a child process (ahead.py)
 
     def __init__(self, config: IngestConfig) -> None:
         self.config = config
@@ -669,6 +670,7 @@ class DirDriver:
     and ``exclude`` patterns (default hidden ``.*``) match the path relative to the directory
     or any one component of it. Symlinked folders are not descended; a symlinked file is read
     only if it resolves inside the roots, else it is reported as refused."""
+    process_safe = True  # may run in a child process (ahead.py)
 
     def __init__(self, config: IngestConfig) -> None:
         self.config = config
@@ -706,6 +708,7 @@ class DirDriver:
 
 class GlobDriver:
     """Files matching a pattern (``**`` recurses), sorted; each must lie inside the roots."""
+    process_safe = True  # may run in a child process (ahead.py)
 
     def __init__(self, config: IngestConfig) -> None:
         self.config = config
@@ -809,6 +812,7 @@ def ingest_bytes(data: bytes | str, name: str = "memory", media_type: str | None
 class Ingest:
     """The Ingester a pipeline uses: resolves each reference's scheme in a registry and
     delegates to that driver, all under one `IngestConfig`."""
+    process_safe = True  # may run in a child process (ahead.py)
 
     def __init__(self, config: IngestConfig, registry: "Registry | None" = None) -> None:
         self.config = config

@@ -7,12 +7,11 @@ written in one checked batch. A document that fails is reported and skipped; the
 
 from __future__ import annotations
 
-import queue
-import threading
 from contextlib import closing
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable
 
+from semantic_rdf.ahead import Mode, ahead
 from semantic_rdf.errors import SemanticError
 from semantic_rdf.extract import Screened, screen
 from semantic_rdf.identity import assertion_id
@@ -21,7 +20,6 @@ from semantic_rdf.store import AssertionStore, WriteReport
 
 __all__ = ["IngestSummary", "load"]
 
-_READ_AHEAD = 512  # pipeline results computed ahead of the store writes: about two batches here, bounded memory
 _DOC_CHARS = 4_000_000  # pending document text that forces a write even before `batch_size` triples
 
 
@@ -61,14 +59,16 @@ class IngestSummary:
 def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floor: float | None = None,
          agent: str | None = None, model: str | None = None,
          progress: Callable[[str, int], None] | None = None,
-         on_commit: Callable[[WriteReport], None] | None = None, batch_size: int = 5000) -> IngestSummary:
+         on_commit: Callable[[WriteReport], None] | None = None, batch_size: int = 5000,
+         read_ahead: Mode = "auto") -> IngestSummary:
     """Run `pipeline` over `refs` and write every document and its screened assertions to `store`.
 
     Documents and their assertions are written in checked batches of about `batch_size` triples (a
     batch pays a fixed cost for its shape checks, so one per small document would dominate): first the
     documents, then their assertions. If a batch is refused, its documents are retried one by one so
     that only the offending document is reported and skipped. The pipeline runs ahead of the store in
-    a worker thread (`_read_ahead`); the store is written from this thread only, in order."""
+    a worker thread or, for a big local input on Linux, a forked child process (`read_ahead`, see
+    ahead.py); the store is written from this thread only, in order."""
     ex = pipeline.extractor
     agent = agent or getattr(ex, "agent", None) or ("no-extractor" if ex is None else type(ex).__name__)
     summary = IngestSummary()
@@ -137,8 +137,10 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
             return
         fresh: list[tuple[str, list]] = []
         again: list[tuple[str, list]] = []
+        stored: dict[str, bool] = {}  # the same assertion comes from many documents
         for ref, kept in store_documents():
-            known = [store.exists(assertion_id(t.subject, t.predicate, t.object)) for t in kept]
+            known = [stored[a] if (a := assertion_id(t.subject, t.predicate, t.object)) in stored
+                     else stored.setdefault(a, store.exists(a)) for t in kept]
             fresh.append((ref, [t for t, k in zip(kept, known) if not k]))
             again.append((ref, [t for t, k in zip(kept, known) if k]))
         pending.clear()
@@ -147,7 +149,7 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
         commit([(ref, kept) for ref, kept in again if ref not in refused])
 
     try:
-        with closing(_read_ahead(pipeline.run_all(refs))) as results:
+        with closing(ahead(pipeline, refs, read_ahead)) as results:
             for result in results:
                 if not result.ok:
                     fail(result.ref, result.error)  # type: ignore[arg-type]
@@ -170,48 +172,3 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
     summary.bytes = pipeline.bytes_in
     summary.seconds = {k: round(v, 4) for k, v in pipeline.timings.items()}
     return summary
-
-
-class _Raised:
-    def __init__(self, exc: BaseException) -> None:
-        self.exc = exc
-
-
-_DONE = object()
-
-
-def _read_ahead(results: Iterator[PipelineResult], depth: int = _READ_AHEAD) -> Iterator[PipelineResult]:
-    """`results`, computed in a worker thread up to `depth` results ahead of the caller. Oxigraph parses
-    and writes a batch without the GIL, so the next documents are read, parsed, split and extracted
-    meanwhile. Order is kept, and an exception of the pipeline is raised here, in the caller's thread."""
-    q: queue.Queue = queue.Queue(depth)
-    stop = threading.Event()
-
-    def put(item: object) -> bool:
-        while not stop.is_set():
-            try:
-                q.put(item, timeout=0.05)
-                return True
-            except queue.Full:
-                pass
-        return False
-
-    def produce() -> None:
-        try:
-            for r in results:
-                if not put(r):
-                    return
-            put(_DONE)
-        except BaseException as exc:  # handed to the caller's thread, which raises it
-            put(_Raised(exc))
-
-    worker = threading.Thread(target=produce, name="ingest-read-ahead", daemon=True)
-    worker.start()
-    try:
-        while (item := q.get()) is not _DONE:
-            if isinstance(item, _Raised):
-                raise item.exc
-            yield item
-    finally:
-        stop.set()
-        worker.join()

@@ -4,6 +4,7 @@
     mem = Memory.attach(store)                 # an open AssertionStore (in-memory SQLite for an in-memory store)
     mem.sync()                                 # reconcile again (after writes made behind our back)
     mem.index(ids) / mem.drop(ids)             # keep in step after a write / a withdrawal
+    mem.index_written(report)                  # … after one committed write (after_ingest_hook)
     mem.retract(id, reason) / mem.reinstate(…) / mem.erase(…)   # the store operation, then the side tables
 
 What is derived from the store (fact rows, term vectors, document path memories) is rebuilt from it
@@ -33,7 +34,8 @@ from semantic_rdf.queries import packaged
 from semantic_rdf.reservoir import ReservoirBank
 from semantic_rdf.sidetables import ReconcileReport, SideTables, side_path
 from semantic_rdf.vocab import (
-    ENTITY_GRAPH, M, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, assertion_iri, id_of, predicate_name,
+    ENTITY_GRAPH, M, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, XSD_INTEGER, assertion_iri, id_of,
+    predicate_name,
 )
 
 __all__ = ["Memory", "Entity", "SyncReport", "believed_facts", "after_ingest_hook", "shared_encoder"]
@@ -76,22 +78,26 @@ def _label_map(store) -> dict[str, str]:
     return {q.subject.value: q.object.value for q in store.ox.quads_for_pattern(None, RDFS_LABEL, None, ENTITY_GRAPH)}
 
 
-# Below this many ids, believed_facts(ids=...) asks once per id; above, one whole-store read is cheaper.
-_PER_ID = 2_000
+_CHUNK = 1_000  # assertion ids or documents bound per VALUES block
 
 
 def believed_facts(store, as_of: datetime | None = None, labels: dict[str, str] | None = None,
                    ids: Iterable[str] | None = None) -> list[tuple[str, str, str, str]]:
     """(id, subject, predicate, object) display names of every assertion believed now (or at `as_of`),
     ordered by id; only those of `ids` when given. Runs queries/believed.rq (unordered; sorting the rows
-    here is much cheaper than ORDER BY in the store) and names each term once."""
+    here is much cheaper than ORDER BY in the store) and names each term once. With `ids`, runs
+    queries/believed-of.rq (the same rows, read from those records: a few index seeks per id, whatever
+    the size of the store) with the ids bound by VALUES blocks of _CHUNK."""
     from semantic_rdf import layout as L
 
     asof = L.dt(as_of) if as_of is not None else None
     wanted = None if ids is None else set(ids)
-    if wanted is not None and len(wanted) <= _PER_ID:
-        found = chain.from_iterable(store.ox.query(packaged("believed", asof=asof, a=assertion_iri(i)))
-                                    for i in sorted(wanted))
+    if wanted is not None:
+        order = sorted(wanted)
+        text = packaged("believed-of", asof=asof)
+        found = chain.from_iterable(
+            store.ox.query(T.bind_rows(text, ["a"], [(assertion_iri(i),) for i in order[k:k + _CHUNK]]))
+            for k in range(0, len(order), _CHUNK))
         labels = {} if labels is None else labels
     else:
         found = store.ox.query(packaged("believed", asof=asof))
@@ -209,6 +215,24 @@ class Memory:
             self._invalidate()
         return n
 
+    def index_written(self, report) -> int:
+        """`index(report.ids)` for one committed write (the WriteReport of one `assert_triples` call), with
+        the same result when the side tables were in step before it, but refreshing only the documents that
+        write gave an observation of a believed assertion (`report.observed`), not every document that ever
+        read one of them: an assertion read again adds nothing to the documents that read it before."""
+        ids = set(getattr(report, "ids", ()) or ())
+        if not ids:
+            return 0
+        facts = believed_facts(self.store, ids=ids)
+        n = self.side.put_facts(facts)
+        believed = {f[0] for f in facts}
+        observed = getattr(report, "observed", None)
+        docs = self._documents_of(believed) if observed is None else {d for a, d in observed if a in believed}
+        self._rebuild_paths(docs)
+        if n:
+            self._invalidate()
+        return n
+
     def drop(self, ids: Iterable[str]) -> int:
         """Remove withdrawn (retracted or erased) assertions from the side tables."""
         ids = [i for i in set(ids) if i]
@@ -316,21 +340,44 @@ class Memory:
                     break
         return out
 
-    def _rebuild_paths(self, docs: Iterable[str], facts: Sequence[tuple[str, str, str, str]] | None = None) -> int:
-        docs = sorted(set(docs))
-        if not docs:
-            return 0
-        by_id = {f[0]: f for f in (facts if facts is not None else believed_facts(self.store))}
-        n = 0
-        for d in docs:
+    def _document_rows(self, docs: Sequence[str]) -> dict[str, list[str]]:
+        """doc -> ids of the assertions read from it, in by-source.rq's order (start offset, then record
+        IRI; repeats kept), for documents that have an m:reference. One queries/sources-of.rq per _CHUNK
+        documents; a document with a start offset that is not an xsd:integer is read with by-source.rq."""
+        spans: dict[str, list[tuple[int, str]]] = {}
+        odd: set[str] = set()
+        for k in range(0, len(docs), _CHUNK):
+            text = T.bind_rows(packaged("sources-of"), ["doc"], [(ox.NamedNode(d),) for d in docs[k:k + _CHUNK]])
+            for doc, a, start in self.store.ox.query(text):
+                if isinstance(start, ox.Literal) and start.datatype == XSD_INTEGER:
+                    spans.setdefault(doc.value, []).append((int(start.value), a.value))
+                else:
+                    odd.add(doc.value)
+        out = {d: [id_of(a) for _, a in sorted(rows)] for d, rows in spans.items() if d not in odd}
+        for d in sorted(odd):
             node = ox.NamedNode(d)
             refs = [q.object for q in self.store.ox.quads_for_pattern(node, M.reference, None, PROVENANCE_GRAPH)]
             # bound by reference (binding ?doc would also substitute it inside ORDER BY); ordered by start offset
-            rows = [r for ref in refs[:1] for r in self.store.run_query("by-source", reference=ref) if r["doc"] == node]
+            out[d] = [id_of(r["a"]) for ref in refs[:1] for r in self.store.run_query("by-source", reference=ref)
+                      if r["doc"] == node]
+        return out
+
+    def _rebuild_paths(self, docs: Iterable[str], facts: Sequence[tuple[str, str, str, str]] | None = None) -> int:
+        """Rebuild the path memories of `docs` from the believed facts among their assertions (`facts`:
+        every believed fact, when the caller has them; otherwise read for those assertions only)."""
+        docs = sorted(set(docs))
+        if not docs:
+            return 0
+        rows = self._document_rows(docs)
+        if facts is None:
+            need = set(chain.from_iterable(rows.values()))
+            facts = believed_facts(self.store, ids=need) if need else []
+        by_id = {f[0]: f for f in facts}
+        n = 0
+        for d in docs:
             seen: set[str] = set()
             triples = []
-            for r in rows:
-                aid = id_of(r["a"])
+            for aid in rows.get(d, ()):
                 if aid in by_id and aid not in seen:
                     seen.add(aid)
                     triples.append(by_id[aid][1:])
@@ -412,11 +459,11 @@ def after_ingest_hook(store) -> Callable[[object], None]:
             return
         if mems:
             for m in mems:
-                m.index(ids)
+                m.index_written(report)
             return
         m = Memory.attach(store, reconcile=False)
         try:
-            m.index(ids)
+            m.index_written(report)
         finally:
             m.close()
 

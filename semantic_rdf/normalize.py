@@ -45,6 +45,7 @@ class Step:
     """A named str -> str transform; usable as a Normalizer and as a plain function."""
 
     __slots__ = ("name", "_fn")
+    process_safe = True  # may run in a child process (ahead.py)
 
     def __init__(self, name: str, fn: Callable[[str], str]) -> None:
         self.name = name
@@ -63,6 +64,7 @@ class Chain:
     """Steps applied left to right. A chain is itself a step, so chains compose."""
 
     __slots__ = ("steps",)
+    process_safe = True  # may run in a child process (ahead.py)
 
     def __init__(self, steps: Iterable[Step]) -> None:
         self.steps = tuple(steps)

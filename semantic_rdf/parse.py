@@ -424,6 +424,7 @@ def _media_type(doc: Doc) -> str:
 class AutoParser:
     """The Parser that dispatches on media type. `overrides` maps a media type to a parser
     function, so a caller can add one (``AutoParser({"text/x-org": my_org_parser})``)."""
+    process_safe = True  # may run in a child process (ahead.py)
 
     def __init__(self, overrides: Mapping[str, Callable[[Doc], Doc]] | None = None) -> None:
         self.parsers = dict(PARSERS)

@@ -65,6 +65,7 @@ class _Property:
     classes: list[str] = field(default_factory=list)          # sh:class: every value is an instance
     qualified: list[tuple[str, str]] = field(default_factory=list)  # (class, message): some value is an instance
     compare: list[tuple[str, str, bool]] = field(default_factory=list)  # (other path, text, strict)
+    paths: frozenset[str] = frozenset()  # `path` and the compared paths, set by ShapeCheck
 
 
 @dataclass
@@ -201,6 +202,9 @@ class ShapeCheck:
         self._compare = {True: _compare(True), False: _compare(False)}
         # the paths that decide which nodes a shape targets: never settled
         self._targeting = {_TYPE, _SUBCLASS} | {x.target_subjects_of for x in shapes if x.target_subjects_of}
+        for shape in shapes:
+            for P in shape.props:
+                P.paths = frozenset([P.path] + [other for other, _, _ in P.compare])
 
     def check(self, quads: Iterable[N.AnyQuad], types_of: Callable[[str], Iterable[str]] | None = None, *,
               settled: Mapping[str, Settled] | None = None, stored: Callable[[str, str], list[str]] | None = None,
@@ -322,6 +326,11 @@ class ShapeCheck:
                     if st is None:
                         vals = props.get(P.path)
                     else:
+                        # the common case of `_settled_view` returning None, without the call: no path of P
+                        # listed, added or completed on a node the shape targeted before
+                        if P.paths.isdisjoint(props) and P.paths.isdisjoint(st.added) and P.paths.isdisjoint(
+                                full.get(node, _NONE)) and shape.target_class in st.classes:
+                            continue
                         view = self._settled_view(shape, P, node, props, st, full.setdefault(node, set()),
                                                   instance, stored)  # type: ignore[arg-type]
                         if view is None:

@@ -402,6 +402,7 @@ def _check(size: int, overlap: int, unit: str) -> None:
 
 
 class _UnitSplitter:
+    process_safe = True  # may run in a child process (ahead.py)
     size: int
     overlap: int
     unit: str
@@ -482,6 +483,7 @@ class Recursive:
     """Cut at the coarsest separator that splits (blank line, line, sentence, word, then a
     hard cut), recursively, until every piece fits; then pack pieces up to `size`.
     `overlap` is in the size unit. ``size=0`` returns the whole text as one chunk."""
+    process_safe = True  # may run in a child process (ahead.py)
 
     size: int = 2000
     overlap: int = 0

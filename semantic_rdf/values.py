@@ -42,6 +42,9 @@ class Doc:
             raise InvalidInput(f"document {self.id!r}: text must be str")
         object.__setattr__(self, "meta", MappingProxyType(dict(self.meta)))
 
+    def __reduce__(self):  # pickled by value through the constructor, which checks it again
+        return Doc, (self.id, self.source, self.text, dict(self.meta))
+
     def with_(self, *, text: str | None = None, meta: Mapping[str, Any] | None = None) -> "Doc":
         """A new document with another text and/or metadata merged over a copy of this one's."""
         merged = dict(self.meta)
@@ -68,6 +71,9 @@ class Chunk:
                 f"chunk {self.doc_id}#{self.index}: offsets {self.start}..{self.end} do not match text length {len(self.text)}"
             )
 
+    def __reduce__(self):
+        return Chunk, (self.doc_id, self.index, self.text, self.start, self.end)
+
 
 @dataclass(frozen=True, slots=True)
 class Validity:
@@ -83,6 +89,9 @@ class Validity:
             object.__setattr__(self, "until", utc(self.until))
         if self.start is not None and self.until is not None and not self.start < self.until:
             raise InvalidInput(f"validity starts at {self.start.isoformat()} but ends at {self.until.isoformat()}")
+
+    def __reduce__(self):
+        return Validity, (self.start, self.until)
 
     def holds_at(self, t: datetime) -> bool:
         t = utc(t)
@@ -141,6 +150,10 @@ class Triple:
                 raise InvalidInput(
                     f"evidence {self.start}..{self.end} lies outside chunk {self.chunk.start}..{self.chunk.end}"
                 )
+
+    def __reduce__(self):
+        return Triple, (self.subject, self.predicate, self.object, self.chunk, self.score, self.valid,
+                        self.start, self.end, self.datatype)
 
     @property
     def confidence(self) -> float:

@@ -175,6 +175,7 @@ def claim_graph_ref(id_: str) -> str:
     return f"<{BASE}g/{_check_id(id_)}>"
 
 
+@lru_cache(maxsize=1 << 16)  # a write asks for a record's node several times (exists, state, sources)
 def assertion_iri(id_: str) -> ox.NamedNode:
     return _n(BASE + "a/" + _check_id(id_))
 

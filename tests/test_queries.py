@@ -157,8 +157,8 @@ def test_tombstones_and_retracted_rq(w):
     assert [x["id"] for x in T.retracted(s, w["t"])] == []  # nothing was retracted yet at that instant
 
 
-@pytest.mark.parametrize("per_id", [2_000, 0])
-def test_believed_facts_of_some_ids_equal_the_whole_read_filtered(monkeypatch, per_id):
+@pytest.mark.parametrize("chunk", [1_000, 1])
+def test_believed_facts_of_some_ids_equal_the_whole_read_filtered(monkeypatch, chunk):
     from semantic_rdf import memory as Mem
     from semantic_rdf.seed import seed
 
@@ -166,7 +166,7 @@ def test_believed_facts_of_some_ids_equal_the_whole_read_filtered(monkeypatch, p
     seed(s)
     ids = s.ids()
     T.retract(s, ids[0], "test")
-    monkeypatch.setattr(Mem, "_PER_ID", per_id)  # per-id queries, then the whole-store read
+    monkeypatch.setattr(Mem, "_CHUNK", chunk)  # believed-of.rq: one VALUES block, then one per id
     some = set(ids[:4])
     whole = Mem.believed_facts(s)
     assert Mem.believed_facts(s, ids=some) == [f for f in whole if f[0] in some]

@@ -20,7 +20,7 @@ AID = assertion_id("Ada Lovelace", "born_in", "London")
 
 
 class _Counting:
-    """The real store, counting the quads the assertion store reads through quads_for_pattern."""
+    """The real store, counting the quads the assertion store reads (quads_for_pattern, and `in` probes)."""
 
     def __init__(self, store: ox.Store):
         self._store, self.calls, self.quads = store, 0, 0
@@ -30,6 +30,12 @@ class _Counting:
         for q in self._store.quads_for_pattern(*pattern):
             self.quads += 1
             yield q
+
+    def __contains__(self, quad) -> bool:  # a probe for one quad: a read of at most one
+        self.calls += 1
+        found = quad in self._store
+        self.quads += found
+        return found
 
     def __getattr__(self, name):
         return getattr(self._store, name)
@@ -96,8 +102,8 @@ def _captured_repeat(s: AssertionStore, triples: list[Triple], run) -> dict:
     """The batch the writer builds for `triples`, taken at commit and not written."""
     seen: dict = {}
 
-    def keep(add, remove=(), *, check=None, settled=None):
-        seen.update(add=add, remove=remove, check=check, settled=settled)
+    def keep(add, remove=(), *, check=None, settled=None, unlinked=()):
+        seen.update(add=list(unlinked) + list(add), remove=remove, check=check, settled=settled)
 
     s.commit = keep  # type: ignore[method-assign]
     try:

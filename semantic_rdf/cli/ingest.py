@@ -23,6 +23,10 @@ def add_arguments(p) -> None:
     p.add_argument("--model-url", default=None, help="OpenAI-compatible base URL (for --extractor model)")
     p.add_argument("--model", default=None, help="model name (for --extractor model)")
     p.add_argument("--model-key-env", default=None, help="environment variable holding the API key")
+    p.add_argument("--read-ahead", default="auto", choices=["auto", "thread", "child"],
+                   help="where read, parse, split and extract run while the store is written: a worker thread, or"
+                        " a forked child process on the second core (auto: a child for 1 MB or more of local files"
+                        " on Linux)")
 
 
 def make_extractor(args):
@@ -72,7 +76,8 @@ def run(args, ctx) -> int:
         hook = after_ingest_hook(store)
     except ImportError:
         pass
-    summary = load(store, pipeline, args.refs, floor=args.floor, model=model, progress=progress, on_commit=hook)
+    summary = load(store, pipeline, args.refs, floor=args.floor, model=model, progress=progress, on_commit=hook,
+                   read_ahead=args.read_ahead)
     if progress:
         ctx.stderr.write("\r\x1b[K")
     ctx.emit(summary.as_dict(), summary.text())
