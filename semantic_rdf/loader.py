@@ -77,13 +77,14 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
     pending_triples = pending_chars = 0
     types = getattr(ex, "entity_types", None) or {}
 
+    written: list[WriteReport] = []  # the reports of the current flush: `on_commit` gets them merged, once
+
     def record(report: WriteReport) -> None:
         summary.new += report.new
         summary.repeated += report.repeated
         summary.unchanged += report.unchanged
         summary.ids += report.ids
-        if on_commit:
-            on_commit(report)
+        written.append(report)
 
     refused: set[str] = set()
 
@@ -145,8 +146,16 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
             again.append((ref, [t for t, k in zip(kept, known) if k]))
         pending.clear()
         pending_triples = pending_chars = 0
-        commit(fresh)
-        commit([(ref, kept) for ref, kept in again if ref not in refused])
+        try:
+            commit(fresh)
+            commit([(ref, kept) for ref, kept in again if ref not in refused])
+        finally:  # one call for both batches (a document's new and repeated facts), also after a failure
+            if on_commit and written:
+                merged = WriteReport()
+                for report in written:
+                    merged.merge(report)
+                written.clear()
+                on_commit(merged)
 
     try:
         with closing(ahead(pipeline, refs, read_ahead)) as results:

@@ -21,7 +21,7 @@ from itertools import chain
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import AbstractSet, Callable, Iterable, Sequence
 
 import pyoxigraph as ox
 
@@ -228,7 +228,7 @@ class Memory:
         believed = {f[0] for f in facts}
         observed = getattr(report, "observed", None)
         docs = self._documents_of(believed) if observed is None else {d for a, d in observed if a in believed}
-        self._rebuild_paths(docs)
+        self._rebuild_paths(docs, known=(ids, facts))
         if n:
             self._invalidate()
         return n
@@ -362,16 +362,18 @@ class Memory:
                       if r["doc"] == node]
         return out
 
-    def _rebuild_paths(self, docs: Iterable[str], facts: Sequence[tuple[str, str, str, str]] | None = None) -> int:
+    def _rebuild_paths(self, docs: Iterable[str], facts: Sequence[tuple[str, str, str, str]] | None = None,
+                       known: tuple[AbstractSet[str], Sequence[tuple[str, str, str, str]]] = (frozenset(), ())) -> int:
         """Rebuild the path memories of `docs` from the believed facts among their assertions (`facts`:
-        every believed fact, when the caller has them; otherwise read for those assertions only)."""
+        every believed fact, when the caller has them; otherwise read for those assertions only, except the
+        ids of `known` = (ids already read, the believed facts among them))."""
         docs = sorted(set(docs))
         if not docs:
             return 0
         rows = self._document_rows(docs)
         if facts is None:
-            need = set(chain.from_iterable(rows.values()))
-            facts = believed_facts(self.store, ids=need) if need else []
+            need = set(chain.from_iterable(rows.values())) - known[0]
+            facts = list(known[1]) + (believed_facts(self.store, ids=need) if need else [])
         by_id = {f[0]: f for f in facts}
         n = 0
         for d in docs:
