@@ -58,6 +58,7 @@ _ACTIVITY_CLASS = {
 # transaction) behind a redo journal (AssertionStore._journaled). Other batches are one transaction.
 _BULK_THRESHOLD = 50_000
 JOURNAL = "journal.nq"
+LINK_JOURNAL = "journal-link.ru"  # the update that links a journaled batch of new nodes (see _journaled)
 
 
 def _open_read_only(data: Path, root: Path, attempts: int = 20) -> ox.Store:
@@ -262,25 +263,42 @@ class AssertionStore:
             store._replay_journal()
         return store
 
-    def _journaled(self, add: list[N.NQ]) -> None:
+    def _journaled(self, add: list[N.NQ], link: str | None = None) -> None:
         """Write a big batch of fresh quads through the bulk loader behind a redo journal: JOURNAL is written,
         fsynced and renamed into place (the commit point), bulk loaded, then removed. Opening a store replays
         a journal left by a crash; quads being sets, a batch that had landed in whole or in part comes out
         the same. (A batch that also removes quads is one transaction instead: the bulk loader cannot make
-        the removal and the addition visible at once, tests/test_concurrency.py.)"""
+        the removal and the addition visible at once, tests/test_concurrency.py.)
+
+        `link`, a SPARQL update, is run after the load: the quads are then new nodes that nothing points at
+        until it runs (a repeat batch's new sources; it links them and moves counts). It is journaled before
+        the commit point and replayed after the quads; run twice it changes nothing more."""
         journal = self.path / JOURNAL  # type: ignore[operator]
+        linker = self.path / LINK_JOURNAL  # type: ignore[operator]
+        if link is None:
+            linker.unlink(missing_ok=True)
+        else:
+            _write_synced(linker, link.encode("utf-8"))  # ignored unless JOURNAL follows
         _write_synced(journal, N.encode(N.document(add)))
         self.ox.bulk_load(path=str(journal), format=ox.RdfFormat.N_QUADS)
+        if link is not None:
+            self.ox.update(link)
         self.ox.flush()
         journal.unlink()
+        linker.unlink(missing_ok=True)
 
     def _replay_journal(self) -> None:
         journal = self.path / JOURNAL  # type: ignore[operator]
-        journal.with_suffix(".tmp").unlink(missing_ok=True)  # a batch never journaled was never acknowledged
+        linker = self.path / LINK_JOURNAL  # type: ignore[operator]
+        for half in (journal, linker):
+            half.with_suffix(".tmp").unlink(missing_ok=True)  # a batch never journaled was never acknowledged
         if journal.exists():
             self.ox.load(path=str(journal), format=ox.RdfFormat.N_QUADS)
+            if linker.exists():
+                self.ox.update(linker.read_text(encoding="utf-8"))
             self.ox.flush()
             journal.unlink()
+        linker.unlink(missing_ok=True)  # without JOURNAL: written before a commit point never reached
 
     @classmethod
     def memory(cls) -> "AssertionStore":
@@ -349,14 +367,20 @@ class AssertionStore:
         described = list(unlinked) + add if check is None else [q if type(q) is tuple else N.of(q) for q in check]
         checked = [q for q in described if q[3] in _SHAPED]
         shape_check().enforce(checked, self._stored_types, settled=settled, stored=self._stored_values)
-        if unlinked and remove and self.path is None:
-            # In memory (no crash to survive) a repeat batch's new sources go ahead in a transaction of their
-            # own: no query reaches a source before its record links it, and the SPARQL update that then
-            # links them and moves the counts has a sixth of the text to parse (Oxigraph loads N-Quads about
-            # twice as fast as it runs INSERT DATA). On disk both stay one transaction: a crash between the
-            # two would leave unlinked nodes behind.
-            self.ox.load(N.encode(N.document(unlinked)), format=ox.RdfFormat.N_QUADS)
-        elif unlinked:
+        if unlinked and remove and (self.path is None or len(unlinked) > _BULK_THRESHOLD):
+            # A repeat batch's new sources go ahead of the update that links them and moves the counts: no
+            # query reaches a source before its record links it, and the update has a sixth of the text to
+            # parse (Oxigraph loads N-Quads about twice as fast as it runs INSERT DATA). In memory there is no
+            # crash to survive; on disk a big batch takes the bulk loader behind the redo journal, which
+            # holds the linking update too, so a crash between the two is redone at the next open.
+            link = N.update([N.of(q) for q in remove], add)
+            if self.path is None:
+                self.ox.load(N.encode(N.document(unlinked)), format=ox.RdfFormat.N_QUADS)
+                self.ox.update(link)
+            else:
+                self._journaled(list(unlinked), link)
+            return
+        if unlinked:
             add = list(unlinked) + add
         if self.path is not None and len(add) > _BULK_THRESHOLD and not remove:
             self._journaled(add)

@@ -235,3 +235,80 @@ def test_big_batches_fresh_and_repeated_stay_consistent(tmp_path):
     assert s.get(assertion_id(f"P{n + 3}", "worked_with", f"T{n + 3}")).count == 1
     assert s.integrity() == [] and fast_checker().check_store(s.ox).conforms
     s.close()
+
+
+class _Crash(Exception):
+    pass
+
+
+class _StopsAt:
+    """The store, raising where a crash would stop the writer: at `method` (pyoxigraph's Store is final)."""
+
+    def __init__(self, store: ox.Store, method: str):
+        self._store, self._method = store, method
+
+    def __getattr__(self, name):
+        if name == self._method:
+            def stop(*a, **kw):
+                raise _Crash(name)
+            return stop
+        return getattr(self._store, name)
+
+    def __contains__(self, quad) -> bool:
+        return quad in self._store
+
+    def __len__(self) -> int:
+        return len(self._store)
+
+
+@pytest.mark.parametrize("stop_at", [None, "update", "flush"])
+def test_a_big_repeat_batch_on_disk_is_journaled_with_its_link_and_redone_after_a_crash(tmp_path, monkeypatch,
+                                                                                          stop_at):
+    """On disk a repeat batch with many new sources bulk loads them behind the journal, then runs the update
+    that links them (journal-link.ru). Cut short after the load or after the update, the next open redoes
+    both, and running the update twice changes nothing more."""
+    import semantic_rdf.store as S
+    from semantic_rdf.shapes import fast_checker
+
+    monkeypatch.setattr(S, "_BULK_THRESHOLD", 500)  # the big path for a few hundred assertions
+    root = tmp_path / "s"
+    s = AssertionStore.open(root)
+    n = 120
+    with s.run("ingestion", agent="t") as run:
+        doc, triples = _spans("a", n)
+        s.add_document(doc, run)
+        s.assert_triples(triples, run=run)
+    run = s.begin_run("ingestion", agent="t")
+    doc, triples = _spans("b", n, 5)
+    s.add_document(doc, run)
+    real = s.ox
+    if stop_at is None:
+        report = s.assert_triples(triples, run=run)
+        assert (report.new, report.repeated) == (5, n)
+    else:
+        s.ox = _StopsAt(real, stop_at)
+        with pytest.raises(_Crash):
+            s.assert_triples(triples, run=run)
+        s.ox, real = real, None  # no other handle may keep the store open
+        assert (root / S.JOURNAL).exists() and (root / S.LINK_JOURNAL).exists()
+        s.close()
+        s = AssertionStore.open(root)  # replays the journal and its link
+    assert not (root / S.JOURNAL).exists() and not (root / S.LINK_JOURNAL).exists()
+    rec = s.get(assertion_id("P7", "worked_with", "T7"))
+    assert (rec.count, rec.confidence, len(rec.sources)) == (2, 0.8, 2)
+    assert s.get(assertion_id(f"P{n + 2}", "worked_with", f"T{n + 2}")).count == 1
+    assert s.integrity() == [] and fast_checker().check_store(s.ox).conforms
+    s.close()
+
+
+def test_a_link_journal_without_its_commit_point_is_dropped(tmp_path):
+    import semantic_rdf.store as S
+
+    root = tmp_path / "s"
+    AssertionStore.open(root).close()
+    marker = "INSERT DATA { <https://example.org/never> <https://example.org/p> <https://example.org/o> }"
+    (root / S.LINK_JOURNAL).write_text(marker, encoding="utf-8")
+    s = AssertionStore.open(root)
+    assert not (root / S.LINK_JOURNAL).exists()
+    assert not list(s.ox.quads_for_pattern(ox.NamedNode("https://example.org/never"), None, None))
+    s.close()
