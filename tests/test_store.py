@@ -218,9 +218,19 @@ def _spans(doc_id: str, n: int, extra: int = 0) -> tuple[Doc, list[Triple]]:
     return doc, out
 
 
-def test_big_batches_fresh_and_repeated_stay_consistent(tmp_path):
+def _read_twice_and_once(s: AssertionStore, n: int) -> None:
+    """After documents "a" (n spans) and "b" (the same n, then more): a fact of both has two sources, one of
+    "b" alone one, and the store holds to its shapes and integrity rules. Closes `s`."""
     from semantic_rdf.shapes import fast_checker
 
+    rec = s.get(assertion_id("P7", "worked_with", "T7"))
+    assert (rec.count, rec.confidence, len(rec.sources)) == (2, 0.8, 2)
+    assert s.get(assertion_id(f"P{n + 2}", "worked_with", f"T{n + 2}")).count == 1
+    assert s.integrity() == [] and fast_checker().check_store(s.ox).conforms
+    s.close()
+
+
+def test_big_batches_fresh_and_repeated_stay_consistent(tmp_path):
     s = AssertionStore.open(tmp_path / "s")
     n = 1800  # about 31 quads an assertion: well above the bulk threshold
     with s.run("ingestion", agent="t") as run:
@@ -230,11 +240,7 @@ def test_big_batches_fresh_and_repeated_stay_consistent(tmp_path):
             report = s.assert_triples(triples, run=run)
     assert (report.new, report.repeated) == (50, n)
     assert not (tmp_path / "s" / "journal.nq").exists()
-    rec = s.get(assertion_id("P7", "worked_with", "T7"))
-    assert (rec.count, rec.confidence, len(rec.sources)) == (2, 0.8, 2)
-    assert s.get(assertion_id(f"P{n + 3}", "worked_with", f"T{n + 3}")).count == 1
-    assert s.integrity() == [] and fast_checker().check_store(s.ox).conforms
-    s.close()
+    _read_twice_and_once(s, n)
 
 
 class _Crash(Exception):
@@ -268,7 +274,6 @@ def test_a_big_repeat_batch_on_disk_is_journaled_with_its_link_and_redone_after_
     that links them (journal-link.ru). Cut short after the load or after the update, the next open redoes
     both, and running the update twice changes nothing more."""
     import semantic_rdf.store as S
-    from semantic_rdf.shapes import fast_checker
 
     monkeypatch.setattr(S, "_BULK_THRESHOLD", 500)  # the big path for a few hundred assertions
     root = tmp_path / "s"
@@ -294,11 +299,7 @@ def test_a_big_repeat_batch_on_disk_is_journaled_with_its_link_and_redone_after_
         s.close()
         s = AssertionStore.open(root)  # replays the journal and its link
     assert not (root / S.JOURNAL).exists() and not (root / S.LINK_JOURNAL).exists()
-    rec = s.get(assertion_id("P7", "worked_with", "T7"))
-    assert (rec.count, rec.confidence, len(rec.sources)) == (2, 0.8, 2)
-    assert s.get(assertion_id(f"P{n + 2}", "worked_with", f"T{n + 2}")).count == 1
-    assert s.integrity() == [] and fast_checker().check_store(s.ox).conforms
-    s.close()
+    _read_twice_and_once(s, n)
 
 
 def test_a_link_journal_without_its_commit_point_is_dropped(tmp_path):
