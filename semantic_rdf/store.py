@@ -57,6 +57,10 @@ _ACTIVITY_CLASS = {
 # A batch of fresh quads larger than this (on disk) is written with Oxigraph's bulk loader (2-3x faster than a
 # transaction) behind a redo journal (AssertionStore._journaled). Other batches are one transaction.
 _BULK_THRESHOLD = 50_000
+# On disk a repeat batch with more new source quads than this writes them ahead of the update that links
+# them, behind the journal (bulk loaded above _BULK_THRESHOLD, else one transaction); a smaller one is one
+# update, where a journal's fsync would cost more than the parsing it saves.
+_SPLIT_THRESHOLD = 5_000
 JOURNAL = "journal.nq"
 LINK_JOURNAL = "journal-link.ru"  # the update that links a journaled batch of new nodes (see _journaled)
 
@@ -280,7 +284,10 @@ class AssertionStore:
         else:
             _write_synced(linker, link.encode("utf-8"))  # ignored unless JOURNAL follows
         _write_synced(journal, N.encode(N.document(add)))
-        self.ox.bulk_load(path=str(journal), format=ox.RdfFormat.N_QUADS)
+        if len(add) > _BULK_THRESHOLD:
+            self.ox.bulk_load(path=str(journal), format=ox.RdfFormat.N_QUADS)
+        else:  # only a link batch comes this small
+            self.ox.extend(N.to_ox(add))
         if link is not None:
             self.ox.update(link)
         self.ox.flush()
@@ -367,12 +374,12 @@ class AssertionStore:
         described = list(unlinked) + add if check is None else [q if type(q) is tuple else N.of(q) for q in check]
         checked = [q for q in described if q[3] in _SHAPED]
         shape_check().enforce(checked, self._stored_types, settled=settled, stored=self._stored_values)
-        if unlinked and remove and (self.path is None or len(unlinked) > _BULK_THRESHOLD):
+        if unlinked and remove and (self.path is None or len(unlinked) > _SPLIT_THRESHOLD):
             # A repeat batch's new sources go ahead of the update that links them and moves the counts: no
             # query reaches a source before its record links it, and the update has a sixth of the text to
             # parse (Oxigraph loads N-Quads about twice as fast as it runs INSERT DATA). In memory there is no
-            # crash to survive; on disk a big batch takes the bulk loader behind the redo journal, which
-            # holds the linking update too, so a crash between the two is redone at the next open.
+            # crash to survive; on disk the sources go behind the redo journal, which holds the linking update
+            # too, so a crash between the two is redone at the next open.
             link = N.update([N.of(q) for q in remove], add)
             if self.path is None:
                 self.ox.load(N.encode(N.document(unlinked)), format=ox.RdfFormat.N_QUADS)

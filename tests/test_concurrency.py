@@ -248,14 +248,14 @@ SELECT (COUNT(DISTINCT ?n) AS ?new) (SUM(IF(BOUND(?c) && ?c = 2, 1, 0)) AS ?coun
 @pytest.mark.parametrize("where", ["disk", "disk-bulk", "memory"])
 def test_readers_see_whole_bulk_batches_with_repeats(tmp_path, monkeypatch, where):
     """A batch of 1,800 new assertions plus 1,800 re-observed ones (86k quads: it changes stored records, so
-    it is one transaction, not the bulk loader): a reader must see either none of it or all of it. In memory
-    the re-observations' new source nodes are loaded first, unlinked (AssertionStore.commit): a reader may see
-    them, but never a record whose count or confidence disagrees with the sources it links. So may they on
-    disk when the new sources are over the bulk threshold ("disk-bulk": journaled, bulk loaded, then linked)."""
+    its records are written in one transaction, not the bulk loader): a reader must see either none of them
+    or all of them. The re-observations' new source nodes (~20k quads) go first, unlinked (AssertionStore.commit;
+    on disk behind the journal, in one transaction, or bulk loaded in "disk-bulk"): a reader may see them,
+    but never a record whose count or confidence disagrees with the sources it links."""
     if where == "disk-bulk":
         import semantic_rdf.store as S
 
-        monkeypatch.setattr(S, "_BULK_THRESHOLD", 10_000)  # 1,800 new sources: ~20k quads
+        monkeypatch.setattr(S, "_BULK_THRESHOLD", 10_000)  # 1,800 new sources: ~20k quads, bulk loaded
     store = AssertionStore.memory() if where == "memory" else AssertionStore.open(tmp_path / "store")
     old = [(f"Oldperson{k}", f"Oldtown{k}") for k in range(BIG)]
     doc, triples = _spanned("a", old)

@@ -267,15 +267,17 @@ class _StopsAt:
         return len(self._store)
 
 
+@pytest.mark.parametrize("bulk", [True, False])
 @pytest.mark.parametrize("stop_at", [None, "update", "flush"])
 def test_a_big_repeat_batch_on_disk_is_journaled_with_its_link_and_redone_after_a_crash(tmp_path, monkeypatch,
-                                                                                          stop_at):
-    """On disk a repeat batch with many new sources bulk loads them behind the journal, then runs the update
-    that links them (journal-link.ru). Cut short after the load or after the update, the next open redoes
-    both, and running the update twice changes nothing more."""
+                                                                                          stop_at, bulk):
+    """On disk a repeat batch with many new sources writes them behind the journal (bulk loaded, or one
+    transaction), then runs the update that links them (journal-link.ru). Cut short after the load or after
+    the update, the next open redoes both, and running the update twice changes nothing more."""
     import semantic_rdf.store as S
 
-    monkeypatch.setattr(S, "_BULK_THRESHOLD", 500)  # the big path for a few hundred assertions
+    monkeypatch.setattr(S, "_SPLIT_THRESHOLD", 100)  # the split path for a hundred assertions
+    monkeypatch.setattr(S, "_BULK_THRESHOLD", 500 if bulk else 10**9)
     root = tmp_path / "s"
     s = AssertionStore.open(root)
     n = 120
