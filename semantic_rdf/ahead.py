@@ -82,7 +82,7 @@ def why_not_child(pipeline: Pipeline, refs: list[str]) -> str:
         scheme = registry.scheme_of(ref) if registry is not None else "?"
         if scheme not in _LOCAL:
             return f"{ref}: only local files, directories and globs are read in a child"
-        if getattr(registry._factories.get(scheme), "process_safe", False) is not True:
+        if getattr(registry.factory(scheme), "process_safe", False) is not True:
             return f"{ref}: the {scheme} driver is not marked process_safe"
     return ""
 

@@ -573,6 +573,10 @@ class Registry:
     def schemes(self) -> list[str]:
         return sorted(self._factories)
 
+    def factory(self, scheme: str) -> Factory | None:
+        """What is registered under `scheme`, or None."""
+        return self._factories.get(scheme.strip().lower())
+
     def scheme_of(self, ref: str) -> str:
         return scheme_of(ref, self._factories)
 
@@ -581,7 +585,7 @@ class Registry:
         if not isinstance(ref, str) or not ref:
             raise InvalidInput("an ingest reference must be a non-empty string")
         scheme = self.scheme_of(ref)
-        factory = self._factories.get(scheme)
+        factory = self.factory(scheme)
         if factory is None:
             raise RefusedByBounds(
                 f"{ref}: no ingest driver for scheme {scheme!r} (known: {', '.join(self.schemes())})"

@@ -197,41 +197,32 @@ class Memory:
         docs = self._documents_of(want - have) | self._documents_with_paths_of(gone)
         if self.side.path_documents() == [] and facts:
             docs |= self._documents_of(want)  # first sync of an existing store: build every path memory
-        built = self._rebuild_paths(docs, facts)
+        built = self._rebuild_paths(docs, facts, read=None)
         forgotten = self._forget_unknown()
         if changed or rep.reencoded:
             self._invalidate()
         return SyncReport(rep.added, rep.removed, rep.reencoded, built, forgotten)
 
-    def index(self, ids: Iterable[str]) -> int:
-        """Index newly written assertions (those the store believes) and refresh their documents' paths."""
+    def index(self, ids: Iterable[str], observed: Iterable[tuple[str, str]] | None = None) -> int:
+        """Index newly written assertions (those the store believes) and refresh the path memories of their
+        documents: every document that read one of them, or, given the (id, document IRI) observations the
+        write added (`WriteReport.observed`), only those: an assertion read again adds nothing to the
+        documents that read it before (the side tables being in step before the write)."""
         ids = set(ids)
         if not ids:
             return 0
         facts = believed_facts(self.store, ids=ids)
         n = self.side.put_facts(facts)
-        self._rebuild_paths(self._documents_of({f[0] for f in facts}))
+        believed = {f[0] for f in facts}
+        docs = self._documents_of(believed) if observed is None else {d for a, d in observed if a in believed}
+        self._rebuild_paths(docs, facts, read=ids)
         if n:
             self._invalidate()
         return n
 
     def index_written(self, report) -> int:
-        """`index(report.ids)` for one committed write (the WriteReport of one `assert_triples` call), with
-        the same result when the side tables were in step before it, but refreshing only the documents that
-        write gave an observation of a believed assertion (`report.observed`), not every document that ever
-        read one of them: an assertion read again adds nothing to the documents that read it before."""
-        ids = set(getattr(report, "ids", ()) or ())
-        if not ids:
-            return 0
-        facts = believed_facts(self.store, ids=ids)
-        n = self.side.put_facts(facts)
-        believed = {f[0] for f in facts}
-        observed = getattr(report, "observed", None)
-        docs = self._documents_of(believed) if observed is None else {d for a, d in observed if a in believed}
-        self._rebuild_paths(docs, known=(ids, facts))
-        if n:
-            self._invalidate()
-        return n
+        """`index` for one committed write (a WriteReport of `assert_triples`), by the observations it added."""
+        return self.index(getattr(report, "ids", ()) or (), getattr(report, "observed", None))
 
     def drop(self, ids: Iterable[str]) -> int:
         """Remove withdrawn (retracted or erased) assertions from the side tables."""
@@ -362,18 +353,18 @@ class Memory:
                       if r["doc"] == node]
         return out
 
-    def _rebuild_paths(self, docs: Iterable[str], facts: Sequence[tuple[str, str, str, str]] | None = None,
-                       known: tuple[AbstractSet[str], Sequence[tuple[str, str, str, str]]] = (frozenset(), ())) -> int:
-        """Rebuild the path memories of `docs` from the believed facts among their assertions (`facts`:
-        every believed fact, when the caller has them; otherwise read for those assertions only, except the
-        ids of `known` = (ids already read, the believed facts among them))."""
+    def _rebuild_paths(self, docs: Iterable[str], facts: Sequence[tuple[str, str, str, str]] = (),
+                       read: AbstractSet[str] | None = frozenset()) -> int:
+        """Rebuild the path memories of `docs` from the believed facts among their assertions. `facts` are
+        the believed ones among the ids in `read`, which the caller has read already (`read` None: `facts`
+        is every believed fact); the rest are read for those assertions only."""
         docs = sorted(set(docs))
         if not docs:
             return 0
         rows = self._document_rows(docs)
-        if facts is None:
-            need = set(chain.from_iterable(rows.values())) - known[0]
-            facts = list(known[1]) + (believed_facts(self.store, ids=need) if need else [])
+        if read is not None:
+            need = set(chain.from_iterable(rows.values())) - read
+            facts = list(facts) + (believed_facts(self.store, ids=need) if need else [])
         by_id = {f[0]: f for f in facts}
         n = 0
         for d in docs:
