@@ -34,8 +34,13 @@ def h16(*parts: str) -> str:
 # ------------------------------------------------------------------ literals
 
 @lru_cache(maxsize=1024)
+def _dt_lex(t: datetime) -> str:
+    t = utc(t)  # the year zero-padded to four digits, as xsd:dateTime wants (strftime gives "999" for 999)
+    return f"{t.year:04d}-{t:%m-%dT%H:%M:%S.%f}Z"
+
+
 def dt(t: datetime) -> ox.Literal:
-    return ox.Literal(utc(t).strftime("%Y-%m-%dT%H:%M:%S.%fZ"), datatype=XSD_DATETIME)
+    return ox.Literal(_dt_lex(t), datatype=XSD_DATETIME)
 
 
 def parse_dt(lit: ox.Literal) -> datetime:
@@ -70,7 +75,7 @@ _DT, _DEC, _INT = (f"^^{x}" for x in (XSD_DATETIME, XSD_DECIMAL, XSD_INTEGER))
 
 @lru_cache(maxsize=1024)
 def dt_t(t: datetime) -> str:
-    return '"' + utc(t).strftime("%Y-%m-%dT%H:%M:%S.%fZ") + '"' + _DT
+    return '"' + _dt_lex(t) + '"' + _DT
 
 
 def dec_t(x: float) -> str:

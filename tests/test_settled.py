@@ -102,7 +102,7 @@ def _captured_repeat(s: AssertionStore, triples: list[Triple], run) -> dict:
     """The batch the writer builds for `triples`, taken at commit and not written."""
     seen: dict = {}
 
-    def keep(add, remove=(), *, check=None, settled=None, unlinked=()):
+    def keep(add, remove=(), *, check=None, settled=None, unlinked=(), types=None):
         seen.update(add=list(unlinked) + list(add), remove=remove, check=check, settled=settled)
 
     s.commit = keep  # type: ignore[method-assign]

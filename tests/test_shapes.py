@@ -13,6 +13,10 @@ from semantic_rdf.vocab import ENTITY_GRAPH, M, OA_, P, PROVENANCE_GRAPH, RDF_TY
 
 import rdflib
 from datetime import datetime, timezone
+from hypothesis import given, settings, strategies as st
+
+from semantic_rdf import layout as L
+from semantic_rdf.identity import assertion_id
 
 
 def _valid_store() -> AssertionStore:
@@ -180,3 +184,84 @@ def test_python_checker_agrees_with_pyshacl_on_random_damage(seed):
 
 
 _VALID = _valid_store()
+
+
+
+# ------------------------------------------------------------------ span sources checked one per document
+# A batch's span sources are one template over values their Triple and Chunk checked when built; the write
+# path checks the first of each document (store._assert_batch). These tests show the template conforms for
+# any such values, with the compiled checker and with pyshacl over whole stores, and that the sample is taken.
+
+FACT = ("Ada Lovelace", "born_in", "London")
+_DOC = "<https://w3id.org/semantic-rdf/doc/0123456789abcdef>"
+_RUN = "<https://w3id.org/semantic-rdf/run/0123456789abcdef0123456789abcdef>"
+# chunk start, chunk length, evidence start within the chunk, chunk index, score
+_span = st.tuples(st.integers(0, 10**12), st.integers(0, 64), st.integers(0, 64), st.integers(0, 10**9),
+                  st.one_of(st.none(), st.floats(0, 1), st.integers(0, 1)))
+
+
+def _triple(doc_id: str, text: str, span: tuple) -> Triple:
+    start, length, cut, index, score = span
+    c = Chunk(doc_id, index, text[:length], start, start + len(text[:length]))
+    return Triple(*FACT, c, score, start=c.start + min(cut, len(c.text)), end=c.end)
+
+
+@settings(max_examples=400, deadline=None)
+@given(span=_span, at=st.datetimes(datetime(1, 1, 2), datetime(9999, 12, 30), timezones=st.just(timezone.utc)))
+def test_any_valid_span_source_passes_the_compiled_check(span, at):
+    t = _triple("d", "x" * 64, span)
+    a, b = t.span
+    quads = L.span_source_quads(L.span_ref(assertion_id(*FACT), _DOC, a, b), _DOC, a, b, t.chunk.index,
+                                t.confidence, at, _RUN)
+    report = shape_check().check(quads, lambda node: [str(M.Document)] if node == _DOC else [])
+    assert report.conforms, report.violations
+
+
+@settings(max_examples=15, deadline=None)
+@given(spans=st.lists(_span, min_size=2, max_size=12))
+def test_stores_written_with_sampled_source_checks_conform_under_pyshacl(spans):
+    s = AssertionStore.memory()
+    text = "Ada Lovelace was born in London. " * 40
+    docs = [Doc(f"d{i}", f"mem:d{i}", text) for i in range(2)]
+    with s.run("ingestion", agent="rules") as run:
+        s.add_documents(docs, run)
+        triples = []
+        for k, (start, length, cut, index, score) in enumerate(spans):
+            a = start % (len(text) - 64)
+            triples.append(_triple(docs[k % 2].id, text[a:], (a, length, cut, index, score)))
+        s.assert_triples(triples[:1], run=run)  # a new record with one source
+        s.assert_triples(triples, run=run)  # then new sources for it: repeats, one batch
+    assert s.validate().conforms
+
+
+def test_the_write_path_checks_one_span_source_per_document(monkeypatch):
+    s = AssertionStore.memory()
+    text = "Ada Lovelace was born in London. " * 5
+    docs = [Doc(f"d{i}", f"mem:d{i}", text) for i in range(3)]
+    seen = []
+    check = shape_check()
+    real = check.enforce
+    monkeypatch.setattr(check, "enforce", lambda quads, *a, **kw: (seen.append(list(quads)), real(quads, *a, **kw)))
+    c = {d.id: Chunk(d.id, 0, text, 0, len(text)) for d in docs}
+    with s.run("ingestion", agent="rules") as run:
+        s.add_documents(docs, run)
+        for batch in ([0, 1], [2, 3]):  # a new record, then a repeat batch
+            seen.clear()
+            s.assert_triples([Triple(*FACT, c[d.id], 0.9, start=33 * k, end=33 * k + 32) for d in docs for k in batch],
+                             run=run)
+            checked = [q for q in seen[0] if q[1] == str(RDF_TYPE) and q[2] == str(OA_.SpecificResource)]
+            assert len(checked) == 3  # 6 sources written, the first of each of the 3 documents checked
+    assert len(list(s.ox.quads_for_pattern(None, RDF_TYPE, OA_.SpecificResource, PROVENANCE_GRAPH))) == 12
+    assert s.validate().conforms
+
+
+def test_a_span_source_on_a_node_that_is_not_a_document_is_refused():
+    s = AssertionStore.memory()
+    fake = ox.NamedNode("https://w3id.org/semantic-rdf/doc/not-a-document")
+    s.ox.add(ox.Quad(fake, ox.NamedNode("https://w3id.org/semantic-rdf/ns#docId"), ox.Literal("d9"), PROVENANCE_GRAPH))
+    text = "Ada Lovelace was born in London. " * 3
+    c = Chunk("d9", 0, text, 0, len(text))
+    with s.run("ingestion", agent="rules") as run:
+        with pytest.raises(ShapeViolation, match="Document"):
+            s.assert_triples([Triple(*FACT, c, 0.9, start=33 * k, end=33 * k + 32) for k in range(3)], run=run)
+    assert not s.exists(assertion_id(*FACT))
