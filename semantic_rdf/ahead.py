@@ -21,12 +21,11 @@ import gc
 import glob as _glob
 import os
 import pickle
-import queue
 import signal
 import struct
 import sys
 import threading
-from collections import Counter
+from collections import Counter, deque
 from typing import Iterable, Iterator, Literal
 
 from semantic_rdf.errors import InvalidInput, SourceError
@@ -36,7 +35,10 @@ __all__ = ["Mode", "ahead", "choose", "in_child", "in_thread", "why_not_child"]
 
 Mode = Literal["auto", "thread", "child"]
 
-DEPTH = 512  # results computed ahead of the store writes: about two store batches, bounded memory
+# Results computed ahead of the store writes: about two store batches (loader.load writes one per 20,000
+# triples or 4M characters of text), so the pipeline goes on while a batch is written; and bounded memory.
+DEPTH = 2048
+AHEAD_CHARS = 16_000_000  # document text ahead (past the first result)
 CHILD_MIN_BYTES = 1_000_000  # below this a child's start-up (fork, first batch) is not worth it
 _FRAME = struct.Struct("<Q")
 _FRAME_BYTES = 1 << 20  # pickled results sent in frames of about this size
@@ -131,32 +133,54 @@ class _Raised:
 _DONE = object()
 
 
-def _consume(q: queue.Queue) -> Iterator[PipelineResult]:
-    while (item := q.get()) is not _DONE:
-        if isinstance(item, _Raised):
-            raise item.exc
-        yield item
+class _Ahead:
+    """The results between the producer and the caller: at most `depth` of them and, past the first, at
+    most `chars` characters of document text. `stop` makes a waiting producer give up."""
 
+    def __init__(self, depth: int, chars: int = AHEAD_CHARS) -> None:
+        self.depth, self.chars = depth, chars
+        self.stop = threading.Event()
+        self._items: deque[tuple[object, int]] = deque()
+        self._held = 0
+        self._cond = threading.Condition()
 
-def _putter(q: queue.Queue, stop: threading.Event):
-    def put(item: object) -> bool:
-        while not stop.is_set():
-            try:
-                q.put(item, timeout=0.05)
-                return True
-            except queue.Full:
-                pass
-        return False
-    return put
+    def put(self, item: object) -> bool:
+        """Queue `item` once there is room; False if stopped first."""
+        doc = getattr(item, "doc", None)
+        cost = len(doc.text) if doc is not None else 0
+        with self._cond:
+            while self._items and (len(self._items) >= self.depth or self._held + cost > self.chars):
+                if self.stop.is_set():
+                    return False
+                self._cond.wait(0.05)
+            if self.stop.is_set():
+                return False
+            self._items.append((item, cost))
+            self._held += cost
+            self._cond.notify_all()
+            return True
+
+    def results(self) -> Iterator[PipelineResult]:
+        while True:
+            with self._cond:
+                while not self._items:
+                    self._cond.wait()
+                item, cost = self._items.popleft()
+                self._held -= cost
+                self._cond.notify_all()
+            if item is _DONE:
+                return
+            if isinstance(item, _Raised):
+                raise item.exc
+            yield item  # type: ignore[misc]
 
 
 def in_thread(results: Iterator[PipelineResult], depth: int = DEPTH) -> Iterator[PipelineResult]:
     """`results`, computed in a worker thread up to `depth` results ahead of the caller. Oxigraph parses
     and writes a batch without the GIL, so the next documents are read, parsed, split and extracted
     meanwhile."""
-    q: queue.Queue = queue.Queue(depth)
-    stop = threading.Event()
-    put = _putter(q, stop)
+    q = _Ahead(depth)
+    put = q.put
 
     def produce() -> None:
         try:
@@ -170,9 +194,9 @@ def in_thread(results: Iterator[PipelineResult], depth: int = DEPTH) -> Iterator
     worker = threading.Thread(target=produce, name="ingest-read-ahead", daemon=True)
     worker.start()
     try:
-        yield from _consume(q)
+        yield from q.results()
     finally:
-        stop.set()
+        q.stop.set()
         worker.join()
 
 
@@ -183,15 +207,13 @@ def in_child(pipeline: Pipeline, refs: list[str], depth: int = DEPTH) -> Iterato
     `bytes_in` and the stages' `counts` gain the child's when it finishes. See the module's notes for when
     this is allowed (`why_not_child`)."""
     pid, fd = _fork(pipeline, refs)
-    q: queue.Queue = queue.Queue(depth)
-    stop = threading.Event()
-    reader = threading.Thread(target=_receive, args=(pipeline, fd, _putter(q, stop)), name="ingest-child-reader",
-                              daemon=True)
+    q = _Ahead(depth)
+    reader = threading.Thread(target=_receive, args=(pipeline, fd, q.put), name="ingest-child-reader", daemon=True)
     try:
         reader.start()
-        yield from _consume(q)
+        yield from q.results()
     finally:
-        stop.set()
+        q.stop.set()
         try:
             os.kill(pid, signal.SIGKILL)  # finished or not: it has nothing left to say
         except ProcessLookupError:

@@ -59,7 +59,7 @@ class IngestSummary:
 def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floor: float | None = None,
          agent: str | None = None, model: str | None = None,
          progress: Callable[[str, int], None] | None = None,
-         on_commit: Callable[[WriteReport], None] | None = None, batch_size: int = 5000,
+         on_commit: Callable[[WriteReport], None] | None = None, batch_size: int = 20_000,
          read_ahead: Mode = "auto") -> IngestSummary:
     """Run `pipeline` over `refs` and write every document and its screened assertions to `store`.
 

@@ -6,7 +6,10 @@ from __future__ import annotations
 import os
 import re
 import sys
+import threading
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -215,3 +218,32 @@ def test_a_parent_killed_outright_takes_its_child_with_it(corpus):
     alive = [k for k in kids if Path(f"/proc/{k}").exists() and "Z" not in
              Path(f"/proc/{k}/stat").read_text().split(")")[-1].split()[:1]]
     assert not alive
+
+
+def test_results_ahead_are_bounded_by_count_and_by_text():
+    def result(chars: int):
+        return SimpleNamespace(doc=SimpleNamespace(text="x" * chars))
+
+    q = ahead._Ahead(depth=3, chars=100)
+    assert q.put(result(500))  # the first result always gets in, however big
+    blocked = []
+
+    def producer() -> None:
+        for n in (10, 60, 60, 1, 1, 1):
+            blocked.append(n)
+            if not q.put(result(n)):
+                return
+    t = threading.Thread(target=producer)
+    t.start()
+    time.sleep(0.3)
+    assert blocked == [10]  # 500 held: nothing more until it is taken
+    it = q.results()
+    assert len(next(it).doc.text) == 500
+    time.sleep(0.3)
+    assert blocked == [10, 60, 60]  # 10 + 60 fit in 100; the second 60 waits
+    assert len(next(it).doc.text) == 10 and len(next(it).doc.text) == 60
+    time.sleep(0.3)
+    assert blocked == [10, 60, 60, 1, 1, 1]  # 60 + 1 + 1 held: three, the count bound
+    q.stop.set()
+    t.join(5)
+    assert not t.is_alive()  # a stopped queue releases a waiting producer
