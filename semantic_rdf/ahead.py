@@ -176,9 +176,9 @@ class _Ahead:
 
 
 def in_thread(results: Iterator[PipelineResult], depth: int = DEPTH) -> Iterator[PipelineResult]:
-    """`results`, computed in a worker thread up to `depth` results ahead of the caller. Oxigraph parses
-    and writes a batch without the GIL, so the next documents are read, parsed, split and extracted
-    meanwhile."""
+    """`results`, computed in a worker thread up to `depth` results (and AHEAD_CHARS of text) ahead of the
+    caller. Oxigraph parses and writes a batch without the GIL, so the next documents are read, parsed,
+    split and extracted meanwhile."""
     q = _Ahead(depth)
     put = q.put
 

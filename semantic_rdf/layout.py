@@ -33,12 +33,12 @@ def h16(*parts: str) -> str:
 
 # ------------------------------------------------------------------ literals
 
-@lru_cache(maxsize=1024)
 def _dt_lex(t: datetime) -> str:
     t = utc(t)  # the year zero-padded to four digits, as xsd:dateTime wants (strftime gives "999" for 999)
     return f"{t.year:04d}-{t:%m-%dT%H:%M:%S.%f}Z"
 
 
+@lru_cache(maxsize=1024)
 def dt(t: datetime) -> ox.Literal:
     return ox.Literal(_dt_lex(t), datatype=XSD_DATETIME)
 
