@@ -238,13 +238,15 @@ def record_quads(aid: str, t: Triple, kinds: Iterable[Ref], confidence: float, c
     return q
 
 
+SPAN_TYPES = [OAt.SpecificResource, Pt.Entity]  # the rdf:types of a span source (span_source_quads)
+
+
 def span_source_quads(src: Ref, doc: Ref, start: int, end: int, chunk_index: int | None,
                       confidence: float, at: datetime, run: Ref) -> list[Quad]:
     G, s = PROV_G, ref(src)
     sel = selector_ref(s)
     q = [
-        (s, TYPE, OAt.SpecificResource, G),
-        (s, TYPE, Pt.Entity, G),
+        *((s, TYPE, c, G) for c in SPAN_TYPES),
         (s, OAt.hasSource, ref(doc), G),
         (s, OAt.hasSelector, sel, G),
         (s, Mt.confidence, dec_t(confidence), G),

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import pyoxigraph as ox
 
@@ -50,7 +50,6 @@ _CLASS_KIND = {v.value: k for k, v in _KIND_CLASS.items()}
 _TEXT_KIND = {v: k for k, v in _KIND_REF.items()}
 _COUNT, _CONFIDENCE, _TOMBSTONE = L.Mt.count, L.Mt.confidence, L.Mt.Tombstone
 _ADDED = frozenset({L.Pt.wasDerivedFrom})  # a repeat only adds sources to a record
-_SPAN_TYPES = [L.OAt.SpecificResource, L.Pt.Entity]  # the rdf:types layout.span_source_quads gives a span source
 _ACTIVITY_CLASS = {
     "ingestion": M.Ingestion, "statement": M.Statement, "derivation": M.Derivation, "retraction": M.Retraction,
     "reinstatement": M.Reinstatement, "erasure": M.Erasure, "decision": M.Decision,
@@ -188,6 +187,16 @@ class WriteReport:
         self.observed |= other.observed
         for k in ("new", "repeated", "unchanged", "erased", "quads_added"):
             setattr(self, k, getattr(self, k) + getattr(other, k))
+
+
+class _Source(NamedTuple):
+    """One observation a batch may add to a record: its source node and that node's quads."""
+
+    node: str  # N-Triples text of the source IRI
+    quads: list[N.NQ]
+    confidence: float
+    kind: str  # 'extracted' | 'supplied'
+    doc: str | None  # N-Triples text of the document version it was read from (extracted only)
 
 
 @dataclass
@@ -523,14 +532,14 @@ class AssertionStore:
         sampled: set[str] = set()  # documents whose span source this batch checks
         unchecked: dict[str, list[str]] = {}  # span sources it writes unchecked, with their rdf:types
 
-        def checked(f: tuple) -> list[N.NQ]:
+        def checked(f: _Source) -> list[N.NQ]:
             """The quads of source `f` the shape check sees."""
-            if f[3] == "extracted":
-                if f[4] in sampled:
-                    unchecked[f[0]] = _SPAN_TYPES
+            if f.kind == "extracted":
+                if f.doc in sampled:
+                    unchecked[f.node] = L.SPAN_TYPES
                     return []
-                sampled.add(f[4])
-            return f[1]
+                sampled.add(f.doc)  # type: ignore[arg-type]
+            return f.quads
         new_entities: dict[str, None] = {}
         groups: dict[str, list[Triple]] = {}
         docs: dict[str, str] = {}
@@ -550,39 +559,39 @@ class AssertionStore:
             if state is not None and state.tombstone:
                 report.erased += len(obs)
                 continue
-            sources: list[tuple[str, list[N.NQ], float, str, str | None]] = []  # (node, quads, conf, kind, doc)
+            sources: list[_Source] = []
             for t in obs:
                 if t.chunk is not None:
                     d = docs[t.chunk.doc_id]
                     start, end = t.span  # type: ignore[misc]
                     src = L.span_ref(aid, d, start, end)
                     sq = L.span_source_quads(src, d, start, end, t.chunk.index, t.confidence, at, run_ref)
-                    sources.append((src, sq, t.confidence, "extracted", d))
+                    sources.append(_Source(src, sq, t.confidence, "extracted", d))
                 else:
                     src = L.caller_ref(aid, run.agent.value, note)
                     sq = L.caller_source_quads(src, agent_ref, note, t.confidence, at, run_ref)
-                    sources.append((src, sq, t.confidence, "supplied", None))
+                    sources.append(_Source(src, sq, t.confidence, "supplied", None))
             # dedupe within the batch and against the store
-            seen: dict[str, tuple] = {}
+            seen: dict[str, _Source] = {}
             for src_ in sources:
-                seen.setdefault(src_[0], src_)
+                seen.setdefault(src_.node, src_)
             node = assertion_iri(aid)
             fresh = list(seen.values()) if state is None else [
                 v for k, v in seen.items() if not self._has(node, P.wasDerivedFrom, o=ox.NamedNode(k[1:-1]))]
             report.unchanged += len(obs) - len(fresh)
-            report.observed.update((aid, f[4][1:-1]) for f in fresh if f[4] is not None)
+            report.observed.update((aid, f.doc[1:-1]) for f in fresh if f.doc is not None)
             a = assertion_ref(aid)
             if state is None:
                 first = obs[0]
-                kinds = sorted({f[3] for f in fresh})
-                conf = max(f[2] for f in fresh)
+                kinds = sorted({f.kind for f in fresh})
+                conf = max(f.confidence for f in fresh)
                 new_q = L.record_quads(aid, first, [_KIND_REF[k] for k in kinds], conf, len(fresh), at, run_ref,
                                        first.valid)
                 new_q.append(L.claim_quad(aid, first))
                 for f in fresh:
-                    add += f[1]
+                    add += f.quads
                     check += checked(f)
-                    new_q.append((a, L.Pt.wasDerivedFrom, f[0], G))
+                    new_q.append((a, L.Pt.wasDerivedFrom, f.node, G))
                 add += new_q
                 check += new_q
                 for name in (first.subject,) + (() if first.datatype else (first.object,)):
@@ -602,13 +611,13 @@ class AssertionStore:
                 kinds_now = set(state.kinds)
                 new_q = []
                 for f in fresh:
-                    unlinked += f[1]
+                    unlinked += f.quads
                     check += checked(f)
-                    new_q.append((a, L.Pt.wasDerivedFrom, f[0], G))
-                    if f[3] not in kinds_now:
-                        kinds_now.add(f[3])
-                        new_q.append((a, L.TYPE, _KIND_REF[f[3]], G))
-                conf = max([state.confidence] + [f[2] for f in fresh])
+                    new_q.append((a, L.Pt.wasDerivedFrom, f.node, G))
+                    if f.kind not in kinds_now:
+                        kinds_now.add(f.kind)
+                        new_q.append((a, L.TYPE, _KIND_REF[f.kind], G))
+                conf = max([state.confidence] + [f.confidence for f in fresh])
                 new_q.append((a, L.Mt.count, L.integer_t(state.count + len(fresh)), G))
                 new_q.append((a, L.Mt.confidence, L.dec_t(conf), G))
                 remove += [old_count, old_conf]
