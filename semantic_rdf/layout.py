@@ -243,22 +243,53 @@ SPAN_TYPES = [OAt.SpecificResource, Pt.Entity]  # the rdf:types of a span source
 
 def span_source_quads(src: Ref, doc: Ref, start: int, end: int, chunk_index: int | None,
                       confidence: float, at: datetime, run: Ref) -> list[Quad]:
-    G, s = PROV_G, ref(src)
-    sel = selector_ref(s)
+    return _span_quads(*_span_terms(src, doc, start, end, chunk_index, confidence, at, run))
+
+
+def span_source_text(src: Ref, doc: Ref, start: int, end: int, chunk_index: int | None,
+                     confidence: float, at: datetime, run: Ref) -> str:
+    """The quads of `span_source_quads` as N-Quads lines, filled into a template made from that function
+    (a third less work than building the quads and joining them; a batch writes tens of thousands)."""
+    terms = _span_terms(src, doc, start, end, chunk_index, confidence, at, run)
+    template, order = _SPAN_TEXT[chunk_index is not None]
+    return template % tuple(map(terms.__getitem__, order))
+
+
+def _span_terms(src: Ref, doc: Ref, start: int, end: int, chunk_index: int | None,
+                confidence: float, at: datetime, run: Ref) -> tuple[str, ...]:
+    s = ref(src)
+    return (s, selector_ref(s), ref(doc), nni_t(start), nni_t(end),
+            None if chunk_index is None else integer_t(chunk_index), dec_t(confidence), dt_t(at), ref(run))
+
+
+def _span_quads(s: str, sel: str, doc: str, start: str, end: str, chunk_index: str | None,
+                confidence: str, at: str, run: str) -> list[Quad]:
+    G = PROV_G
     q = [
         *((s, TYPE, c, G) for c in SPAN_TYPES),
-        (s, OAt.hasSource, ref(doc), G),
+        (s, OAt.hasSource, doc, G),
         (s, OAt.hasSelector, sel, G),
-        (s, Mt.confidence, dec_t(confidence), G),
-        (s, Pt.generatedAtTime, dt_t(at), G),
-        (s, Pt.wasGeneratedBy, ref(run), G),
+        (s, Mt.confidence, confidence, G),
+        (s, Pt.generatedAtTime, at, G),
+        (s, Pt.wasGeneratedBy, run, G),
         (sel, TYPE, OAt.TextPositionSelector, G),
-        (sel, OAt.start, nni_t(start), G),
-        (sel, OAt.end, nni_t(end), G),
+        (sel, OAt.start, start, G),
+        (sel, OAt.end, end, G),
     ]
     if chunk_index is not None:
-        q.append((s, Mt.chunkIndex, integer_t(chunk_index), G))
+        q.append((s, Mt.chunkIndex, chunk_index, G))
     return q
+
+
+def _text_template(with_chunk: bool) -> tuple[str, tuple[int, ...]]:
+    """`_span_quads` over placeholder terms, as a %-template and the order its slots take the terms in."""
+    marks = [f"\x00{i}\x00" for i in range(9)]
+    text = N.document(_span_quads(*marks[:5], marks[5] if with_chunk else None, *marks[6:]))
+    parts = text.replace("%", "%%").split("\x00")  # odd parts are slot numbers
+    return "%s".join(parts[0::2]), tuple(int(i) for i in parts[1::2])
+
+
+_SPAN_TEXT = {False: _text_template(False), True: _text_template(True)}
 
 
 def caller_source_quads(src: Ref, agent: Ref, note: str, confidence: float,

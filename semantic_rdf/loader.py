@@ -64,7 +64,8 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
     """Run `pipeline` over `refs` and write every document and its screened assertions to `store`.
 
     Documents and their assertions are written in checked batches of about `batch_size` triples (a
-    batch pays a fixed cost for its shape checks, so one per small document would dominate): first the
+    batch pays a fixed cost for its shape checks, so one per small document would dominate; in memory the
+    first batches are smaller, an eighth of it doubling, so the store's writes start early): first the
     documents, then their assertions. If a batch is refused, its documents are retried one by one so
     that only the offending document is reported and skipped. The pipeline runs ahead of the store in
     a worker thread or, for a big local input on Linux, a forked child process (`read_ahead`, see
@@ -157,6 +158,9 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
                 written.clear()
                 on_commit(merged)
 
+    # Triples that make the next batch, doubling up to batch_size. On disk a batch also pays a journal fsync
+    # and a flush, more than starting early gains (an ingest of 1 MB: 0.15 s a batch, 25 % slower ramped).
+    limit = batch_size if store.path is not None else max(1, batch_size // 8)
     try:
         with closing(ahead(pipeline, refs, read_ahead)) as results:
             for result in results:
@@ -170,8 +174,9 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
                     pending.append((result, kept))
                     pending_triples += len(kept.kept)
                     pending_chars += len(result.doc.text)  # type: ignore[union-attr]
-                    if pending_triples >= batch_size or pending_chars >= _DOC_CHARS:
+                    if pending_triples >= limit or pending_chars >= _DOC_CHARS:
                         flush()
+                        limit = min(batch_size, limit * 2)
                 if progress:
                     progress(result.ref, summary.documents + len(pending))
         flush()

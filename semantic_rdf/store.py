@@ -190,10 +190,10 @@ class WriteReport:
 
 
 class _Source(NamedTuple):
-    """One observation a batch may add to a record: its source node and that node's quads."""
+    """One observation a batch may add to a record: its source node and how to write it."""
 
     node: str  # N-Triples text of the source IRI
-    quads: list[N.NQ]
+    fill: tuple  # the arguments of its layout template (span_source_* for 'extracted', caller_source_quads)
     confidence: float
     kind: str  # 'extracted' | 'supplied'
     doc: str | None  # N-Triples text of the document version it was read from (extracted only)
@@ -277,12 +277,13 @@ class AssertionStore:
             store._replay_journal()
         return store
 
-    def _journaled(self, add: list[N.NQ], link: str | None = None) -> None:
-        """Write a big batch of fresh quads through the bulk loader behind a redo journal: JOURNAL is written,
-        fsynced and renamed into place (the commit point), bulk loaded, then removed. Opening a store replays
-        a journal left by a crash; quads being sets, a batch that had landed in whole or in part comes out
-        the same. (A batch that also removes quads is one transaction instead: the bulk loader cannot make
-        the removal and the addition visible at once, tests/test_concurrency.py.)
+    def _journaled(self, nquads: bytes, count: int, link: str | None = None) -> None:
+        """Write a big batch of fresh quads (`nquads`, an N-Quads document of `count` lines) through the bulk
+        loader behind a redo journal: JOURNAL is written, fsynced and renamed into place (the commit point),
+        bulk loaded, then removed. Opening a store replays a journal left by a crash; quads being sets, a
+        batch that had landed in whole or in part comes out the same. (A batch that also removes quads is
+        one transaction instead: the bulk loader cannot make the removal and the addition visible at once,
+        tests/test_concurrency.py.)
 
         `link`, a SPARQL update, is run after the load: the quads are then new nodes that nothing points at
         until it runs (a repeat batch's new sources; it links them and moves counts). It is journaled before
@@ -293,11 +294,11 @@ class AssertionStore:
             linker.unlink(missing_ok=True)
         else:
             _write_synced(linker, link.encode("utf-8"))  # ignored unless JOURNAL follows
-        _write_synced(journal, N.encode(N.document(add)))
-        if len(add) > _BULK_THRESHOLD:
+        _write_synced(journal, nquads)
+        if count > _BULK_THRESHOLD:
             self.ox.bulk_load(path=str(journal), format=ox.RdfFormat.N_QUADS)
         else:  # only a link batch comes this small
-            self.ox.extend(N.to_ox(add))
+            self.ox.extend(list(ox.parse(nquads, format=ox.RdfFormat.N_QUADS)))
         if link is not None:
             self.ox.update(link)
         self.ox.flush()
@@ -374,43 +375,50 @@ class AssertionStore:
 
     def commit(self, add: Sequence[N.AnyQuad], remove: Sequence[N.AnyQuad] = (), *,
                check: Sequence[N.AnyQuad] | None = None, settled: Mapping[str, Settled] | None = None,
-               unlinked: Sequence[N.NQ] = (), types: Mapping[str, list[str]] | None = None) -> None:
+               unlinked: Sequence[N.NQ] = (), types: Mapping[str, list[str]] | None = None,
+               rendered: str = "") -> None:
         """Check the batch against the shapes, then write it in one transaction (or, for a big batch of
         fresh quads on disk, through the journaled bulk loader). Quads may be text (layout.py) or pyoxigraph.
         `check` (default `add` and `unlinked`) is what the shapes see; `settled` the stored nodes it lists in
-        part. `unlinked` are quads of new nodes that nothing stored points at before `add` links them.
-        `types` gives the rdf:types of nodes the batch writes but leaves out of `check` (see `_assert_batch`)."""
+        part. `unlinked` are quads of new nodes that nothing stored points at before `add` links them;
+        `rendered`, N-Quads lines, more such quads, which `check` leaves out: `types` gives their nodes'
+        rdf:types (see `_assert_batch`)."""
         self._writable()
         add = [q if type(q) is tuple else N.of(q) for q in add]
         described = list(unlinked) + add if check is None else [q if type(q) is tuple else N.of(q) for q in check]
         checked = [q for q in described if q[3] in _SHAPED]
         types_of = self._stored_types if not types else (lambda node: types.get(node) or self._stored_types(node))
         shape_check().enforce(checked, types_of, settled=settled, stored=self._stored_values)
-        if unlinked and remove and (self.path is None or len(unlinked) > _SPLIT_THRESHOLD):
+        n_rendered = rendered.count("\n")
+        if (unlinked or rendered) and remove and (self.path is None or len(unlinked) + n_rendered > _SPLIT_THRESHOLD):
             # A repeat batch's new sources go ahead of the update that links them and moves the counts: no
             # query reaches a source before its record links it, and the update has a sixth of the text to
             # parse (Oxigraph loads N-Quads about twice as fast as it runs INSERT DATA). In memory there is no
             # crash to survive; on disk the sources go behind the redo journal, which holds the linking update
             # too, so a crash between the two is redone at the next open.
             link = N.update([N.of(q) for q in remove], add)
+            text = N.encode(N.document(unlinked) + rendered)
             if self.path is None:
-                self.ox.load(N.encode(N.document(unlinked)), format=ox.RdfFormat.N_QUADS)
+                self.ox.load(text, format=ox.RdfFormat.N_QUADS)
                 self.ox.update(link)
             else:
-                self._journaled(list(unlinked), link)
+                self._journaled(text, len(unlinked) + n_rendered, link)
             return
         if unlinked:
             add = list(unlinked) + add
-        if self.path is not None and len(add) > _BULK_THRESHOLD and not remove:
-            self._journaled(add)
+        if rendered and remove:  # a small repeat batch on disk: one update, which takes quads, not lines
+            add = add + [N.of(q) for q in ox.parse(N.encode(rendered), format=ox.RdfFormat.N_QUADS)]
+            rendered = ""
+        if self.path is not None and len(add) + n_rendered > _BULK_THRESHOLD and not remove:
+            self._journaled(N.encode(N.document(add) + rendered), len(add) + n_rendered)
         elif remove:
             self.ox.update(N.update([N.of(q) for q in remove], add))
-        elif self.path is None and add:
-            self.ox.load(N.encode(N.document(add)), format=ox.RdfFormat.N_QUADS)  # parsed whole, then one transaction
-        elif add:
+        elif self.path is None and (add or rendered):  # parsed whole, then one transaction
+            self.ox.load(N.encode(N.document(add) + rendered), format=ox.RdfFormat.N_QUADS)
+        elif add or rendered:
             # parsed whole (validated by Oxigraph) before the transaction starts. Not Store.load on disk: it
             # ingests new files, which races with read-only opens of the directory (tests/test_concurrency.py).
-            self.ox.extend(N.to_ox(add))
+            self.ox.extend(N.to_ox(add) + list(ox.parse(N.encode(rendered), format=ox.RdfFormat.N_QUADS)))
 
     # ------------------------------------------------------------------ runs, agents, documents
     def ensure_agent(self, name: str, kind: str = "software", model: str | None = None) -> ox.NamedNode:
@@ -528,18 +536,24 @@ class AssertionStore:
         # (time, run, document version). The first one of each document goes through the shape check, which so
         # checks the template and the document; the others differ from it only in those checked values, and
         # tests/test_shapes.py shows the template conforms for any of them. Checking each one cost a fifth of
-        # an ingest's time.
+        # an ingest's time. The others are written as N-Quads lines of the same template (span_source_text).
         sampled: set[str] = set()  # documents whose span source this batch checks
         unchecked: dict[str, list[str]] = {}  # span sources it writes unchecked, with their rdf:types
+        rendered: list[str] = []  # and their N-Quads text
 
-        def checked(f: _Source) -> list[N.NQ]:
-            """The quads of source `f` the shape check sees."""
-            if f.kind == "extracted":
-                if f.doc in sampled:
-                    unchecked[f.node] = L.SPAN_TYPES
-                    return []
+        def write(f: _Source, into: list[N.NQ]) -> None:
+            """Add the quads of source `f` to `into` and to the check, or to `rendered` if it is not sampled."""
+            if f.kind != "extracted":
+                q = L.caller_source_quads(*f.fill)
+            elif f.doc in sampled:
+                unchecked[f.node] = L.SPAN_TYPES
+                rendered.append(L.span_source_text(*f.fill))
+                return
+            else:
                 sampled.add(f.doc)  # type: ignore[arg-type]
-            return f.quads
+                q = L.span_source_quads(*f.fill)
+            into.extend(q)
+            check.extend(q)
         new_entities: dict[str, None] = {}
         groups: dict[str, list[Triple]] = {}
         docs: dict[str, str] = {}
@@ -565,12 +579,12 @@ class AssertionStore:
                     d = docs[t.chunk.doc_id]
                     start, end = t.span  # type: ignore[misc]
                     src = L.span_ref(aid, d, start, end)
-                    sq = L.span_source_quads(src, d, start, end, t.chunk.index, t.confidence, at, run_ref)
-                    sources.append(_Source(src, sq, t.confidence, "extracted", d))
+                    fill = (src, d, start, end, t.chunk.index, t.confidence, at, run_ref)
+                    sources.append(_Source(src, fill, t.confidence, "extracted", d))
                 else:
                     src = L.caller_ref(aid, run.agent.value, note)
-                    sq = L.caller_source_quads(src, agent_ref, note, t.confidence, at, run_ref)
-                    sources.append(_Source(src, sq, t.confidence, "supplied", None))
+                    fill = (src, agent_ref, note, t.confidence, at, run_ref)
+                    sources.append(_Source(src, fill, t.confidence, "supplied", None))
             # dedupe within the batch and against the store
             seen: dict[str, _Source] = {}
             for src_ in sources:
@@ -589,8 +603,7 @@ class AssertionStore:
                                        first.valid)
                 new_q.append(L.claim_quad(aid, first))
                 for f in fresh:
-                    add += f.quads
-                    check += checked(f)
+                    write(f, add)
                     new_q.append((a, L.Pt.wasDerivedFrom, f.node, G))
                 add += new_q
                 check += new_q
@@ -611,8 +624,7 @@ class AssertionStore:
                 kinds_now = set(state.kinds)
                 new_q = []
                 for f in fresh:
-                    unlinked += f.quads
-                    check += checked(f)
+                    write(f, unlinked)
                     new_q.append((a, L.Pt.wasDerivedFrom, f.node, G))
                     if f.kind not in kinds_now:
                         kinds_now.add(f.kind)
@@ -627,9 +639,10 @@ class AssertionStore:
                 settled[a] = Settled(frozenset(q[2] for q in state.types), _ADDED)
                 report.repeated += 1
         if add:
-            self.commit(add, remove, check=check, settled=settled, unlinked=unlinked, types=unchecked)
+            text = "".join(rendered)
+            self.commit(add, remove, check=check, settled=settled, unlinked=unlinked, types=unchecked, rendered=text)
             self._known_entities.update(new_entities)
-        report.quads_added = len(add) + len(unlinked)
+            report.quads_added = len(add) + len(unlinked) + text.count("\n")
         return report
 
     def _record_state(self, aid: str) -> _RecordState | None:

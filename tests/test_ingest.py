@@ -520,3 +520,21 @@ def test_load_raises_what_the_pipeline_raises_and_ends_its_run():
     ended = store.select("SELECT ?r WHERE { GRAPH ?g { ?r <http://www.w3.org/ns/prov#endedAtTime> ?t } }")
     assert len(ended) == 1
     assert store.validate().conforms
+
+
+@pytest.mark.parametrize("on_disk", [False, True])
+def test_load_starts_with_small_batches_in_memory_only(tmp_path, on_disk):
+    """In memory the first batch is an eighth of batch_size and each next one doubles, so writes start early;
+    on disk, where a batch pays an fsync and a flush, every batch is full size. The stored facts are the same."""
+    from semantic_rdf.loader import load
+    from semantic_rdf.store import AssertionStore
+
+    texts = {f"d{i:02d}": "".join(f"Person{i}x{k} Smith was born in Town{k}. " for k in range(4)) for i in range(30)}
+    store = AssertionStore.open(tmp_path / "s") if on_disk else AssertionStore.memory()
+    sizes: list[int] = []
+    summary = load(store, _loader_pipeline(texts), list(texts), batch_size=40, read_ahead="thread",
+                   on_commit=lambda report: sizes.append(len(report.ids)))
+    assert sum(sizes) == summary.extracted == 120 and summary.new == 120
+    assert sizes == ([40, 40, 40] if on_disk else [8, 12, 20, 40, 40])  # limits 5, 10, 20, 40, 40; 4 triples a document
+    assert store.validate().conforms
+    store.close()

@@ -102,7 +102,8 @@ def _captured_repeat(s: AssertionStore, triples: list[Triple], run) -> dict:
     """The batch the writer builds for `triples`, taken at commit and not written."""
     seen: dict = {}
 
-    def keep(add, remove=(), *, check=None, settled=None, unlinked=(), types=None):
+    def keep(add, remove=(), *, check=None, settled=None, unlinked=(), types=None, rendered=""):
+        assert not rendered  # one source per document: each is checked, none written as lines only
         seen.update(add=list(unlinked) + list(add), remove=remove, check=check, settled=settled)
 
     s.commit = keep  # type: ignore[method-assign]

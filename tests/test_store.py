@@ -4,6 +4,7 @@ from datetime import datetime, timedelta, timezone
 import pyoxigraph as ox
 import pytest
 import rdflib
+from hypothesis import given, settings, strategies as st
 
 from semantic_rdf.errors import InvalidInput, NotFound, StoreInUse
 from semantic_rdf.identity import assertion_id
@@ -315,3 +316,53 @@ def test_a_link_journal_without_its_commit_point_is_dropped(tmp_path):
     assert not (root / S.LINK_JOURNAL).exists()
     assert not list(s.ox.quads_for_pattern(ox.NamedNode("https://example.org/never"), None, None))
     s.close()
+
+
+def _masked_dataset(s: AssertionStore) -> list[str]:
+    """The store's quads as sorted N-Quads lines, its times and run ids masked (they differ between stores)."""
+    import re
+
+    text = s.export("nquads").decode("utf-8")
+    text = re.sub(r'"[0-9-]+T[0-9:.]+Z"\^\^<http://www.w3.org/2001/XMLSchema#dateTime>', '"T"', text)
+    return sorted(re.sub(r"/run/[0-9a-f]{32}>", "/run/R>", text).splitlines())
+
+
+@pytest.mark.parametrize("where", ["disk", "disk-split", "disk-bulk"])
+def test_every_write_path_stores_what_the_memory_store_stores(tmp_path, monkeypatch, where):
+    """A batch writes most span sources as N-Quads lines from their template (layout.span_source_text) and the
+    sampled ones as quads. Whichever path a batch takes (in memory one load; on disk one transaction, one
+    update, or the journaled split and bulk paths), the stored quads are the same."""
+    import semantic_rdf.store as S
+
+    def fill(s: AssertionStore) -> list[str]:
+        with s.run("ingestion", agent="t") as run:
+            for doc_id, extra in (("a", 0), ("b", 6)):  # "b" repeats the 30 facts of "a" with sources of its own
+                doc, triples = _spans(doc_id, 30, extra)
+                s.add_document(doc, run)
+                s.assert_triples(triples + triples[:3], run=run)  # the same span twice counts once
+        rec = s.get(assertion_id("P7", "worked_with", "T7"))
+        assert (rec.count, len(rec.sources)) == (2, 2)
+        assert s.validate().conforms and s.integrity() == []
+        return _masked_dataset(s)
+
+    expected = fill(AssertionStore.memory())
+    if where != "disk":
+        monkeypatch.setattr(S, "_SPLIT_THRESHOLD", 10)  # new sources ahead of their link, journaled
+    if where == "disk-bulk":
+        monkeypatch.setattr(S, "_BULK_THRESHOLD", 50)  # and through the bulk loader
+    s = AssertionStore.open(tmp_path / "s")
+    assert fill(s) == expected
+    s.close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(start=st.integers(0, 10**12), length=st.integers(0, 10**6), index=st.one_of(st.none(), st.integers(0, 10**9)),
+       confidence=st.floats(0, 1), run=st.sampled_from(["<https://w3id.org/semantic-rdf/run/0a>", "<urn:x:%41%>"]))
+def test_a_span_source_as_text_is_its_quads_as_lines(start, length, index, confidence, run):
+    from semantic_rdf import layout as L, ntriples as N
+
+    doc = "<https://w3id.org/semantic-rdf/doc/0123456789abcdef>"
+    src = L.span_ref("0123456789abcdef", doc, start, start + length)
+    at = datetime(2026, 12, 3, tzinfo=timezone.utc)
+    args = (src, doc, start, start + length, index, confidence, at, run)
+    assert L.span_source_text(*args) == N.document(L.span_source_quads(*args))
