@@ -6,9 +6,10 @@
 Modes (both write through the real store and side tables; a store is reused across `--reuse` trials, so
 most trials also start from the state the previous kill left behind):
   ingest  `python -m semantic_rdf --json ingest DIR` over a fresh directory of INGEST_DOCS generated documents
-          (6,000 assertions: ingest writes them in checked batches of up to 20,000 triples, so the first batch
-          is all of them (well over 50,000 quads) and takes the journaled bulk path of store.commit; each batch is then
-          indexed in the side tables). A run that finishes before the kill prints its summary: its ids are acknowledged.
+          (6,000 assertions: ingest writes them in checked batches of up to 20,000 triples, so the first
+          batch is all of them, well over 50,000 quads, and takes the journaled bulk path of store.commit;
+          each batch is then indexed in the side tables). A run that finishes before the kill prints its
+          summary: its ids are acknowledged.
   driver  a child process that writes batches through AssertionStore.assert_triples, indexes each in
           the side tables and prints the batch's ids (flushed) after both commits: each printed line
           is acknowledged. Starts faster, so the kill lands mid-batch far more often. In trials whose

@@ -376,21 +376,22 @@ class AssertionStore:
     def commit(self, add: Sequence[N.AnyQuad], remove: Sequence[N.AnyQuad] = (), *,
                check: Sequence[N.AnyQuad] | None = None, settled: Mapping[str, Settled] | None = None,
                unlinked: Sequence[N.NQ] = (), types: Mapping[str, list[str]] | None = None,
-               rendered: str = "") -> None:
+               rendered: str = "") -> int:
         """Check the batch against the shapes, then write it in one transaction (or, for a big batch of
         fresh quads on disk, through the journaled bulk loader). Quads may be text (layout.py) or pyoxigraph.
         `check` (default `add` and `unlinked`) is what the shapes see; `settled` the stored nodes it lists in
         part. `unlinked` are quads of new nodes that nothing stored points at before `add` links them;
         `rendered`, N-Quads lines, more such quads, which `check` leaves out: `types` gives their nodes'
-        rdf:types (see `_assert_batch`)."""
+        rdf:types (see `_assert_batch`). Returns the number of quads written."""
         self._writable()
         add = [q if type(q) is tuple else N.of(q) for q in add]
         described = list(unlinked) + add if check is None else [q if type(q) is tuple else N.of(q) for q in check]
         checked = [q for q in described if q[3] in _SHAPED]
         types_of = self._stored_types if not types else (lambda node: types.get(node) or self._stored_types(node))
         shape_check().enforce(checked, types_of, settled=settled, stored=self._stored_values)
-        n_rendered = rendered.count("\n")
-        if (unlinked or rendered) and remove and (self.path is None or len(unlinked) + n_rendered > _SPLIT_THRESHOLD):
+        n_new = len(unlinked) + rendered.count("\n")  # quads of new nodes
+        written = len(add) + n_new
+        if n_new and remove and (self.path is None or n_new > _SPLIT_THRESHOLD):
             # A repeat batch's new sources go ahead of the update that links them and moves the counts: no
             # query reaches a source before its record links it, and the update has a sixth of the text to
             # parse (Oxigraph loads N-Quads about twice as fast as it runs INSERT DATA). In memory there is no
@@ -402,23 +403,27 @@ class AssertionStore:
                 self.ox.load(text, format=ox.RdfFormat.N_QUADS)
                 self.ox.update(link)
             else:
-                self._journaled(text, len(unlinked) + n_rendered, link)
-            return
-        if unlinked:
-            add = list(unlinked) + add
+                self._journaled(text, n_new, link)
+            return written
         if rendered and remove:  # a small repeat batch on disk: one update, which takes quads, not lines
-            add = add + [N.of(q) for q in ox.parse(N.encode(rendered), format=ox.RdfFormat.N_QUADS)]
+            unlinked = list(unlinked) + [N.of(q) for q in ox.parse(N.encode(rendered), format=ox.RdfFormat.N_QUADS)]
             rendered = ""
-        if self.path is not None and len(add) + n_rendered > _BULK_THRESHOLD and not remove:
-            self._journaled(N.encode(N.document(add) + rendered), len(add) + n_rendered)
-        elif remove:
+        add = list(unlinked) + add
+        if remove:
             self.ox.update(N.update([N.of(q) for q in remove], add))
-        elif self.path is None and (add or rendered):  # parsed whole, then one transaction
-            self.ox.load(N.encode(N.document(add) + rendered), format=ox.RdfFormat.N_QUADS)
-        elif add or rendered:
-            # parsed whole (validated by Oxigraph) before the transaction starts. Not Store.load on disk: it
-            # ingests new files, which races with read-only opens of the directory (tests/test_concurrency.py).
-            self.ox.extend(N.to_ox(add) + list(ox.parse(N.encode(rendered), format=ox.RdfFormat.N_QUADS)))
+            return written
+        if not written:
+            return 0
+        nquads = N.encode(N.document(add) + rendered)  # parsed whole (validated by Oxigraph) before writing
+        if self.path is None:  # one transaction
+            self.ox.load(nquads, format=ox.RdfFormat.N_QUADS)
+        elif written > _BULK_THRESHOLD:
+            self._journaled(nquads, written)
+        else:
+            # one transaction. Not Store.load on disk: it ingests new files, which races with read-only opens
+            # of the directory (tests/test_concurrency.py).
+            self.ox.extend(list(ox.parse(nquads, format=ox.RdfFormat.N_QUADS)))
+        return written
 
     # ------------------------------------------------------------------ runs, agents, documents
     def ensure_agent(self, name: str, kind: str = "software", model: str | None = None) -> ox.NamedNode:
@@ -639,10 +644,9 @@ class AssertionStore:
                 settled[a] = Settled(frozenset(q[2] for q in state.types), _ADDED)
                 report.repeated += 1
         if add:
-            text = "".join(rendered)
-            self.commit(add, remove, check=check, settled=settled, unlinked=unlinked, types=unchecked, rendered=text)
+            report.quads_added = self.commit(add, remove, check=check, settled=settled, unlinked=unlinked,
+                                             types=unchecked, rendered="".join(rendered))
             self._known_entities.update(new_entities)
-            report.quads_added = len(add) + len(unlinked) + text.count("\n")
         return report
 
     def _record_state(self, aid: str) -> _RecordState | None:
