@@ -3,12 +3,15 @@
 A quad here is a tuple of four strings, each one term in N-Triples syntax (`<iri>`, `"lex"`,
 `"lex"^^<datatype>`, `"lex"@lang`). Building these is an order of magnitude cheaper than building
 pyoxigraph objects, and a batch of them is handed to Oxigraph as one N-Quads document, which its
-Rust parser validates before anything is written.
+Rust parser checks (syntax, escapes, UTF-8) before anything is written.
 
 Safety rests on two rules, both tested (tests/test_ntriples.py):
 - literals are escaped here and only here (`literal`), exactly as pyoxigraph escapes them;
 - an IRI is wrapped (`iri`) only after it is known to be valid: from a validated `ox.NamedNode`,
   or minted by vocab.py from fixed text and hex/digit identifiers.
+The second rule is why Oxigraph parses this text leniently (`OWN`): it does not validate each IRI a
+second time, which is a third of its parsing work (an ingest of 10 MB: 2.5 s instead of 3.7-4.5 s
+to load its 1.3 million quads).
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ _RARE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _RARE_TABLE = {c: e for c, e in _TABLE.items() if chr(c) not in _COMMON}
 _LONG = 256
 _IRI_FORBIDDEN = re.compile(r'[\x00-\x20<>"{}|^`\\]')
+# how Oxigraph reads the text made here: N-Quads, the IRIs not validated again (the module's second rule)
+OWN = {"format": ox.RdfFormat.N_QUADS, "lenient": True}
 
 
 def literal(value: str, datatype: str | None = None, language: str | None = None) -> str:
@@ -89,11 +94,11 @@ def update(remove: Sequence[NQ], add: Sequence[NQ]) -> str:
 
 
 def to_ox(quads: Sequence[AnyQuad]) -> list[ox.Quad]:
-    """pyoxigraph quads of text quads, parsed (and so validated) by Oxigraph."""
+    """pyoxigraph quads of text quads, parsed by Oxigraph."""
     text = [q for q in quads if isinstance(q, tuple)]
     if not text:
         return list(quads)  # type: ignore[arg-type]
-    parsed = iter(ox.parse(encode(document(text)), format=ox.RdfFormat.N_QUADS))
+    parsed = iter(ox.parse(encode(document(text)), **OWN))
     return [next(parsed) if isinstance(q, tuple) else q for q in quads]
 
 
@@ -164,5 +169,5 @@ def value(t: str) -> tuple[str, object] | None:
     return None
 
 
-__all__ = ["NQ", "AnyQuad", "literal", "iri", "of", "document", "sparql_data", "update", "to_ox", "encode",
+__all__ = ["NQ", "AnyQuad", "OWN", "literal", "iri", "of", "document", "sparql_data", "update", "to_ox", "encode",
            "datatype", "lexical", "value"]

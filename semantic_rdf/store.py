@@ -296,9 +296,9 @@ class AssertionStore:
             _write_synced(linker, link.encode("utf-8"))  # ignored unless JOURNAL follows
         _write_synced(journal, nquads)
         if count > _BULK_THRESHOLD:
-            self.ox.bulk_load(path=str(journal), format=ox.RdfFormat.N_QUADS)
+            self.ox.bulk_load(path=str(journal), **N.OWN)
         else:  # only a link batch comes this small
-            self.ox.extend(list(ox.parse(nquads, format=ox.RdfFormat.N_QUADS)))
+            self.ox.extend(list(ox.parse(nquads, **N.OWN)))
         if link is not None:
             self.ox.update(link)
         self.ox.flush()
@@ -311,7 +311,7 @@ class AssertionStore:
         for half in (journal, linker):
             half.with_suffix(".tmp").unlink(missing_ok=True)  # a batch never journaled was never acknowledged
         if journal.exists():
-            self.ox.load(path=str(journal), format=ox.RdfFormat.N_QUADS)
+            self.ox.load(path=str(journal), **N.OWN)
             if linker.exists():
                 self.ox.update(linker.read_text(encoding="utf-8"))
             self.ox.flush()
@@ -400,13 +400,13 @@ class AssertionStore:
             link = N.update([N.of(q) for q in remove], add)
             text = N.encode(N.document(unlinked) + rendered)
             if self.path is None:
-                self.ox.load(text, format=ox.RdfFormat.N_QUADS)
+                self.ox.load(text, **N.OWN)
                 self.ox.update(link)
             else:
                 self._journaled(text, n_new, link)
             return written
         if rendered and remove:  # a small repeat batch on disk: one update, which takes quads, not lines
-            unlinked = list(unlinked) + [N.of(q) for q in ox.parse(N.encode(rendered), format=ox.RdfFormat.N_QUADS)]
+            unlinked = list(unlinked) + [N.of(q) for q in ox.parse(N.encode(rendered), **N.OWN)]
             rendered = ""
         add = list(unlinked) + add
         if remove:
@@ -414,15 +414,15 @@ class AssertionStore:
             return written
         if not written:
             return 0
-        nquads = N.encode(N.document(add) + rendered)  # parsed whole (validated by Oxigraph) before writing
+        nquads = N.encode(N.document(add) + rendered)  # parsed whole (checked by Oxigraph) before writing
         if self.path is None:  # one transaction
-            self.ox.load(nquads, format=ox.RdfFormat.N_QUADS)
+            self.ox.load(nquads, **N.OWN)
         elif written > _BULK_THRESHOLD:
             self._journaled(nquads, written)
         else:
             # one transaction. Not Store.load on disk: it ingests new files, which races with read-only opens
             # of the directory (tests/test_concurrency.py).
-            self.ox.extend(list(ox.parse(nquads, format=ox.RdfFormat.N_QUADS)))
+            self.ox.extend(list(ox.parse(nquads, **N.OWN)))
         return written
 
     # ------------------------------------------------------------------ runs, agents, documents

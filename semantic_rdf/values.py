@@ -12,6 +12,8 @@ from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import Any, Mapping
 
+import pyoxigraph as ox
+
 from semantic_rdf.errors import InvalidInput
 
 __all__ = ["Doc", "Chunk", "Triple", "Validity", "utc"]
@@ -105,6 +107,13 @@ class Validity:
         return Validity(self.start, until)
 
 
+def _check_datatype(value: object) -> None:
+    try:
+        ox.NamedNode(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError) as exc:
+        raise InvalidInput(f"datatype {value!r} is not an absolute IRI ({exc})") from None
+
+
 @dataclass(frozen=True, slots=True)
 class Triple:
     """One claim: subject, predicate, object, the chunk it was read from, and its score.
@@ -141,6 +150,8 @@ class Triple:
                 raise InvalidInput(f"score must be a number in [0, 1], got {self.score!r}")
             if not 0.0 <= float(self.score) <= 1.0:
                 raise InvalidInput(f"score {self.score} is outside [0, 1]")
+        if self.datatype is not None:
+            _check_datatype(self.datatype)
         if (self.start is None) != (self.end is None):
             raise InvalidInput("evidence start and end go together")
         if self.start is not None:
