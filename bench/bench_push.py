@@ -2,6 +2,7 @@
 
     python3 bench/bench_push.py            # 1,000,000 quads
     python3 bench/bench_push.py --quick    # 100,000 quads
+    python3 bench/bench_push.py --only virtuoso --part-mb 16   # Virtuoso only, other part files
 
 Data: N/10 named graphs x 10 quads (typed literals, language tags), like the baseline in
 servers-and-baselines.md §3. The store is an on-disk pyoxigraph store. For each server the anchor
@@ -15,7 +16,7 @@ Oxigraph's own, and the count is checked), so `oxigraph load --lenient` is print
 anchor. The generated file lists graph after graph; the store's export comes in Oxigraph's index
 (hash) order, which Virtuoso's loader takes longer over, the more so on a busy machine. So each
 native loader is also timed on that export ("export" rows). Push hands Virtuoso the export in
-sorted parts growing from 8 to 64 MB (sparql.sorted_parts), loaded while the export is still written. Virtuoso's
+sorted parts of 8 MB (sparql.sorted_parts), loaded while the export is still written. Virtuoso's
 loader on the generated file is timed before and after the push and the mean is the anchor, since
 the machine's load drifts. Printed ratio = native seconds / push seconds (target >= 0.5), with the
 load average, since the machine may be shared.
@@ -35,6 +36,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import pyoxigraph as ox  # noqa: E402
 
+from semantic_rdf import sparql  # noqa: E402
 from semantic_rdf.servers import OxigraphServer, VirtuosoServer, oxigraph_binary  # noqa: E402
 from semantic_rdf.sparql import NS_PREFIX  # noqa: E402
 from semantic_rdf.sync import export_nquads, push  # noqa: E402
@@ -61,6 +63,13 @@ def generate(n: int, path: str) -> None:
             )
 
 
+def _cpu(pid: int) -> float:
+    """CPU seconds (user + system) a process has used so far, from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def timed(fn):
     t = time.perf_counter()
     out = fn()
@@ -72,8 +81,12 @@ def main() -> None:
     ap.add_argument("--quick", "--quant", action="store_true", help="100,000 quads instead of 1,000,000")
     ap.add_argument("--only", choices=["oxigraph", "virtuoso"], default=None)
     ap.add_argument("--track", action="store_true", help="push with change tracking (as push --since-last does first)")
+    ap.add_argument("--part-mb", type=float, default=None,
+                    help=f"size of the part files push hands Virtuoso's loader (default {sparql.VIRTUOSO_PART >> 20})")
     args = ap.parse_args()
     n = 100_000 if args.quick else 1_000_000
+    if args.part_mb:
+        sparql.VIRTUOSO_PART = int(args.part_mb * (1 << 20))
     work = tempfile.mkdtemp(prefix="bench-push-")
     try:
         nq = os.path.join(work, "data.nq")
@@ -111,8 +124,12 @@ def main() -> None:
             before = vt_load("vt-native", nq)
             native_export = vt_load("vt-export", exported)
             with VirtuosoServer(workdir=os.path.join(work, "vt-push"), buffers=100000) as v:
+                server0, own0 = _cpu(v.proc.pid), time.process_time()
                 t, rep = timed(lambda: push(store, v.bulk_dsn, state_dir=os.path.join(work, "state-vt"), track=args.track))
+                server, own = _cpu(v.proc.pid) - server0, time.process_time() - own0
             assert rep.remote == n
+            print(f"push into Virtuoso: {t:.2f} s, {server:.2f} CPU-s in the server, {own:.2f} in this process"
+                  f" (parts of {sparql.VIRTUOSO_PART / (1 << 20):g} MB)")
             after = vt_load("vt-native-after", nq)
             print(f"Virtuoso's loader on the generated file: {before:.2f} s before the push, {after:.2f} s after")
             rows.append(("virtuoso (isql loader)", "ld_dir+loader_run, mean", (before + after) / 2, t))

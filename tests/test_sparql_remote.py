@@ -509,14 +509,14 @@ def test_streamed_blocks_are_whole_lines_of_the_dump():
     assert sorted(ox.parse(b"".join(blocks), format=ox.RdfFormat.N_QUADS), key=str) == EmbeddedBackend(st).dump()
 
 
-def test_virtuoso_parts_are_sorted_growing_runs_of_the_same_lines():
+def test_virtuoso_parts_are_sorted_runs_of_the_same_lines():
     from semantic_rdf.sparql import sorted_parts
 
     st = _mixed_store()
     blocks = list(nquads_blocks(st, size=1000))
-    runs = list(sorted_parts(blocks + [b""], 2000, 8000))
+    runs = list(sorted_parts(blocks + [b""], 3000))
     assert len(runs) > 3
-    assert all(len(r) >= min(2000 << i, 8000) for i, r in enumerate(runs[:-1]))  # 2000, 4000, 8000, 8000, ...
+    assert all(3000 <= len(r) < 3000 + 1000 + 200 for r in runs[:-1])  # a part ends with the block that fills it
     for run in runs:
         lines = run.split(b"\n")
         assert lines.pop() == b"" and lines == sorted(lines)
