@@ -378,7 +378,8 @@ class AssertionStore:
                unlinked: Sequence[N.NQ] = (), types: Mapping[str, list[str]] | None = None,
                rendered: str = "") -> int:
         """Check the batch against the shapes, then write it in one transaction (or, for a big batch of
-        fresh quads on disk, through the journaled bulk loader). Quads may be text (layout.py) or pyoxigraph.
+        fresh quads on disk, through the journaled bulk loader). Quads may be pyoxigraph or text made by
+        layout.py / ntriples.py only: Oxigraph reads the text without validating its IRIs again (`N.OWN`).
         `check` (default `add` and `unlinked`) is what the shapes see; `settled` the stored nodes it lists in
         part. `unlinked` are quads of new nodes that nothing stored points at before `add` links them;
         `rendered`, N-Quads lines, more such quads, which `check` leaves out: `types` gives their nodes'
