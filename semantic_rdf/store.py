@@ -298,7 +298,7 @@ class AssertionStore:
         if count > _BULK_THRESHOLD:
             self.ox.bulk_load(path=str(journal), **N.OWN)
         else:  # only a link batch comes this small
-            self.ox.extend(list(ox.parse(nquads, **N.OWN)))
+            self._transaction(nquads)
         if link is not None:
             self.ox.update(link)
         self.ox.flush()
@@ -421,10 +421,13 @@ class AssertionStore:
         elif written > _BULK_THRESHOLD:
             self._journaled(nquads, written)
         else:
-            # one transaction. Not Store.load on disk: it ingests new files, which races with read-only opens
-            # of the directory (tests/test_concurrency.py).
-            self.ox.extend(list(ox.parse(nquads, **N.OWN)))
+            self._transaction(nquads)
         return written
+
+    def _transaction(self, nquads: bytes) -> None:
+        """Write N-Quads text on disk in one transaction, parsed whole first. Not Store.load: on disk it
+        ingests new files, which races with read-only opens of the directory (tests/test_concurrency.py)."""
+        self.ox.extend(list(ox.parse(nquads, **N.OWN)))
 
     # ------------------------------------------------------------------ runs, agents, documents
     def ensure_agent(self, name: str, kind: str = "software", model: str | None = None) -> ox.NamedNode:
