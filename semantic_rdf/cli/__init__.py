@@ -26,7 +26,8 @@ from semantic_rdf.errors import SemanticError
 
 # Verb modules in the order --help lists them. A module missing from this install is skipped.
 VERBS = [
-    "id", "assert_", "seed", "ingest", "ask", "chat", "query", "trace", "retract", "reinstate",
+    "id", "assert_", "seed", "ingest", "ask", "chat", "query", "list_", "show", "search", "entities",
+    "predicates", "trace", "retract", "reinstate",
     "erase", "compact", "derive", "decisions", "export", "import_", "validate", "stats",
     "push", "pull", "serve", "demo",
 ]
