@@ -207,8 +207,15 @@ def ngram_bits(gram: str, dim: int, salt: str) -> bytes:
 # of the text. Unpacking all of them at once made a 120,000-character name a 360,000 x 10,000 matrix
 # (3.6 GB) during `ask`.
 CHUNK_GRAMS = 512  # at most 65,535: a chunk's counts are summed in 16 bits
-# texts longer than this are encoded every time rather than kept as keys of the encoding cache
+# texts longer than this are keys of the encoding cache by their SHA-256 digest, so the cache's size does
+# not grow with the length of the names it holds
 CACHE_MAX_CHARS = 1024
+
+
+def _cache_key(text: str) -> str | bytes:
+    if len(text) <= CACHE_MAX_CHARS:
+        return text
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
 def subword_vector(text: str, dim: int, sizes: Sequence[int], salt: str) -> np.ndarray:
@@ -324,7 +331,7 @@ class Encoder:
         self.subword_salt = subword_salt
         self.simhash_seed = int(simhash_seed)
         self.word_vectors = word_vectors
-        self._cache: OrderedDict[str, bytes] = OrderedDict()
+        self._cache: OrderedDict[str | bytes, bytes] = OrderedDict()
         self._cache_size = cache_size
 
     @property
@@ -376,18 +383,18 @@ class Encoder:
 
     def encode_packed(self, text: str) -> bytes:
         """Packed (D/8 bytes)."""
-        hit = self._cache.get(text)
+        key = _cache_key(text)
+        hit = self._cache.get(key)
         if hit is not None:
-            self._cache.move_to_end(text)
+            self._cache.move_to_end(key)
             return hit
         h_sub = self.subword(text)
         h_sim = self.semantic(text)
         v = h_sub if h_sim is None else fuse(h_sim, h_sub)
         out = pack(v).tobytes()
-        if len(text) <= CACHE_MAX_CHARS:  # a long text as a key would make the cache's size grow with it
-            self._cache[text] = out
-            if len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
+        self._cache[key] = out
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
         return out
 
     def encode_many(self, texts: Iterable[str]) -> np.ndarray:

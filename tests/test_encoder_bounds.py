@@ -89,8 +89,11 @@ def test_encoding_a_120000_character_name_stays_within_a_few_megabytes(enc, name
         tracemalloc.stop()
     assert len(packed) == 1_250
     assert peak < PEAK_LIMIT, f"peak traced memory {peak / 2**20:.1f} MB"
-    # a long name is neither a key of the encoding cache nor a source of evicting n-gram cache entries
-    assert name not in enc._cache and hdc.ngram_bits.cache_info().currsize <= hdc.CHUNK_GRAMS
+    # a long name is not itself a key of the encoding cache (its digest is), and it evicts no entries
+    # of the shared n-gram cache
+    assert name not in enc._cache and all(len(k) <= hdc.CACHE_MAX_CHARS for k in enc._cache)
+    assert hdc.ngram_bits.cache_info().currsize <= hdc.CHUNK_GRAMS
+    assert enc.encode_packed(name) == packed  # now from the cache
 
 
 def test_many_covered_words_are_averaged_in_bounded_memory(enc):
