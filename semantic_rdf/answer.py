@@ -8,13 +8,17 @@ with provenance -> Hebbian priming -> rendered answer, recorded as a decision.
 Steps (see docs/answer.md):
 1. Linking. The question is folded and cut into words; an entity of the store's registry links only
    when its whole folded name occurs as a run of words (longest match first, no overlaps): "new" never
-   links New York. A one-word surname and a person-like full name ending in it are aliases of each other
-   ("Brandvold" / "Ottilie Brandvold"). With no link and a pronoun, the conversation's reservoir
-   fingerprint supplies the entity talked about last.
+   links New York. A name made only of stop words or pronouns ("ITS", "It", "The Who") links only by its
+   exact, telling case ("Who manufactured ITS?" links ITS, never "Who"). A one-word surname and a
+   person-like full name ending in it are aliases of each other ("Brandvold" / "Ottilie Brandvold").
+   With no link and a pronoun, the conversation's reservoir fingerprint supplies the entity talked about
+   last. A question that writes a name no registry entity covers ("Alba Vandr00042", "Pierre Curie" when
+   only Marie Curie is held) is refused: a similarly spelled entity never stands in for it.
 2. Predicate mapping. Cue words map to taxonomy predicates (born -> born_in, place_of_birth; wife ->
    spouse_of; …), by a fixed lexicon and a prefix rule ("discoverer" -> discovered).
-3. Gate (semantic_rdf.gate). Candidates are the facts touching a linked entity, or every believed fact
-   when nothing links. A multi-relation question ("where was the wife of X born?") is first answered from
+3. Gate (semantic_rdf.gate). Candidates are the facts touching a linked entity; when nothing links, only
+   the facts with a subject or object exactly equal to a content word or run of them (a literal value).
+   Function words are never query components. A multi-relation question ("where was the wife of X born?") is first answered from
    the path memories (paths.probe), every hop confirmed against the claim graphs; without a confirmed path
    it is answered only if the passing single facts cover every relation it names and chain through an
    entity the question did not name (facts about the named entity alone answer another question).
