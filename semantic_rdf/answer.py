@@ -302,9 +302,12 @@ def question_words(text: str) -> list[Word]:
     """The question's words, folded and as written. `[w.folded for w in question_words(t)]` is
     `words_of(t)` for any text whose lower-casing keeps letters letters."""
     out: list[Word] = []
+    end = 0  # end of the previous word
     for m in _WORD.finditer(text):
-        before = text[: m.start()].rstrip().rstrip(_OPENERS).rstrip()
-        initial = not before or before.endswith(tuple(_ENDERS))
+        # what stands between the previous word and this one, less spaces and opening quotes/brackets
+        gap = text[end:m.start()].rstrip().rstrip(_OPENERS).rstrip()
+        initial = end == 0 and not gap or gap.endswith(tuple(_ENDERS))
+        end = m.end()
         for k, f in enumerate(_WORD.findall(fold(m.group()))):
             out.append(Word(f, m.group(), initial and k == 0))
     return out
