@@ -135,6 +135,12 @@ def graphviz(request):
 
 
 @pytest.fixture(scope="session")
+def virtuoso_tools(request):
+    """virtuoso-t and isql-vt on PATH (installed when missing), for tests that run them without the fixture."""
+    ensure_tools(request.config, "virtuoso")
+
+
+@pytest.fixture(scope="session")
 def oxigraph_server():
     server = _start(OxigraphServer())
     try:
