@@ -182,10 +182,3 @@ def test_cli_browse_verbs(tmp_path):
         assert_refused(r)
     assert "did you mean" in run_cli(store, "list", "--predicate", "born in").err
     assert dump(store) == before
-
-
-@pytest.mark.parametrize("verb", [("list",), ("show", "0123456789abcdef"), ("search", "x"), ("entities",)])
-def test_browse_verbs_never_create_a_store(tmp_path, verb):
-    r = run_cli(tmp_path / "missing", *verb)
-    assert_refused(r)
-    assert not (tmp_path / "missing").exists()

@@ -38,8 +38,12 @@ READ_CALLS: dict[str, list[list[str]]] = {
                 ["--source", "a.txt", "--reason", "x"]],
     "reinstate": [[AID, "--reason", "x"]],
     "erase": [[AID, "--reason", "x"]],
+    "list": [[], ["--subject", "Marie Curie"], ["--state", "retracted", "--limit", "5"]],
+    "show": [[AID]],
+    "search": [["Warsaw"]],
+    "entities": [[], ["--name", "Marie Curie"]],
 }
-NO_STORE = {"id"}  # never opens a store at all
+NO_STORE = {"id", "predicates"}  # never open a store at all
 CASES = [(verb, argv) for verb, calls in READ_CALLS.items() for argv in calls]
 STDIN = b"Where was Marie Curie born?\n"  # chat and `query -` read it; a query that would parse
 QUERY = b"SELECT * WHERE { ?s ?p ?o } LIMIT 1\n"
