@@ -41,12 +41,21 @@ __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_TIMEOUT",
     "DEFAULT_MAX_REDIRECTS",
+    "ParseLimits",
     "is_public_address",
 ]
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_REDIRECTS = 5
+# What a parser may make of one source's bytes (ParseLimits): a few hundred kilobytes of PDF can
+# decode to gigabytes of text (one content stream shared by every page), so the bytes cap alone
+# does not bound the work.
+DEFAULT_MAX_TEXT = DEFAULT_MAX_BYTES  # characters of text extracted from one source
+DEFAULT_MAX_PAGES = 1000  # PDF pages read from one source
+DEFAULT_MAX_PAGE_CONTENT = 512 * 1024  # decoded bytes of one PDF page's content (a dense page: ~10-50 KB)
+DEFAULT_PARSE_SECONDS = 3.0  # wall clock for HTML parsing, plus PARSE_SECONDS_PER_MB per megabyte
+PARSE_SECONDS_PER_MB = 1.0
 
 _IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 _IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -105,6 +114,34 @@ def _norm_host(host: str) -> str:
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
     return host
+
+
+@dataclass(frozen=True, slots=True)
+class ParseLimits:
+    """Caps on what parsing one source may produce or cost, like `Bounds.max_bytes` on what may be
+    read. A cap that is reached truncates the document at a page (PDF) and says so in its meta
+    (``notes``) and in the ingest summary, or refuses the source (ParseError) where a partial
+    result would be arbitrary (HTML that cannot be parsed in time, JSON that renders too large)."""
+
+    max_text: int = DEFAULT_MAX_TEXT
+    max_pages: int = DEFAULT_MAX_PAGES
+    max_page_content: int = DEFAULT_MAX_PAGE_CONTENT
+    parse_seconds: float = DEFAULT_PARSE_SECONDS
+    seconds_per_mb: float = PARSE_SECONDS_PER_MB
+
+    def __post_init__(self) -> None:
+        for name in ("max_text", "max_pages", "max_page_content"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+                raise InvalidInput(f"{name} must be a positive integer, got {v!r}")
+        for name in ("parse_seconds", "seconds_per_mb"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not v >= 0:
+                raise InvalidInput(f"{name} must be a non-negative number, got {v!r}")
+
+    def budget(self, size: int) -> float:
+        """Seconds a parser may spend on `size` bytes (a floor plus a rate: linear work fits easily)."""
+        return self.parse_seconds + self.seconds_per_mb * size / 1e6
 
 
 @dataclass(frozen=True, slots=True)

@@ -112,7 +112,9 @@ _BOMS = (  # UTF-32 LE before UTF-16 LE: the first two bytes are the same
     (codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 11, 12, 13, 27))
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+# `[^<>]` (not `[^>]`): a try stops at the next tag, so many "<meta" without a ">" stay linear
+_META_CHARSET = re.compile(rb"""<meta[^<>]+charset\s*+=\s*+["']?\s*+([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+_CHARSET_PARAM = re.compile(r"charset\s*+=\s*+\"?([A-Za-z0-9_.:-]+)", re.IGNORECASE)
 _SURROGATES = re.compile("[\udc80-\udcff]")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):")
 
@@ -179,7 +181,7 @@ def _norm_type(t: str | None) -> str:
 def _charset_param(content_type: str | None) -> str | None:
     if not content_type:
         return None
-    m = re.search(r"charset\s*=\s*\"?([A-Za-z0-9_.:-]+)", content_type, re.IGNORECASE)
+    m = _CHARSET_PARAM.search(content_type)
     return m.group(1) if m else None
 
 
