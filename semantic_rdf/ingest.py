@@ -712,8 +712,66 @@ class DirDriver:
         return docs
 
 
+def _glob_step(parts: list[str], states: frozenset[int], name: str) -> frozenset[int]:
+    """Pattern positions after one more path component `name`, from positions `states` (an NFA over
+    the components, so ``**`` costs a set of positions, never a backtracking search). glob's rules:
+    ``**`` is any number of names, wildcards stay inside one name and do not match a leading "."
+    unless the component starts with one."""
+    out: set[int] = set()
+    for k in states:
+        if k == len(parts):
+            continue
+        p = parts[k]
+        if name.startswith(".") and not p.startswith("."):
+            continue  # hidden names only match a component written with the dot
+        if p == "**":
+            out.add(k)
+        elif fnmatch.fnmatchcase(name, p):
+            out.add(k + 1)
+    return _glob_closure(parts, out)
+
+
+def _glob_closure(parts: list[str], states: Iterable[int]) -> frozenset[int]:
+    out = set(states)
+    for k in sorted(out):  # "**" also matches no name at all
+        while k < len(parts) and parts[k] == "**":
+            k += 1
+            out.add(k)
+    return frozenset(out)
+
+
+def _glob_walk(base: str, parts: list[str], cap: int,
+               keep: Callable[[str], bool] = lambda rel: True,
+               descend: Callable[[str], bool] = lambda rel: True) -> tuple[list[str], bool]:
+    """Paths under `base` (relative, '/'-joined) of the files the components match, walking with
+    os.walk: symlinked folders are never descended (three symlinks to ".." made ``g/**`` exponential
+    in glob.glob), a folder is entered only if the pattern can still match below it, and the walk
+    stops at `cap` + 1 matches instead of listing every match first. Returns (matches, over_cap)."""
+    found: list[str] = []
+    states = {"": _glob_closure(parts, (0,))}
+    for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
+        rel_dir = os.path.relpath(dirpath, base)
+        rel_dir = "" if rel_dir == "." else Path(rel_dir).as_posix() + "/"
+        here = states.pop(rel_dir, frozenset())
+        keep_dirs = []
+        for d in sorted(dirnames):
+            after = _glob_step(parts, here, d)
+            if after and descend(rel_dir + d):
+                states[rel_dir + d + "/"] = after
+                keep_dirs.append(d)
+        dirnames[:] = keep_dirs
+        for name in sorted(filenames):
+            rel = rel_dir + name
+            if len(parts) in _glob_step(parts, here, name) and keep(rel):
+                found.append(rel)
+                if len(found) > cap:
+                    return found, True
+    return found, False
+
+
 class GlobDriver:
-    """Files matching a pattern (``**`` recurses), sorted; each must lie inside the roots."""
+    """Files matching a pattern (``**`` recurses), sorted; each must lie inside the roots.
+    The walk never follows a symlinked folder and stops at the file cap (`_glob_walk`)."""
     process_safe = True  # may run in a child process (ahead.py)
 
     def __init__(self, config: IngestConfig) -> None:
@@ -723,19 +781,26 @@ class GlobDriver:
         pattern = _strip_prefix(ref, "glob")
         docs: list[Doc] = []
         base = _glob_base(pattern)
-        matches = sorted(p for p in _glob.glob(pattern, recursive=True) if not os.path.isdir(p))
-        for path in matches:
-            rel = os.path.relpath(path, base)
-            if _matches(Path(rel).as_posix(), self.config.exclude):
-                continue
-            if self.config.include and not _matches(Path(rel).as_posix(), self.config.include):
-                continue
-            if len(docs) >= self.config.max_files:
-                docs.append(_error_doc(_display(base, rel), RefusedByBounds(
-                    f"{ref}: more than {self.config.max_files} files; the rest were not read")))
-                break
+        parts = list(Path(pattern).parts)[len(Path(base).parts):]
+        if not parts:  # no wildcard at all: the path itself
+            parts, base = [Path(pattern).name], str(Path(pattern).parent)
+        cfg = self.config
+        cap = cfg.max_files
+
+        def keep(rel: str) -> bool:
+            return not _matches(rel, cfg.exclude) and (not cfg.include or _matches(rel, cfg.include))
+
+        def descend(rel: str) -> bool:
+            return not _matches(rel, cfg.exclude)
+
+        rels, over = _glob_walk(base, parts, cap, keep, descend) if os.path.isdir(base) else ([], False)
+        for rel in sorted(rels[:cap]):
             display = _display(base, rel)
+            path = os.path.join(base, rel)
             docs.extend(_guard(display, lambda: _read_local(self.config, path, display)))
+        if over:
+            docs.append(_error_doc(_display(base, rels[cap]), RefusedByBounds(
+                f"{ref}: more than {cap} files; the rest were not read")))
         if not docs:
             raise SourceError(f"{ref}: the pattern matches no file")
         return docs
