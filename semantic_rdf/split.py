@@ -78,7 +78,7 @@ _END = re.compile(
     r"|(?<=\n)[^\S\n]*+\n\s*+)"
 )
 _PARA = re.compile(r"\n[^\S\n]*+\n\s*+")
-_WORD_AFTER = re.compile(r"[\"'\u2018\u201c(\[]*+(\w+)")
+_WORD_AFTER = re.compile(r"(?<![\"'\u2018\u201c(\[])[\"'\u2018\u201c(\[]*+(\w+)")  # used after white space
 
 
 def _is_boundary(text: str, m: re.Match[str]) -> bool:
