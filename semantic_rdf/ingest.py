@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Mapping
 from urllib.parse import unquote, urlsplit
 
-from semantic_rdf.bounds import DEFAULT_MAX_BYTES, Bounds
+from semantic_rdf.bounds import DEFAULT_MAX_BYTES, DEFAULT_MAX_TEXT, Bounds
 from semantic_rdf.errors import InvalidInput, ParseError, RefusedByBounds, SemanticError, SourceError
 from semantic_rdf.values import Doc
 
@@ -117,6 +117,7 @@ _META_CHARSET = re.compile(rb"""<meta[^<>]+charset\s*+=\s*+["']?\s*+([A-Za-z0-9_
 _CHARSET_PARAM = re.compile(r"charset\s*+=\s*+\"?([A-Za-z0-9_.:-]+)", re.IGNORECASE)
 _SURROGATES = re.compile("[\udc80-\udcff]")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):")
+_LINE = re.compile(r"[^\n]*+\n|[^\n]+")
 
 
 # ------------------------------------------------------------------ origin
@@ -300,11 +301,18 @@ def decode_text(data: bytes, charset: str | None = None) -> Decoded:
 # ------------------------------------------------------------------ bytes -> documents
 
 
-def _doc_id(media_type: str, data: bytes, header: bytes = b"") -> str:
+def _id_hasher(media_type: str, header: bytes = b""):
+    """SHA-256 fed the id's prefix; copied per record, so a long CSV header is hashed once, not per row."""
     h = hashlib.sha256(b"semantic-rdf/doc/1\x00")
     h.update(media_type.encode() + b"\x00")
     if header:
-        h.update(header + b"\x00")
+        h.update(header)
+        h.update(b"\x00")
+    return h
+
+
+def _doc_id(media_type: str, data: bytes, header: bytes = b"", prefix: Any = None) -> str:
+    h = prefix.copy() if prefix is not None else _id_hasher(media_type, header)
     h.update(data)
     return "doc-" + h.hexdigest()[:32]
 
@@ -355,13 +363,14 @@ def _html_charset(data: bytes, mt: str) -> str | None:
 
 
 def _record_doc(ref: str, base: Mapping[str, Any], index: int, offset: int, raw: bytes, text: str,
-                header: bytes = b"", extra: Mapping[str, Any] | None = None, media_type: str | None = None) -> Doc:
+                header: bytes = b"", extra: Mapping[str, Any] | None = None, media_type: str | None = None,
+                id_prefix: Any = None) -> Doc:
     mt = media_type or base["media_type"]
     meta = dict(base, media_type=mt, record=index, offset=offset, size=len(raw),
                 sha256=hashlib.sha256(raw).hexdigest())
     if extra:
         meta.update(extra)
-    return Doc(_doc_id(mt, raw, header), ref, text, meta)
+    return Doc(_doc_id(mt, raw, header, id_prefix), ref, text, meta)
 
 
 def _clean(s: str) -> str:
@@ -453,7 +462,7 @@ def _sniff_delimiter(header: str) -> str:
 def _csv_docs(data: bytes, dec: Decoded, ref: str, base: dict[str, Any], delimiter: str | None) -> list[Doc]:
     s = dec.escaped
     # Lines with their code-point offsets; the csv module pulls exactly the lines of one row.
-    spans = [(m.start(), m.end()) for m in re.finditer(r"[^\n]*\n|[^\n]+", s)]
+    spans = [(m.start(), m.end()) for m in _LINE.finditer(s)]
     if not spans:
         raise ParseError(f"{ref}: empty CSV")
     first = s[spans[0][0]:spans[0][1]]
@@ -469,7 +478,13 @@ def _csv_docs(data: bytes, dec: Decoded, ref: str, base: dict[str, Any], delimit
     reader = csv.reader(feed(), delimiter=delim, strict=True)  # broken quoting is an error, never a silent merge
     docs: list[Doc] = []
     header: list[str] | None = None
-    header_raw = b""
+    extra: dict[str, Any] = {}
+    prefix = None
+    # Each row is later rendered "column: value" per non-empty cell, so a long column name costs its
+    # length on every row; the source is refused once that text would pass the cap (like bytes).
+    budget = DEFAULT_MAX_TEXT + 8 * len(data)
+    rendered = 0
+    name_len: list[int] = []
     prev = 0
     byte_pos = dec.bom
     try:
@@ -481,15 +496,21 @@ def _csv_docs(data: bytes, dec: Decoded, ref: str, base: dict[str, Any], delimit
             offset = byte_pos
             byte_pos += len(raw_full)
             prev = consumed
-            if header is None:
+            if header is None:  # the header's tuple and its part of the ids are made once, not per row
                 header = [_clean(h).strip() for h in row]
-                header_raw = raw_full.rstrip(b"\r\n")
+                extra = {"csv_header": tuple(header), "csv_delimiter": delim}
+                prefix = _id_hasher(base["media_type"], raw_full.rstrip(b"\r\n"))
+                name_len = [len(h) for h in header]
                 continue
             if not any(c.strip() for c in row):
                 continue
+            rendered += sum((name_len[i] if i < len(name_len) else 12) + len(c) + 3 for i, c in enumerate(row) if c)
+            if rendered > budget:
+                raise ParseError(f"{ref}: CSV renders to more than {budget} characters (its column names repeat "
+                                 "on every row); refused")
             raw = raw_full.rstrip(b"\r\n")
-            docs.append(_record_doc(ref, base, len(docs), offset, raw, _clean(piece.rstrip("\r\n")), header=header_raw,
-                                    extra={"csv_header": tuple(header), "csv_delimiter": delim}))
+            docs.append(_record_doc(ref, base, len(docs), offset, raw, _clean(piece.rstrip("\r\n")),
+                                    extra=extra, id_prefix=prefix))
     except csv.Error as e:
         raise ParseError(f"{ref}: malformed CSV at line {consumed}: {e}") from None
     if not docs:

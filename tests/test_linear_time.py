@@ -331,3 +331,13 @@ def test_each_hostile_document_is_ingested_or_refused_in_under_5_s(tmp_path):
         if proc.returncode == 2:
             assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
         assert dt - base_t < 5.0, f"{name}: {dt:.1f} s, a one-line file {base_t:.1f} s"
+
+
+def test_csv_with_a_huge_column_name_is_refused_in_linear_time():
+    data = b"h" * 100_000 + b"\n" + b"x\n" * 500_000  # every row would render the long name again (50 G chars)
+    t = time.perf_counter()
+    [failed] = ingest_bytes(data, "wide.csv")
+    assert time.perf_counter() - t < 2.0
+    assert isinstance(failed.meta["error"], ParseError) and "CSV renders to more than" in str(failed.meta["error"])
+    rows = ingest_bytes(b"name,city\n" + b"Ada,London\n" * 20_000, "people.csv")
+    assert len(rows) == 20_000 and len({d.id for d in rows}) == 1  # same bytes, same id, as before
