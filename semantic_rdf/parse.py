@@ -16,7 +16,9 @@ the file extension, then the content:
                                 sender, recipients and date into meta
 
 Unknown binary content raises ParseError naming the source. Anything nested too deeply to
-parse raises ParseError, never RecursionError.
+parse raises ParseError, never RecursionError. Work and output are bounded per source by
+`bounds.ParseLimits` (PDF pages, text, page content; a wall clock for HTML); what a parser cut or
+replaced is listed in ``meta["notes"]``.
 """
 
 from __future__ import annotations
@@ -569,7 +571,12 @@ def parse_email(doc: Doc, limits: ParseLimits = LIMITS) -> Doc:
         body = ""
         if body_part is not None:
             content = _part_text(body_part, notes)
-            body = html_to_text(content, limits)[0] if body_part.get_content_type() == "text/html" else content
+            if body_part.get_content_type() == "text/html":
+                try:
+                    content = html_to_text(content, limits)[0]
+                except ParseError as e:
+                    raise ParseError(f"{doc.source}: {e}") from None
+            body = content
         date = msg.get("date")
         date_iso = None
         if date is not None and getattr(date, "datetime", None) is not None:
