@@ -34,6 +34,7 @@ class IngestSummary:
     rejected_schema: int = 0
     below_floor: int = 0
     failed: list[dict] = field(default_factory=list)
+    notes: list[dict] = field(default_factory=list)  # what a parser cut or replaced (a cap reached, a charset)
     run: str = ""
     ids: list[str] = field(default_factory=list)
     bytes: int = 0
@@ -51,6 +52,8 @@ class IngestSummary:
             f"rejected    {self.rejected_schema} by schema (not one of the 53 predicates), {self.below_floor} below the confidence floor",
             f"run         {self.run}",
         ]
+        for n in self.notes:
+            lines.append(f"note        {n['ref']}: {n['note']}")
         for f in self.failed:
             lines.append(f"failed      {f['ref']}: {f['error']}")
         return "\n".join(lines)
@@ -170,6 +173,8 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
                     if run is None:
                         run = store.begin_run("ingestion", agent=agent, model=model, label="ingest")
                         summary.run = run.id
+                    for note in result.doc.meta.get("notes") or ():  # type: ignore[union-attr]
+                        summary.notes.append({"ref": result.ref, "note": str(note)})
                     kept = screen(result.triples, floor)
                     pending.append((result, kept))
                     pending_triples += len(kept.kept)

@@ -16,6 +16,8 @@ def add_arguments(p) -> None:
     p.add_argument("--include", action="append", default=[], help="glob of files to take inside directories")
     p.add_argument("--exclude", action="append", default=None, help="glob of files to skip inside directories")
     p.add_argument("--max-bytes", type=int, default=None, help="size cap per source")
+    p.add_argument("--timeout", type=float, default=None,
+                   help="seconds for each web fetch, from connect to the last byte (default 30)")
     p.add_argument("--splitter", default="sentences", help="sentences | paragraphs | recursive[:SIZE[:OVERLAP]] | markdown")
     p.add_argument("--extractor", default="rules", choices=["rules", "model", "none"])
     p.add_argument("--floor", type=float, default=None, help="confidence floor (separate from the schema check)")
@@ -60,7 +62,7 @@ def run(args, ctx) -> int:
 
     extractor = make_extractor(args)
     pipeline = build_pipeline(args.refs, roots=args.root, allow_hosts=args.allow_host, max_bytes=args.max_bytes,
-                              include=args.include, exclude=args.exclude, splitter=args.splitter,
+                              timeout=args.timeout, include=args.include, exclude=args.exclude, splitter=args.splitter,
                               extractor=extractor, stdin=sys.stdin.buffer)
     store = ctx.store()
     progress = None
