@@ -292,7 +292,7 @@ def erase_entity(store, name: str, reason: str, agent: str = "caller", *,
             for q in store.ox.quads_for_pattern(None, p, node, G):
                 if q.subject.value.startswith(_A):
                     roots[id_of(q.subject)] = None
-    pattern = _name_pattern(targets.values())
+    pattern = _name_pattern(_scrub_terms(store, targets.values(), set(targets)))  # the name, and its own words
     extra: dict[str, list[tuple[int, int]]] = {}
     for q in store.ox.quads_for_pattern(None, M.text, None, DOCUMENT_GRAPH):
         found = [(m.start(), m.end()) for m in pattern.finditer(q.object.value)] if pattern else []
@@ -309,7 +309,14 @@ def erase_document(store, ref: str, reason: str, agent: str = "caller") -> T.Cha
     (Change.erased); the others keep their other sources (Change.kept). The erasure keeps each version's
     sha256, so ingesting the same content again is refused (`erased_documents`)."""
     reason = T._check_reason(reason)
-    docs = T._documents(store, ref)
+    try:
+        docs = T._documents(store, ref)
+    except NotFound:
+        from semantic_rdf.ingest import _display  # the reference `ingest` stored for the path the user names
+
+        if not isinstance(ref, str) or _display(ref) == ref:
+            raise
+        docs = T._documents(store, _display(ref))
     dropped = {d.value for d in docs}
     roots: list[str] = []
     detach: dict[str, list[ox.NamedNode]] = {}
@@ -555,25 +562,26 @@ def screen(store, quads: list[ox.Quad], on_erased: str = "refuse") -> tuple[list
     hit_docs: dict[str, None] = {}
     n_red = 0
     dropped: list[ox.Quad] = []
+    # Every quad of an erased or redacted node is left out: those the store holds already change nothing, and
+    # a node described in part would fail the shapes (only the others are counted and reported).
     for q in quads:
         s = q.subject.value if isinstance(q.subject, ox.NamedNode) else ""
         g = q.graph_name.value if isinstance(q.graph_name, ox.NamedNode) else ""
         i = _erased_id_of(g) or _erased_id_of(s)
-        if i is not None and i in tombs and q not in store.ox:
-            ids[i] = None
+        if i is not None and i in tombs:
+            if q not in store.ox:
+                ids[i] = None
         elif s in docs or s in srcs_in or (q.predicate == P.wasDerivedFrom and q.object.value in srcs_in):
-            if q in store.ox:
-                keep.append(q)
-                continue
-            hit_docs[s if s in docs else next(iter(docs))] = None
-        elif s in red and isinstance(q.object, ox.Literal) and q not in store.ox \
-                and any(True for _ in store.ox.quads_for_pattern(q.subject, q.predicate, None, q.graph_name)):
-            n_red += 1
+            if q not in store.ox:
+                hit_docs[s if s in docs else next(iter(docs))] = None
+        elif s in red:
+            if q not in store.ox:
+                n_red += 1
         else:
             keep.append(q)
             continue
         dropped.append(q)
-    if not dropped:
+    if not ids and not hit_docs and not n_red:
         return quads, Screened()
     # registry rows of entities that only the left-out quads named
     named = {q.object.value for q in dropped if q.predicate in (M.subject, M.object) and isinstance(q.object, ox.NamedNode)}
@@ -589,7 +597,7 @@ def screen(store, quads: list[ox.Quad], on_erased: str = "refuse") -> tuple[list
             dropped.append(q)
         else:
             rest.append(q)
-    rep = Screened(tuple(ids), tuple(hit_docs), n_red, len(dropped))
+    rep = Screened(tuple(ids), tuple(hit_docs), n_red, sum(q not in store.ox for q in dropped))
     if on_erased == "refuse":
         raise ErasedData(f"the input holds {rep.text()}; nothing was written (tombstones win; skip them with "
                          f"--skip-erased)", rep.ids)
