@@ -10,6 +10,13 @@ Retraction is not erasure (HIP-0526 Security Considerations). `erase` drops, in 
 and writes a typed tombstone in their place (`a:<id> a m:Tombstone` with the time, the reason and an
 m:Erasure activity naming the agent), so traces and decisions that cite the id still resolve.
 
+Text is blanked only where no surviving assertion's selector overlaps it; otherwise `erase` raises
+SharedEvidence naming those assertions, or erases them too (`with_shared_evidence`). `erase_document`
+revokes a source and `erase_entity` erases everything about one entity. Each form also rewrites surviving
+literals that repeat an erased name or quote (decisions' m:choice / m:reason, labels, notes, references),
+and `screen` keeps erased data from coming back through import and pull (tombstones win). docs/security.md
+("Erasure semantics") is the full statement.
+
 What was derived from an erased assertion is withdrawn (its belief interval closes, recorded), like a
 retraction; a derived assertion left with no antecedent that is still an assertion is erased too,
 because a derivation must name an antecedent (HIP-0526 §5, shapes) and because what would remain is
