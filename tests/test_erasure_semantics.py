@@ -247,11 +247,12 @@ def test_reproduction_2_export_erase_compact_import_does_not_bring_it_back(tmp_p
 
 
 def test_pull_of_an_erased_assertion_is_refused_or_skipped(oxigraph_server, tmp_path):
-    s = AssertionStore.open(tmp_path / "st")
+    root = tmp_path / "st"
+    s = AssertionStore.open(root)
     try:
         aid = s.assert_("Zorblax Quintavenn", "born_in", "Vexmoor")
         keep = s.assert_("Ada Lovelace", "born_in", "London")
-        push(s, oxigraph_server.dsn)
+        push(s, oxigraph_server.dsn)  # the remote copy still holds the claim
         erasure.erase(s, aid, "gdpr")
         before = len(s.ox)
         with pytest.raises(ErasedData) as exc:
@@ -261,18 +262,18 @@ def test_pull_of_an_erased_assertion_is_refused_or_skipped(oxigraph_server, tmp_
             s.assert_("Zorblax Quintavenn", "born_in", "Vexmoor")
         assert s.assert_("Zorblax Quintavenn", "born_in", "Vexmoor", on_erased="skip") == aid
         assert len(s.ox) == before, "a skipped assert records nothing"
-        # skip: the rest comes in, the erased record does not
-        from semantic_rdf.sparql import RemoteBackend
-        import pyoxigraph as ox
-
-        remote = RemoteBackend(oxigraph_server.dsn)
-        try:
-            data = ox.serialize(remote.dump(), format=ox.RdfFormat.N_QUADS)
-        finally:
-            remote.close()
-        _, rep = s.import_report(data, "nquads", on_erased="skip")
-        assert rep.ids == (aid,) and s.get(aid) is None and s.get(keep) is not None
-        assert T.state(s, aid) == "erased" and s.validate().conforms
+    finally:
+        s.close()
+    r = cli(root, "pull", oxigraph_server.dsn)
+    assert r.rc == 2 and len(r.err_lines) == 1 and aid in r.err
+    r = cli(root, "--json", "pull", oxigraph_server.dsn, "--skip-erased")  # the rest comes in, the claim does not
+    assert r.rc == 0 and '"skipped_erased"' in r.out and aid in r.out, r.err
+    assert cli(root, "compact").rc == 0
+    assert files_with(root, "Quintavenn") == []
+    s = AssertionStore.open(root)
+    try:
+        assert s.get(aid) is None and T.state(s, aid) == "erased" and s.get(keep) is not None
+        assert s.validate().conforms
     finally:
         s.close()
 
