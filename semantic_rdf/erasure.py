@@ -206,10 +206,12 @@ def _scrub_terms(store, names: Iterable[str], forgotten: set[str]) -> list[str]:
     for iri, label in _registry_names(store).items():
         if iri not in forgotten:
             kept_words.update(w.casefold() for w in re.findall(r"\w+", label))
+    from semantic_rdf.retrieval import STOPWORDS  # "The" of "The Who" is no one's name
+
     out = set(names)
     for n in names:
         for w in re.findall(r"\w+", n):
-            if len(w) >= 3 and not w.isdigit() and w.casefold() not in kept_words:
+            if len(w) >= 3 and not w.isdigit() and w.casefold() not in kept_words and w.lower() not in STOPWORDS:
                 out.add(w)
     return sorted(out)
 
@@ -412,8 +414,9 @@ def _apply(store, plan: _Plan, root: str | None, reason: str, agent: str, *, lab
         dq = list(store.ox.quads_for_pattern(d, None, None, G))
         removing += dq
         removing += store.ox.quads_for_pattern(d, None, None, DOCUMENT_GRAPH)
-        doc_names += [q.object.value for q in dq if q.predicate in (M.reference, RDFS_LABEL, _DOC_ID)
-                      and isinstance(q.object, ox.Literal)]
+        # its reference, and a title long enough not to be a common word ("Home", "Notes")
+        doc_names += [q.object.value for q in dq if isinstance(q.object, ox.Literal) and (
+            q.predicate == M.reference or q.predicate == RDFS_LABEL and len(q.object.value) >= _MIN_QUOTE)]
     scrub = _scrub_terms(store, [names[e] for e in forgotten_iris if e in names], forgotten_iris) + doc_names
     pattern = _name_pattern(scrub)
 
