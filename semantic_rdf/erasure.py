@@ -449,6 +449,8 @@ def _apply(store, plan: _Plan, root: str | None, reason: str, agent: str, *, lab
             removing.append(old)
             batch.add.append(ox.Quad(node, M.text, L.string(redact(old.object.value, spans)), DOCUMENT_GRAPH))
         batch.add.append(ox.Quad(act, redacted, node, G))
+    for aid in detach or {}:  # a record that lost sources: an import must not give them back
+        batch.add.append(ox.Quad(act, redacted, assertion_iri(aid), G))
     for d in drop_docs:
         batch.add.append(ox.Quad(act, target, d, G))
         for s in store.ox.quads_for_pattern(d, M.sha256, None, G):

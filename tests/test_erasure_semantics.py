@@ -327,3 +327,40 @@ def test_an_open_memory_forgets_hebbian_pairs_and_reservoirs_of_erased_names():
         assert mem.side.fact_ids() == {assertion_id("Ada Lovelace", "born_in", "London")}
     finally:
         mem.close()
+
+
+def test_import_of_a_revoked_document_is_refused_or_skipped(tmp_path):
+    s = AssertionStore.memory()
+    t = "Zorblax Quintavenn was born in Vexmoor. Ada Lovelace was born in London."
+    ingest(s, "bio.txt", t, [("Zorblax Quintavenn", "born_in", "Vexmoor", *span(t, "Zorblax Quintavenn was born in Vexmoor.")),
+                             ("Ada Lovelace", "born_in", "London", *span(t, "Ada Lovelace was born in London."))])
+    keep = s.assert_("Ada Lovelace", "born_in", "London", note="encyclopedia")
+    before = s.export("nquads")
+    ch = erasure.erase_document(s, "bio.txt", "licence revoked")
+    assert ch.erased == (assertion_id("Zorblax Quintavenn", "born_in", "Vexmoor"),) and ch.kept == (keep,)
+    after = sorted(str(q) for q in s.ox)
+    with pytest.raises(ErasedData):
+        s.import_(before)
+    assert sorted(str(q) for q in s.ox) == after
+    n, rep = s.import_report(before, on_erased="skip")
+    assert rep.documents and rep.ids and n > 0
+    assert "Vexmoor" not in s.export("nquads").decode() and "born in London" not in s.export("nquads").decode()
+    assert s.require(keep).count == 1 and s.validate().conforms
+
+
+@pytest.mark.parametrize("argv", [
+    ["erase", "--reason", "x"],
+    ["erase", "0123456789abcdef", "--document", "bio.txt", "--reason", "x"],
+    ["erase", "--document", "no-such.txt", "--reason", "x"],
+    ["erase", "--entity", "No Such Person", "--reason", "x"],
+    ["erase", "--entity", "a>b\" . <urn:x> <urn:y> <urn:z> .", "--reason", "x"],
+    ["erase", "--entity", "Ada Lovelace", "--reason", "   "],
+    ["import", "nope.nq"],
+])
+def test_bad_erase_and_import_arguments_are_one_line_exit_2_and_write_nothing(tmp_path, argv):
+    root = tmp_path / "store"
+    assert cli(root, "assert", "Ada Lovelace", "born_in", "London").rc == 0
+    before = dump(root)
+    r = cli(root, *argv)
+    assert r.rc == 2 and len(r.err_lines) == 1 and "Traceback" not in r.err, r.err
+    assert dump(root) == before
