@@ -520,12 +520,13 @@ class AssertionStore:
         on_erased='skip', not written (nothing is recorded) and its id returned."""
         t = Triple(subject, predicate, obj, score=score, valid=valid)
         predicate_iri(t.predicate)  # refuse before the statement activity is recorded
-        if on_erased != "skip":  # tombstones win: an erased id is refused (ErasedData), or skipped unwritten
+        aid = assertion_id(t.subject, t.predicate, t.object)
+        if self._has(assertion_iri(aid), RDF_TYPE, o=M.Tombstone):  # tombstones win (docs/security.md)
+            if on_erased == "skip":
+                return aid  # nothing is written, not even the statement activity
             from semantic_rdf.erasure import refuse_erased
 
-            refuse_erased(self, assertion_id(t.subject, t.predicate, t.object))
-        elif self._has(assertion_iri(assertion_id(t.subject, t.predicate, t.object)), RDF_TYPE, o=M.Tombstone):
-            return assertion_id(t.subject, t.predicate, t.object)
+            refuse_erased(self, aid)  # ErasedData
         with self.run("statement", agent=agent) as run:
             return self.assert_triples([t], run=run, note=note, entity_types=entity_types).ids[0]
 
