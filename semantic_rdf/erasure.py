@@ -216,6 +216,36 @@ def _scrub_terms(store, names: Iterable[str], forgotten: set[str]) -> list[str]:
     return sorted(out)
 
 
+@dataclass(frozen=True)
+class _Names:
+    """Erased names to find in text, except inside a surviving entity's longer name that contains one
+    ("Zorblax Quintavenn" inside "Zorblax Quintavenn Foundation" is the foundation's name, which stays)."""
+
+    pattern: re.Pattern | None
+    shield: re.Pattern | None
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        if self.pattern is None:
+            return []
+        keep = [(m.start(), m.end()) for m in self.shield.finditer(text)] if self.shield is not None else []
+        return [(m.start(), m.end()) for m in self.pattern.finditer(text)
+                if not any(a <= m.start() and m.end() <= b for a, b in keep)]
+
+    def sub(self, text: str, marker: str) -> str:
+        for s, e in reversed(self.spans(text)):
+            text = text[:s] + marker + text[e:]
+        return text
+
+
+def _names(store, names: Iterable[str], forgotten: set[str], extra: Iterable[str] = ()) -> _Names:
+    """_Names for these entity names (and their own words, `_scrub_terms`) plus `extra` literal strings."""
+    pattern = _name_pattern(_scrub_terms(store, names, forgotten) + list(extra))
+    if pattern is None:
+        return _Names(None, None)
+    longer = [n for i, n in _registry_names(store).items() if i not in forgotten and pattern.search(n)]
+    return _Names(pattern, _name_pattern(longer))
+
+
 @dataclass
 class _Plan:
     """What one erasure removes and rewrites, built before anything is written."""
@@ -301,10 +331,10 @@ def erase_entity(store, name: str, reason: str, agent: str = "caller", *,
             for q in store.ox.quads_for_pattern(None, p, node, G):
                 if q.subject.value.startswith(_A):
                     roots[id_of(q.subject)] = None
-    pattern = _name_pattern(_scrub_terms(store, targets.values(), set(targets)))  # the name, and its own words
+    mentions = _names(store, targets.values(), set(targets))  # the name, and its own words
     extra: dict[str, list[tuple[int, int]]] = {}
     for q in store.ox.quads_for_pattern(None, M.text, None, DOCUMENT_GRAPH):
-        found = [(m.start(), m.end()) for m in pattern.finditer(q.object.value)] if pattern else []
+        found = mentions.spans(q.object.value)
         if found:
             extra.setdefault(q.subject.value, []).extend(found)
     plan = _plan(store, list(roots), extra, with_shared_evidence, set(), f"erase entity {name!r}")
@@ -417,13 +447,12 @@ def _apply(store, plan: _Plan, root: str | None, reason: str, agent: str, *, lab
         # its reference, and a title long enough not to be a common word ("Home", "Notes")
         doc_names += [q.object.value for q in dq if isinstance(q.object, ox.Literal) and (
             q.predicate == M.reference or q.predicate == RDFS_LABEL and len(q.object.value) >= _MIN_QUOTE)]
-    scrub = _scrub_terms(store, [names[e] for e in forgotten_iris if e in names], forgotten_iris) + doc_names
-    pattern = _name_pattern(scrub)
+    scrub = _names(store, [names[e] for e in forgotten_iris if e in names], forgotten_iris, doc_names)
 
     def clean(text: str) -> str:
         for qt in quotes:
             text = text.replace(qt, marker)
-        return pattern.sub(marker, text) if pattern is not None else text
+        return scrub.sub(text, marker)
 
     reason = clean(reason)
     act, at, q = T.activity(store, M.Erasure, agent, reason=reason, label=label)
@@ -458,7 +487,7 @@ def _apply(store, plan: _Plan, root: str | None, reason: str, agent: str, *, lab
     # surviving literals that repeat an erased name or quote (decisions, answer reasons, labels, notes)
     removed_subjects = {x.subject.value for x in removing}
     scrubbed: set[str] = set()
-    if pattern is not None or quotes:
+    if scrub.pattern is not None or quotes:
         for pred in _SCRUBBED:
             for old in list(store.ox.quads_for_pattern(None, pred, None, G)):
                 if old.subject.value in removed_subjects or not isinstance(old.object, ox.Literal):

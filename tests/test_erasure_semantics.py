@@ -364,3 +364,18 @@ def test_bad_erase_and_import_arguments_are_one_line_exit_2_and_write_nothing(tm
     r = cli(root, *argv)
     assert r.rc == 2 and len(r.err_lines) == 1 and "Traceback" not in r.err, r.err
     assert dump(root) == before
+
+
+def test_erase_entity_leaves_a_longer_surviving_name_that_contains_it():
+    s = AssertionStore.memory()
+    t = "Zorblax Quintavenn was born in Vexmoor. The Zorblax Quintavenn Foundation was founded in Plinthaven."
+    ingest(s, "one.txt", t, [("Zorblax Quintavenn", "born_in", "Vexmoor", *span(t, "Zorblax Quintavenn was born in Vexmoor.")),
+                             ("Zorblax Quintavenn Foundation", "located_in", "Plinthaven",
+                              *span(t, "The Zorblax Quintavenn Foundation was founded in Plinthaven."))])
+    foundation = assertion_id("Zorblax Quintavenn Foundation", "located_in", "Plinthaven")
+    before = quotes(s)[foundation]
+    ch = erasure.erase_entity(s, "Zorblax Quintavenn", "gdpr")  # no shared evidence: the foundation's name is its own
+    assert foundation not in ch.erased and quotes(s)[foundation] == before
+    first = len("Zorblax Quintavenn was born in Vexmoor.")
+    assert s.document_text("one.txt") == erasure.FILLER * first + t[first:]
+    assert s.validate().conforms
