@@ -522,8 +522,21 @@ def _apply(store, plan: _Plan, root: str | None, reason: str, agent: str, *, lab
     if isinstance(nodes, set):
         nodes.difference_update(d.value for d in drop_docs)
     _run_erase_hooks(store, ids)
+    _forget_push_state(store)
     kept = tuple(sorted(detach or {}))
     return T.Change(act.value, at, tuple(x for x in ([root] if root else [])), kept, tuple(cascaded), (), tuple(ids))
+
+
+def _forget_push_state(store) -> None:
+    """Drop the incremental push state (sync.py): its molecule list names subjects, entity IRIs among them,
+    whose slugs spell erased names. Without it the next push is a full one, which also replaces the
+    remote copy, so the erased data leaves the remote store too."""
+    path = getattr(store, "path", None)
+    if path is None:
+        return
+    state = Path(path) / "push-state"
+    for f in list(state.glob("*.keys")) + list(state.glob("*.npy")):
+        f.unlink(missing_ok=True)
 
 
 def erased_documents(store) -> set[str]:

@@ -379,3 +379,27 @@ def test_erase_entity_leaves_a_longer_surviving_name_that_contains_it():
     first = len("Zorblax Quintavenn was born in Vexmoor.")
     assert s.document_text("one.txt") == erasure.FILLER * first + t[first:]
     assert s.validate().conforms
+
+
+def test_erase_forgets_the_push_state_and_the_next_push_replaces_the_remote_copy(oxigraph_server, tmp_path):
+    from semantic_rdf.sparql import RemoteBackend
+
+    root = tmp_path / "st"
+    s = AssertionStore.open(root)
+    try:
+        aid = s.assert_("Zorblax Quintavenn", "born_in", "Vexmoor")
+        s.assert_("Ada Lovelace", "born_in", "London")
+        push(s, oxigraph_server.dsn, since_last=True)
+        assert files_with(root / "push-state", "zorblax-quintavenn"), "the state names the entity's IRI"
+        erasure.erase(s, aid, "gdpr")
+        assert push(s, oxigraph_server.dsn, since_last=True).mode == "full"
+        remote = RemoteBackend(oxigraph_server.dsn)
+        try:
+            held = "\n".join(str(q) for q in remote.dump())
+        finally:
+            remote.close()
+        assert "Quintavenn" not in held and "Lovelace" in held
+    finally:
+        s.close()
+    assert cli(root, "compact").rc == 0
+    assert files_with(root, "quintavenn") == []
