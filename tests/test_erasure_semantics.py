@@ -403,3 +403,10 @@ def test_erase_forgets_the_push_state_and_the_next_push_replaces_the_remote_copy
         s.close()
     assert cli(root, "compact").rc == 0
     assert files_with(root, "quintavenn") == []
+
+
+@pytest.mark.parametrize("argv", [["--document", "bio.txt"], ["--entity", "Ada Lovelace"]])
+def test_erase_forms_on_a_missing_store_create_nothing(tmp_path, argv):
+    r = cli(tmp_path / "typo-store", "erase", *argv, "--reason", "x")
+    assert r.rc == 2 and len(r.err_lines) == 1 and "no store at" in r.err
+    assert list(tmp_path.iterdir()) == []

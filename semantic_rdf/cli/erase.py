@@ -28,7 +28,7 @@ def run(args, ctx) -> int:
     given = [x for x in (args.id, args.document, args.entity) if x is not None]
     if len(given) != 1:
         raise InvalidInput("name exactly one of an assertion ID, --document REF or --entity NAME")
-    store = ctx.store()
+    store = ctx.store(create=False)  # nothing to erase in a missing store: refused, none created
     if args.document is not None:
         ch = erasure.erase_document(store, args.document, args.reason, agent=args.by)
         text = (f"erased document {args.document}: {len(ch.erased)} assertion(s) tombstoned, "
