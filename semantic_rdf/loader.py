@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from semantic_rdf.ahead import Mode, ahead
-from semantic_rdf.errors import SemanticError
+from semantic_rdf.errors import ErasedData, SemanticError
 from semantic_rdf.extract import Screened, screen
 from semantic_rdf.identity import assertion_id
 from semantic_rdf.stages import Pipeline, PipelineResult
@@ -63,7 +63,7 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
          agent: str | None = None, model: str | None = None,
          progress: Callable[[str, int], None] | None = None,
          on_commit: Callable[[WriteReport], None] | None = None, batch_size: int = 20_000,
-         read_ahead: Mode = "auto") -> IngestSummary:
+         read_ahead: Mode = "auto", allow_erased: bool = False) -> IngestSummary:
     """Run `pipeline` over `refs` and write every document and its screened assertions to `store`.
 
     Documents and their assertions are written in checked batches of about `batch_size` triples (a
@@ -80,6 +80,10 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
     pending: list[tuple[PipelineResult, Screened]] = []  # read documents awaiting storage
     pending_triples = pending_chars = 0
     types = getattr(ex, "entity_types", None) or {}
+    from semantic_rdf import erasure, layout
+
+    # tombstones win: content whose document an erasure revoked is refused unless the caller allows it
+    revoked = set() if allow_erased else erasure.erased_documents(store)
 
     written: list[WriteReport] = []  # the reports of the current flush: `on_commit` gets them merged, once
 
@@ -169,6 +173,9 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
             for result in results:
                 if not result.ok:
                     fail(result.ref, result.error)  # type: ignore[arg-type]
+                elif revoked and layout.doc_sha256(result.doc) in revoked:  # type: ignore[arg-type]
+                    fail(result.ref, ErasedData("this content was erased from the store (erase --document); "
+                                                "ingest it again only with --allow-erased"))
                 else:
                     if run is None:
                         run = store.begin_run("ingestion", agent=agent, model=model, label="ingest")

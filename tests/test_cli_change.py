@@ -30,9 +30,12 @@ def test_id_and_assert_take_the_same_triple(tmp_path):
 
 def test_change_verbs_require_reason_and_id(tmp_path):
     store = tmp_path / "s"
-    for verb in ("reinstate", "erase"):
-        r = run_cli(store, verb)
-        assert r.rc == 2 and "required: id, --reason" in r.err
+    r = run_cli(store, "reinstate")
+    assert r.rc == 2 and "required: id, --reason" in r.err
+    r = run_cli(store, "erase")  # the id is optional for erase (--document or --entity may stand in for it)
+    assert r.rc == 2 and "required: --reason" in r.err
+    r = run_cli(store, "erase", "--reason", "x")
+    assert r.rc == 2 and "exactly one of an assertion ID, --document REF or --entity NAME" in r.err
     r = run_cli(store, "retract")  # the id is optional for retract (a set selector may stand in for it)
     assert r.rc == 2 and "required: --reason" in r.err
     r = run_cli(store, "retract", "--reason", "x")

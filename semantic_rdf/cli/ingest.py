@@ -29,6 +29,8 @@ def add_arguments(p) -> None:
                    help="where read, parse, split and extract run while the store is written: a worker thread, or"
                         " a forked child process on the second core (auto: a child for 1 MB or more of local files"
                         " on Linux)")
+    p.add_argument("--allow-erased", action="store_true",
+                   help="ingest content whose document was erased (erase --document) again (default: refuse it)")
 
 
 def make_extractor(args):
@@ -79,7 +81,7 @@ def run(args, ctx) -> int:
     except ImportError:
         pass
     summary = load(store, pipeline, args.refs, floor=args.floor, model=model, progress=progress, on_commit=hook,
-                   read_ahead=args.read_ahead)
+                   read_ahead=args.read_ahead, allow_erased=args.allow_erased)
     if progress:
         ctx.stderr.write("\r\x1b[K")
     ctx.emit(summary.as_dict(), summary.text())
