@@ -53,3 +53,7 @@ class UnknownDriver(SemanticError, LookupError):
 
 class DriverNotBuiltIn(SemanticError, LookupError):
     """The store driver name is known, but this install does not carry an implementation."""
+
+
+class LimitExceeded(InvalidInput):
+    """A user's query (or derivation) passed its time, row or memory limit and was stopped; nothing was written."""
