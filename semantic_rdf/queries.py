@@ -127,8 +127,9 @@ _PUNCT2 = ("^^", "||", "&&", "!=", "<=", ">=")
 _PUNCT1 = frozenset("{}()[].;,=<>!+-*/|^?")
 _ECHAR = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
 _ESCAPE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))", re.S)
-_UNSAFE_STR = re.compile(r"[^A-Za-z0-9 _.,:-]")
-_UNSAFE_IRI = re.compile(r"[^A-Za-z0-9:._~%-]")
+# re-escaped on output: every ASCII character that means something to a SPARQL lexer outside a string / IRI
+_STR_ESC = {c: f"\\u{c:04X}" for c in range(128) if not chr(c).isalnum() and chr(c) not in " _.,:-"}
+_IRI_ESC = {c: f"\\u{c:04X}" for c in range(128) if not chr(c).isalnum() and chr(c) not in ":._~%-"}
 _OPERAND_KINDS = frozenset({"var", "num", "str", "lang", "iri", "pname", "bnode"})
 
 
@@ -146,6 +147,8 @@ class GuardedQuery:
 
 
 def _unescape(body: str, what: str, *, echar: bool) -> str:
+    if "\\" not in body:
+        return body
     def one(m: re.Match) -> str:
         if m.group(3) is not None:
             if echar and m.group(3) in _ECHAR:
@@ -156,11 +159,6 @@ def _unescape(body: str, what: str, *, echar: bool) -> str:
             raise InvalidInput(f"bad escape (code point U+{cp:X}) in {what}")
         return chr(cp)
     return _ESCAPE.sub(one, body)
-
-
-def _u(m: re.Match) -> str:
-    cp = ord(m.group(0))
-    return f"\\u{cp:04X}" if cp <= 0xFFFF else f"\\U{cp:08X}"
 
 
 def _where(text: str, pos: int) -> str:
@@ -179,6 +177,10 @@ def guard(query_text: str) -> GuardedQuery:
         raise InvalidInput("a query is text")
     if len(query_text) > MAX_QUERY_CHARS:
         raise InvalidInput(f"query is longer than {MAX_QUERY_CHARS:,} characters")
+    try:
+        query_text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput("query text is not valid Unicode (lone surrogate)") from None
     t = query_text
     n = len(t)
     out: list[str] = []
@@ -213,12 +215,13 @@ def guard(query_text: str) -> GuardedQuery:
             else:
                 raise InvalidInput(f"unterminated or malformed string at {_where(t, pos)}")
             value = _unescape(m.group(1), "a string", echar=True)
-            kind, text, neut, pos = "str", '"' + _UNSAFE_STR.sub(_u, value) + '"', '"s"', m.end()
+            kind, text, neut, pos = "str", '"' + value.translate(_STR_ESC) + '"', '"s"', m.end()
         elif c == "<" and not (top == "e" and (prev_kind in _OPERAND_KINDS or prev_text in (")", "]")
                                                 or prev_text.upper() in ("TRUE", "FALSE"))) and (
                 m := _LEX["iri"].match(t, pos)):
             value = _unescape(m.group(1), "an IRI", echar=False)
-            kind, text, neut, pos = "iri", "<" + _UNSAFE_IRI.sub(_u, value) + ">", "<urn:x>", m.end()
+            kind, text, pos = "iri", "<" + value.translate(_IRI_ESC) + ">", m.end()
+            neut = f"<urn:x:{pos}>"  # distinct: rdflib binds one prefix per namespace
         elif c == "<" and t.startswith("<<", pos) and top != "e":
             text, pos = "<<", pos + 2
         elif c == ">" and t.startswith(">>", pos) and top == "s":
@@ -309,9 +312,13 @@ def guard(query_text: str) -> GuardedQuery:
             count += 1
             if count > MAX_QUERY_TOKENS:
                 raise InvalidInput(f"query is longer than {MAX_QUERY_TOKENS:,} tokens (VALUES data not counted)")
-        out.append(("\n" if "\n" in t[gap:start] else " ") + text if out else text)
+        # one space between tokens, except where rdflib needs them joined (a literal's tag or datatype, a
+        # path modifier written next to its path); joining these cannot make a different token
+        glue = kind == "lang" or text == "^^" or prev_text == "^^" or (text in ("*", "+", "?") and start == gap)
+        sep = "" if glue or not out else "\n" if "\n" in t[gap:start] else " "
+        out.append(sep + text)
         if not in_values or v_rows == 0 or (text == "}" and top == "v"):  # rdflib checks one row of VALUES data
-            neutral.append(" " + (neut if neut is not None else text))
+            neutral.append(("" if glue else " ") + (neut if neut is not None else text))
         if in_values and ((kind != "punct" and top == "v") or (text == ")" and frames and frames[-1] == "v")):
             v_rows += 1
         prev2_text, prev_kind, prev_text = prev_text, kind, text
@@ -320,6 +327,21 @@ def guard(query_text: str) -> GuardedQuery:
     if not form:
         raise InvalidInput("not a SPARQL query (SELECT, CONSTRUCT, ASK or DESCRIBE)")
     return GuardedQuery("".join(out), "".join(neutral).strip(), form, depth, count)
+
+
+def preload_checker() -> None:
+    """Import and warm up rdflib's SPARQL parser (about a second) here, once, so that children forked to
+    check queries inherit it instead of paying for it each time."""
+    global _warm
+    if not _warm:
+        from rdflib.plugins.sparql.algebra import translateQuery
+        from rdflib.plugins.sparql.parser import parseQuery
+
+        translateQuery(parseQuery("ASK { ?s ?p ?o FILTER(?o < 1) }"))  # the first parse sets things up (~0.2 s)
+        _warm = True
+
+
+_warm = False
 
 
 def check_algebra(q: GuardedQuery) -> None:

@@ -31,7 +31,7 @@ from semantic_rdf import layout as L
 from semantic_rdf import temporal as T
 from semantic_rdf.errors import InvalidInput
 from semantic_rdf.identity import assertion_id
-from semantic_rdf.queries import GuardedQuery, check_algebra, guard
+from semantic_rdf.queries import GuardedQuery, check_algebra, guard, preload_checker
 from semantic_rdf.resources import files
 from semantic_rdf.sandbox import Limits, in_big_stack, run_isolated
 from semantic_rdf.values import Triple, Validity
@@ -224,6 +224,7 @@ def derive(store, rules: Sequence[Rule] | None = None, *, max_rounds: int = 10,
         raise InvalidInput("two rules share a name")
     users = [r.checked for r in rules if r.checked is not None]
     if users:  # decide from rdflib's algebra, in a child under the limits, before any rule runs
+        preload_checker()
         def check():
             in_big_stack(lambda: [check_algebra(q) for q in users])
             yield True

@@ -243,19 +243,21 @@ def run_user_query(store: Any, query_text: str, *, params: Mapping[str, Any] | N
     """Run a user's read-only SPARQL query under the guard (queries.guard, then queries.check_algebra) and
     `limits`. `store` is a store directory (opened read-only in the child) or an AssertionStore (its
     directory, or for an in-memory store the store itself as the child inherits it)."""
-    from semantic_rdf.queries import bind, check_algebra, guard
+    from semantic_rdf.queries import bind, check_algebra, guard, preload_checker
 
     limits = limits or Limits.resolve()
     checked = guard(query_text)
+    preload_checker()
     text = bind(checked.text, dict(params or {}))
     path = store if isinstance(store, (str, Path)) else getattr(store, "path", None)
     if path is not None and not (Path(path) / "oxigraph").is_dir():
         raise NotFound(f"no store at {str(path)!r}")
 
+    from semantic_rdf.store import _open_read_only  # imported here, before the fork, not in every child
+
     def produce():
         in_big_stack(lambda: check_algebra(checked))
         if path is not None:
-            from semantic_rdf.store import _open_read_only
             ox_store = _open_read_only(Path(path) / "oxigraph", Path(path))
         else:
             ox_store = store.ox

@@ -10,6 +10,7 @@ guard is bypassed, so "no request" means something.
 from __future__ import annotations
 
 import http.server
+import re
 import threading
 import time
 
@@ -126,7 +127,8 @@ def test_hostile_query_is_refused_and_never_reaches_the_network(server, requests
 
 
 def test_hostile_queries_through_real_processes(server, requests, store, tmp_path):
-    for name, text in hostile(server).items():
+    for name in ("escaped-hash", "escaped-hash-newline", "mixed-case", "in-exists", "load"):  # the rest: in-process
+        text = hostile(server)[name]
         r = run_proc(store, "query", "-", stdin=text.encode())
         assert_refused(r)
         rule = tmp_path / f"{name}.rq"
@@ -260,7 +262,7 @@ _PIECES_INERT = st.sampled_from([
     "# SERVICE <http://127.0.0.1:1/> { ?s ?p ?o }\n", "# }}}} ((( \\u0053ERVICE\n", '"SERVICE {"', "'}'",
     '"\\u0053ERVICE \\u007B \\u0022"', "'''\nSERVICE\n'''", '"""a""b\\"}"""', "<http://e/\\u0053ERVICE#(x)>",
     "<http://e/a#SERVICE>", "ex:a\\#", "ex:a\\#SERVICE", "ex:b\\(\\)", "ex:c%41\\'", "ex:SERVICE", "?service", "1.5e3",
-    '"x"@en-GB', '"1"^^<http://www.w3.org/2001/XMLSchema#integer>', "_:b1", "true", "ex:",
+    '"x"@en-GB', '"1"^^<http://www.w3.org/2001/XMLSchema#integer>', "true", "ex:",
 ])
 _PIECES_HOSTILE = st.builds(
     lambda kw, silent: f"{kw} {silent}<URL> {{ ?a ?b ?c }}",
@@ -316,3 +318,30 @@ def test_fuzz_no_input_crashes_or_reaches_the_network(server, requests, chunks):
         except SyntaxError:
             pass
     assert requests == []
+
+
+def test_packaged_queries_pass_the_guard_and_mean_the_same(store):
+    """The rendered text is the same query: every packaged query and rule passes the guard and the algebra
+    check, and returns exactly what its original text returns."""
+    from semantic_rdf.resources import files
+    from semantic_rdf.store import AssertionStore
+
+    st = AssertionStore.open(store, read_only=True)
+    try:
+        for f in list(files("queries", "*.rq")) + list(files("queries", "rules/*.rq")):
+            raw = f.read_text(encoding="utf-8")
+            g = guard(raw)
+            check_algebra(g)
+            for union in (False, True):
+                a, b = st.ox.query(raw, use_default_graph_as_union=union), st.ox.query(g.text, use_default_graph_as_union=union)
+                if isinstance(a, ox.QueryBoolean):
+                    assert bool(a) == bool(b), f.name
+                elif isinstance(a, ox.QueryTriples):  # fresh blank nodes per evaluation: compare the rest
+                    assert sorted(re.sub(r"_:\w+", "_:b", str(t)) for t in a) == sorted(
+                        re.sub(r"_:\w+", "_:b", str(t)) for t in b), f.name
+                else:
+                    names = [v.value for v in a.variables]
+                    assert names == [v.value for v in b.variables], f.name
+                    assert sorted(str([r[n] for n in names]) for r in a) == sorted(str([r[n] for n in names]) for r in b), f.name
+    finally:
+        st.close()
