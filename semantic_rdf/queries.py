@@ -185,7 +185,8 @@ def guard(query_text: str) -> GuardedQuery:
     n = len(t)
     out: list[str] = []
     neutral: list[str] = []
-    frames: list[str] = []  # g { group, b [ property list, c ( collection or list, e ( expression, v { VALUES data, s <<
+    # open brackets: g { group, b [ property list, c ( collection or list, e ( expression, v { VALUES data, s <<
+    frames: list[str] = []
     prev_kind = prev_text = prev2_text = ""
     values_pending = in_select = in_modifier = False
     form = ""
