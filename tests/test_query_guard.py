@@ -378,3 +378,17 @@ def test_the_rendered_text_means_what_the_user_wrote(text):
     check_algebra(g)
     assert g.text != text or "#" not in text
     assert sorted(str(list(r)) for r in s.query(text)) == sorted(str(list(r)) for r in s.query(g.text))
+
+
+def test_the_deepest_accepted_query_runs_through_rdflib_and_oxigraph():
+    """At the nesting cap both parsers finish: rdflib's in the child's large-stack thread (under Python's
+    default recursion limit it fails at ~30 levels), Oxigraph's far below the depth that overflows it."""
+    from semantic_rdf.store import AssertionStore
+
+    st = AssertionStore.memory()
+    d = MAX_QUERY_DEPTH
+    for text in ["SELECT * WHERE " + "{" * (d - 1) + "}" * (d - 1),
+                 "SELECT * WHERE { FILTER(" + "(" * (d - 3) + "true" + ")" * (d - 3) + ") }",
+                 "SELECT * WHERE { ?s ?p " + "[ <urn:p> " * (d - 2) + "1" + " ]" * (d - 2) + " }"]:
+        res = run_user_query(st, text, limits=Limits(timeout=60))
+        assert res.kind == "solutions"
