@@ -69,3 +69,7 @@ class ErasedData(InvalidInput):
     def __init__(self, message: str, ids: tuple[str, ...] = ()):
         super().__init__(message)
         self.ids = tuple(ids)
+
+
+class LimitExceeded(InvalidInput):
+    """A user's query (or derivation) passed its time, row or memory limit and was stopped; nothing was written."""

@@ -19,7 +19,8 @@ retracted on purpose, or erased, stays so.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -30,8 +31,9 @@ from semantic_rdf import layout as L
 from semantic_rdf import temporal as T
 from semantic_rdf.errors import InvalidInput
 from semantic_rdf.identity import assertion_id
-from semantic_rdf.queries import refuse_service
+from semantic_rdf.queries import GuardedQuery, check_algebra, guard, preload_checker
 from semantic_rdf.resources import files
+from semantic_rdf.sandbox import Limits, in_big_stack, run_isolated
 from semantic_rdf.values import Triple, Validity
 from semantic_rdf.vocab import (
     ENTITY_GRAPH, M, NS, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, assertion_iri, entity_iri, id_of,
@@ -56,6 +58,7 @@ class Rule:
     antecedents: tuple[str, ...]
     text: str
     file: str
+    checked: GuardedQuery | None = None  # set for a user's rule file: what the guard accepted
 
     @classmethod
     def parse(cls, text: str, file: str = "<rule>") -> "Rule":
@@ -85,7 +88,11 @@ def load_rule(path: str | Path) -> Rule:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidInput(f"cannot read rule file {str(p)!r}: {getattr(exc, 'strerror', None) or exc}") from None
-    return Rule.parse(refuse_service(text), p.name)
+    rule = Rule.parse(text, p.name)  # the header lives in comments, which the guard's rendering drops
+    checked = guard(text)
+    if checked.form != "CONSTRUCT":
+        raise InvalidInput(f"{p.name}: a rule is a SPARQL CONSTRUCT query")
+    return replace(rule, text=checked.text, checked=checked)
 
 
 def builtin_rules() -> list[Rule]:
@@ -159,20 +166,33 @@ def _intersect(spans: Iterable[Validity | None]) -> tuple[bool, Validity | None]
     return True, (Validity(start, until) if start or until else None)
 
 
-def _conclusions(w: ox.Store, rule: Rule, delta: Sequence[str] | None) -> list[tuple]:
+def _evaluate(w: ox.Store, rule: Rule, text: str, limits: Limits, deadline: float) -> list:
+    """The triples `text` constructs over the working store, evaluated in a forked child under `limits`
+    (sandbox.run_isolated): a rule is a user's SPARQL, which Oxigraph cannot cancel."""
+    def produce():
+        try:
+            res = w.query(text)
+        except SyntaxError as exc:
+            raise InvalidInput(f"rule {rule.name}: {' '.join(str(exc).split())}") from None
+        if isinstance(res, bool) or not isinstance(res, ox.QueryTriples):
+            raise InvalidInput(f"rule {rule.name} is not a CONSTRUCT query")
+        for t in res:
+            yield str(t)
+
+    lines = run_isolated(produce, limits, deadline=deadline, what=f"rule {rule.name}")
+    if not lines:
+        return []
+    return list(ox.parse(input="".join(x + " .\n" for x in lines), format=ox.RdfFormat.N_TRIPLES))
+
+
+def _conclusions(w: ox.Store, rule: Rule, delta: Sequence[str] | None, limits: Limits, deadline: float) -> list[tuple]:
     """(s, p, o, antecedent IRIs) for each solution of the rule, restricted to the delta when given."""
     texts = [rule.text] if delta is None else [
         T.bind_rows(rule.text, [v], [(ox.NamedNode(x),) for x in delta]) for v in rule.antecedents]
     out = []
     for text in texts:
-        try:
-            res = w.query(text)
-        except SyntaxError as exc:
-            raise InvalidInput(f"rule {rule.name}: {exc}") from None
-        if isinstance(res, bool) or not isinstance(res, ox.QueryTriples):
-            raise InvalidInput(f"rule {rule.name} is not a CONSTRUCT query")
         nodes: dict[str, dict] = {}
-        for t in res:
+        for t in _evaluate(w, rule, text, limits, deadline):
             n = nodes.setdefault(str(t.subject), {"ante": []})
             key = t.predicate.value
             if key == P.wasDerivedFrom.value:
@@ -188,14 +208,27 @@ def _conclusions(w: ox.Store, rule: Rule, delta: Sequence[str] | None) -> list[t
 
 
 def derive(store, rules: Sequence[Rule] | None = None, *, max_rounds: int = 10,
-           agent: str = "reasoner") -> DeriveReport:
-    """Run the rules to a fixpoint (or `max_rounds`) over the believed assertions; write what they conclude."""
+           agent: str = "reasoner", limits: Limits | None = None) -> DeriveReport:
+    """Run the rules to a fixpoint (or `max_rounds`) over the believed assertions; write what they conclude.
+
+    Every rule evaluation runs in a child process; `limits.timeout` bounds the whole derivation's evaluation,
+    `max_rows` the triples one evaluation constructs, `max_memory` each child (default: Limits.resolve with
+    1,000,000 rows). A limit hit raises LimitExceeded; rounds finished before it stay recorded."""
     if max_rounds < 1:
         raise InvalidInput("max_rounds must be at least 1")
+    limits = limits or Limits.resolve(default_rows=1_000_000)
+    deadline = time.monotonic() + limits.timeout
     rules = list(builtin_rules() if rules is None else rules)
     names = [r.name for r in rules]
     if len(set(names)) != len(names):
         raise InvalidInput("two rules share a name")
+    users = [r.checked for r in rules if r.checked is not None]
+    if users:  # decide from rdflib's algebra, in a child under the limits, before any rule runs
+        preload_checker()
+        def check():
+            in_big_stack(lambda: [check_algebra(q) for q in users])
+            yield True
+        run_isolated(check, limits, deadline=deadline, what="rule check")
     report = DeriveReport(by_rule={r.name: 0 for r in rules})
     w, facts = _working(store)
     labels: dict[str, str | None] = {}
@@ -224,7 +257,7 @@ def derive(store, rules: Sequence[Rule] | None = None, *, max_rounds: int = 10,
             fresh: list[str] = []
             at = store.now()
             for rule in rules:
-                for s, p, o, antes in _conclusions(w, rule, delta):
+                for s, p, o, antes in _conclusions(w, rule, delta, limits, deadline):
                     if not antes or any(x not in facts for x in antes):
                         continue
                     sn, on = name_of(s), name_of(o)

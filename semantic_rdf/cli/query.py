@@ -7,10 +7,19 @@ import pyoxigraph as ox
 from semantic_rdf import layout as L
 from semantic_rdf.cli.assert_ import parse_instant
 from semantic_rdf.errors import InvalidInput
-from semantic_rdf.queries import bind, refuse_service
 
 NAME = "query"
 HELP = "run a SPARQL query (file or - for stdin) read-only; --bind NAME=<iri>|literal binds parameters safely"
+
+
+def add_limit_arguments(p, *, rows_help: str = "stop with an error past N results (default 100000)") -> None:
+    """--timeout, --max-rows, --max-memory: the limits of a user's SPARQL (sandbox.Limits; env fallbacks)."""
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help="wall-clock limit (default 30, env SEMANTIC_RDF_QUERY_TIMEOUT)")
+    p.add_argument("--max-rows", type=int, default=None, metavar="N",
+                   help=rows_help + ", env SEMANTIC_RDF_QUERY_MAX_ROWS")
+    p.add_argument("--max-memory", type=int, default=None, metavar="MIB",
+                   help="memory the query may use (default 1024 MiB, env SEMANTIC_RDF_QUERY_MAX_MEMORY)")
 
 
 def add_arguments(p) -> None:
@@ -20,6 +29,7 @@ def add_arguments(p) -> None:
     p.add_argument("--as-of", default=None, metavar="ISO", help="bind ?asof (record time)")
     p.add_argument("--valid-at", default=None, metavar="ISO", help="bind ?validat (valid time)")
     p.add_argument("--union", action="store_true", help="default graph = union of all graphs")
+    add_limit_arguments(p)
 
 
 def _term(value: str):
@@ -42,7 +52,10 @@ def read_query(path: str) -> str:
 
 
 def run(args, ctx) -> int:
-    text = refuse_service(read_query(args.file))
+    from semantic_rdf.sandbox import Limits, run_user_query
+
+    limits = Limits.resolve(args.timeout, args.max_rows, args.max_memory)
+    text = read_query(args.file)
     params = {}
     for b in args.bind:
         if "=" not in b:
@@ -53,20 +66,16 @@ def run(args, ctx) -> int:
         params["asof"] = L.dt(parse_instant(args.as_of, "--as-of"))
     if args.valid_at:
         params["validat"] = L.dt(parse_instant(args.valid_at, "--valid-at"))
-    store = ctx.store(read_only=True)
-    try:
-        res = store.ox.query(bind(text, params), use_default_graph_as_union=args.union)
-    except SyntaxError as exc:
-        raise InvalidInput(f"SPARQL syntax error: {' '.join(str(exc).split())}") from None
-    if isinstance(res, bool):
-        ctx.emit({"boolean": res}, "true" if res else "false")
+    res = run_user_query(ctx.store_path, text, params=params, union=args.union, limits=limits)
+    if res.kind == "boolean":
+        ctx.emit({"boolean": res.boolean}, "true" if res.boolean else "false")
         return 0
-    if hasattr(res, "variables"):
-        names = [v.value for v in res.variables]
-        rows = [{n: (None if row[n] is None else str(row[n])) for n in names} for row in res]
+    if res.kind == "solutions":
+        names = list(res.variables)
+        rows = [dict(zip(names, r)) for r in res.rows]
         text_out = "\t".join(names) + "\n" + "\n".join("\t".join(r[n] or "" for n in names) for r in rows)
         ctx.emit(rows, text_out.rstrip("\n"))
         return 0
-    triples = [str(t) + " ." for t in res]
+    triples = [t + " ." for t in res.triples]
     ctx.emit(triples, "\n".join(triples))
     return 0
