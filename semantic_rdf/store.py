@@ -22,7 +22,7 @@ from typing import Iterable, Iterator, Mapping, NamedTuple, Sequence
 import pyoxigraph as ox
 
 from semantic_rdf import layout as L, ntriples as N
-from semantic_rdf.errors import InvalidInput, NotFound, StoreInUse
+from semantic_rdf.errors import InvalidInput, NotFound, SemanticError, StoreInUse
 from semantic_rdf.identity import assertion_id, fold
 from semantic_rdf.queries import Term, bind, packaged
 from semantic_rdf.shapecheck import Settled, shape_check
@@ -757,6 +757,16 @@ class AssertionStore:
                 beliefs.append(q.object)
             else:
                 one[p.value] = q.object
+        try:
+            return self._record(aid, one, kinds, srcs, beliefs)
+        except SemanticError:
+            raise
+        except (KeyError, ValueError, AttributeError) as exc:  # a record this tool never writes: say so
+            missing = f"no {exc.args[0]}" if isinstance(exc, KeyError) else " ".join(str(exc).split())[:200]
+            raise InvalidInput(f"assertion {aid} has a malformed record ({missing}): the store was not "
+                               "written by semantic-rdf, or was changed outside it") from None
+
+    def _record(self, aid: str, one: dict, kinds: list[str], srcs: list, beliefs: list) -> Record:
         valid = None
         vf, vu = one.get(M.validFrom.value), one.get(M.validUntil.value)
         if vf is not None or vu is not None:
