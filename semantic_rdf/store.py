@@ -506,6 +506,12 @@ class AssertionStore:
             L.activity_quads(run.iri, _ACTIVITY_CLASS[kind], a, started, plan, label))
         return run
 
+    def record_run(self, run: Run) -> None:
+        """Write a begun run's activity now, before it has written anything (else its first commit does)."""
+        quads = self._pending.get(run.iri.value)
+        if quads:
+            self.commit(list(quads))
+
     def recorded(self, run: Run) -> bool:
         """Whether the run's activity is in the store (it is once the run has written something)."""
         return run.iri.value not in self._pending

@@ -171,6 +171,15 @@ def test_a_run_is_recorded_with_its_first_write_in_the_same_transaction(store):
     assert store.validate().conforms
 
 
+def test_record_run_puts_a_run_on_record_before_it_writes(store):
+    run = store.begin_run("ingestion", agent="early")
+    store.record_run(run)
+    assert store.recorded(run)
+    store.end_run(run)
+    ended = store.select("SELECT ?t WHERE { GRAPH ?g { ?r <http://www.w3.org/ns/prov#endedAtTime> ?t } }", r=run.iri)
+    assert len(ended) == 1 and store.validate().conforms
+
+
 def test_a_refused_batch_leaves_its_run_unrecorded(store):
     before = _all(store)
     with store.run("statement") as run:
