@@ -232,3 +232,15 @@ def test_cli_import_of_a_too_long_literal_name_is_refused(disk, tmp_path):
     good.write_text(out.out)
     before = len(dump(disk))
     assert run_cli(disk, "import", str(good)).rc == 0 and len(dump(disk)) > before
+
+
+def test_a_question_that_is_not_valid_unicode_is_refused_in_the_library():
+    from semantic_rdf.answer import Answerer
+    from semantic_rdf.memory import Memory
+
+    with Memory.open(None) as mem:
+        mem.store.assert_("Ada Lovelace", "born_in", "London")
+        before = _all(mem.store)
+        with pytest.raises(InvalidInput, match="surrogate"):
+            Answerer(mem).ask("Where was Ada Lovelace\udcff born?")
+        assert _all(mem.store) == before  # no decision recorded for a refused question
