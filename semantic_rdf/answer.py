@@ -8,13 +8,17 @@ with provenance -> Hebbian priming -> rendered answer, recorded as a decision.
 Steps (see docs/answer.md):
 1. Linking. The question is folded and cut into words; an entity of the store's registry links only
    when its whole folded name occurs as a run of words (longest match first, no overlaps): "new" never
-   links New York. A one-word surname and a person-like full name ending in it are aliases of each other
-   ("Brandvold" / "Ottilie Brandvold"). With no link and a pronoun, the conversation's reservoir
-   fingerprint supplies the entity talked about last.
+   links New York. A name made only of stop words or pronouns ("ITS", "It", "The Who") links only by its
+   exact, telling case ("Who manufactured ITS?" links ITS, never "Who"). A one-word surname and a
+   person-like full name ending in it are aliases of each other ("Brandvold" / "Ottilie Brandvold").
+   With no link and a pronoun, the conversation's reservoir fingerprint supplies the entity talked about
+   last. A question that writes a name no registry entity covers ("Alba Vandr00042", "Pierre Curie" when
+   only Marie Curie is held) is refused: a similarly spelled entity never stands in for it.
 2. Predicate mapping. Cue words map to taxonomy predicates (born -> born_in, place_of_birth; wife ->
    spouse_of; …), by a fixed lexicon and a prefix rule ("discoverer" -> discovered).
-3. Gate (semantic_rdf.gate). Candidates are the facts touching a linked entity, or every believed fact
-   when nothing links. A multi-relation question ("where was the wife of X born?") is first answered from
+3. Gate (semantic_rdf.gate). Candidates are the facts touching a linked entity; when nothing links, only
+   the facts with a subject or object exactly equal to a content word or run of them (a literal value).
+   Function words are never query components. A multi-relation question ("where was the wife of X born?") is first answered from
    the path memories (paths.probe), every hop confirmed against the claim graphs; without a confirmed path
    it is answered only if the passing single facts cover every relation it names and chain through an
    entity the question did not name (facts about the named entity alone answer another question).
@@ -49,7 +53,7 @@ from semantic_rdf.paths import Candidate, probe
 from semantic_rdf.vocab import claim_graph, predicate_iri, predicate_names
 
 __all__ = [
-    "MODES", "REFUSAL", "Citation", "AnswerFact", "Answer", "Parsed", "Linker", "parse_question",
+    "MODES", "REFUSAL", "Citation", "AnswerFact", "Answer", "Parsed", "Linker", "Word", "question_words", "parse_question",
     "map_predicates", "Renderer", "TemplateRenderer", "ModelRenderer", "Answerer", "sentence",
 ]
 
@@ -273,22 +277,80 @@ def map_predicates(words: Sequence[str]) -> list[tuple[str, ...]]:
     return [tuple(sorted(p for p in g if p in known)) for g in groups if g & known]
 
 
+# Capitalised words that name no entity: months, weekdays and titles before a name ("Dr. Ostrova").
+NOT_NAMES = frozenset("""
+january february march april may june july august september october november december
+monday tuesday wednesday thursday friday saturday sunday
+mr mrs ms miss dr prof sir dame lady lord st saint mt
+""".split())
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th|s)", re.UNICODE)
+_OPENERS = "\"'“‘«([{"
+_ENDERS = ".!?:;…"
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """A word of a question: folded (as linking and cues see it), as written, and whether it starts a
+    sentence (where a capital letter says nothing about the word)."""
+
+    folded: str
+    raw: str
+    initial: bool
+
+
+def question_words(text: str) -> list[Word]:
+    """The question's words, folded and as written. `[w.folded for w in question_words(t)]` is
+    `words_of(t)` for any text whose lower-casing keeps letters letters."""
+    out: list[Word] = []
+    end = 0  # end of the previous word
+    for m in _WORD.finditer(text):
+        # what stands between the previous word and this one, less spaces and opening quotes/brackets
+        gap = text[end:m.start()].rstrip().rstrip(_OPENERS).rstrip()
+        initial = end == 0 and not gap or gap.endswith(tuple(_ENDERS))
+        end = m.end()
+        for k, f in enumerate(_WORD.findall(fold(m.group()))):
+            out.append(Word(f, m.group(), initial and k == 0))
+    return out
+
+
+def _upper_after_first(raw: str) -> bool:
+    return any(c.isupper() for c in raw[1:])
+
+
+def _stop_name(ws: Sequence[str]) -> bool:
+    """A name made only of stop words and pronouns ("ITS", "It", "The Who"): linked by its exact cased name only."""
+    return all(w in STOP for w in ws)
+
+
 class Linker:
-    """Whole-name entity linking against the registry (longest match, no overlaps, no part matches)."""
+    """Whole-name entity linking against the registry (longest match, no overlaps, no part matches).
+
+    A name made only of stop words or pronouns ("ITS", "It", "The Who") links only where the question
+    writes it exactly as the registry does, and only where that case is telling: not all lower case, and
+    not a single capitalised word starting a sentence ("Who manufactured ITS?" links ITS, never "Who").
+    Such names need the words as written (`spans(words, raw)`); folded words alone never link them."""
 
     def __init__(self, entities: Iterable[Entity]):
         self.by_first: dict[str, list[tuple[tuple[str, ...], Entity]]] = {}
+        self.by_cased: dict[str, list[tuple[tuple[str, ...], Entity]]] = {}
         self.by_folded: dict[str, Entity] = {}
         surnames: dict[str, list[Entity]] = {}
         for e in entities:
             ws = tuple(_WORD.findall(e.folded))
-            if not ws or (len(ws) == 1 and (ws[0] in STOP or len(ws[0]) < 2)):
+            if not ws or (len(ws) == 1 and len(ws[0]) < 2):
+                continue
+            if _stop_name(ws):
+                raw = tuple(_WORD.findall(e.name))
+                # lower-case junk ("who") never links; a name whose words do not line up is not guessed at
+                if len(raw) == len(ws) and any(c.isupper() for c in e.name):
+                    self.by_cased.setdefault(raw[0], []).append((raw, e))
+                    self.by_folded.setdefault(e.folded, e)
                 continue
             self.by_first.setdefault(ws[0], []).append((ws, e))
             self.by_folded.setdefault(e.folded, e)
             if self._personlike(e, ws):
                 surnames.setdefault(ws[-1], []).append(e)
-        for v in self.by_first.values():
+        for v in (*self.by_first.values(), *self.by_cased.values()):
             v.sort(key=lambda x: -len(x[0]))
         self.surnames = surnames
 
@@ -298,22 +360,36 @@ class Linker:
         return (2 <= len(ws) <= 4 and e.cls in ("Person", "Thing") and len(parts) == len(ws)
                 and all(p[:1].isupper() for p in parts))
 
-    def link(self, words: Sequence[str]) -> list[Entity]:
-        return [e for e, _ in self.spans(words)]
+    def link(self, words: Sequence[str], raw: Sequence[Word] | None = None) -> list[Entity]:
+        return [e for e, _ in self.spans(words, raw)]
 
-    def spans(self, words: Sequence[str]) -> list[tuple[Entity, range]]:
-        """Linked entities with the word positions they cover (first occurrence of each)."""
+    def spans(self, words: Sequence[str], raw: Sequence[Word] | None = None) -> list[tuple[Entity, range]]:
+        """Linked entities with the word positions they cover (first occurrence of each). `raw`, the
+        question's words as written (`question_words`), lets names of stop words link by exact case."""
+        cased = raw is not None and bool(self.by_cased) and any(c.islower() for w in raw for c in w.raw)
         out: list[tuple[Entity, range]] = []
         i = 0
         while i < len(words):
+            best: tuple[int, Entity] | None = None
             for ws, e in self.by_first.get(words[i], ()):
                 if tuple(words[i:i + len(ws)]) == ws:
-                    if all(e is not x for x, _ in out):
-                        out.append((e, range(i, i + len(ws))))
-                    i += len(ws)
+                    best = (len(ws), e)
                     break
-            else:
+            if cased:
+                for rs, e in self.by_cased.get(raw[i].raw, ()):
+                    n = len(rs)
+                    if (best is None or n > best[0]) and tuple(w.raw for w in raw[i:i + n]) == rs and (
+                            n > 1 and any(c.isupper() for r in rs[1:] for c in r)
+                            or _upper_after_first(rs[0]) or not raw[i].initial):
+                        best = (n, e)
+                        break
+            if best is None:
                 i += 1
+                continue
+            n, e = best
+            if all(e is not x for x, _ in out):
+                out.append((e, range(i, i + n)))
+            i += n
         return out
 
     def aliases(self, linked: Sequence[Entity]) -> list[Entity]:
@@ -340,13 +416,56 @@ class Parsed:
     linked: tuple[Entity, ...]
     aliases: tuple[Entity, ...]
     groups: tuple[tuple[str, ...], ...]  # predicate groups, in question order
-    pronoun: bool
+    pronoun: bool  # a pronoun outside the linked names
     where: bool
     when: bool  # asks for a time: only facts with a valid time or a literal object can answer
+    unknown: tuple[str, ...] = ()  # names the question writes that no registry entity covers (as written)
 
     @property
     def predicates(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(p for g in self.groups for p in g))
+
+
+def _namelike(w: Word, case: bool) -> bool:
+    """Whether a word, as written, reads as (part of) a name: letters mixed with digits ("Vandr00042"),
+    a capital after the first letter ("ITS", "McAdam"), or a capitalised word inside a sentence that is
+    not a stop word, a relation cue, a month, a weekday or a title. `case` False (a question with no
+    lower-case letter) leaves only the digit rule."""
+    if any(c.isdigit() for c in w.raw) and any(c.isalpha() for c in w.raw):
+        return not _ORDINAL.fullmatch(w.folded)
+    if not case or not w.raw[:1].isupper() and not _upper_after_first(w.raw):
+        return False
+    if _upper_after_first(w.raw) and len(w.raw) > 1:
+        return not cue_predicates(w.folded)
+    return not w.initial and w.folded not in STOP and w.folded not in NOT_NAMES and not cue_predicates(w.folded)
+
+
+def _unknown_names(qw: Sequence[Word], inside: set[int]) -> list[str]:
+    """Runs of name-like words the linked names do not cover, each with the linked capitalised words next
+    to it ("Otilie Brandvold" when only the surname Brandvold is held). A capitalised first word of a
+    sentence counts when the next word is part of such a name ("Otilie Brandvold was born where?")."""
+    case = any(c.islower() for w in qw for c in w.raw)
+    named = [_namelike(w, case) for w in qw]
+    capital = [case and w.raw[:1].isupper() for w in qw]
+    for i in range(len(qw) - 2, -1, -1):
+        w = qw[i]
+        if (capital[i] and w.initial and not named[i] and w.folded not in STOP and w.folded not in NOT_NAMES
+                and not cue_predicates(w.folded) and (named[i + 1] or (i + 1 in inside and capital[i + 1]))):
+            named[i] = True
+    out: list[str] = []
+    i = 0
+    while i < len(qw):
+        if not named[i] or i in inside:
+            i += 1
+            continue
+        lo, hi = i, i + 1
+        while lo > 0 and lo - 1 in inside and capital[lo - 1]:
+            lo -= 1
+        while hi < len(qw) and (named[hi] or (hi in inside and capital[hi])):
+            hi += 1
+        out.append(" ".join(dict.fromkeys(w.raw for w in qw[lo:hi])))
+        i = hi
+    return list(dict.fromkeys(out))
 
 
 def parse_question(question: str, linker: Linker) -> Parsed:
@@ -354,10 +473,11 @@ def parse_question(question: str, linker: Linker) -> Parsed:
         raise InvalidInput("the question is empty")
     if len(question) > 2000:
         raise InvalidInput("the question is longer than 2,000 characters")
-    ws = words_of(question)
+    qw = question_words(question)
+    ws = [w.folded for w in qw]
     content = [w for w in ws if w not in STOP and len(w) > 1]
     grams = [" ".join(content[i:i + n]) for n in (2, 3) for i in range(len(content) - n + 1)]
-    spans = linker.spans(ws)
+    spans = linker.spans(ws, qw)
     linked = [e for e, _ in spans]
     inside = {i for _, r in spans for i in r}
     outside = [w for i, w in enumerate(ws) if i not in inside]  # no cues from inside names
@@ -369,8 +489,8 @@ def parse_question(question: str, linker: Linker) -> Parsed:
     if not groups and where:
         groups = [tuple(sorted(set(WHERE_DEFAULT) & predicate_names()))]
     return Parsed(tuple(ws), tuple(dict.fromkeys(tokens)), tuple(dict.fromkeys(grams)), tuple(linked),
-                  tuple(linker.aliases(linked)), tuple(groups), any(w in PRONOUNS for w in ws), where,
-                  "when" in ws or ("what" in ws and "year" in ws))
+                  tuple(linker.aliases(linked)), tuple(groups), any(w in PRONOUNS for w in outside), where,
+                  "when" in ws or ("what" in ws and "year" in ws), tuple(_unknown_names(qw, inside)))
 
 
 def _chained(facts: Sequence[AnswerFact], named: set[str]) -> bool:
@@ -538,9 +658,10 @@ class Answerer:
             return self.memory.fact_index()
         return FactIndex.from_texts(believed_facts(self.memory.store, as_of), self.memory.encoder, self.memory.config)
 
-    def _candidates(self, index: FactIndex, names: Sequence[str], as_of: datetime | None) -> list[str] | None:
+    def _candidates(self, index: FactIndex, names: Sequence[str], as_of: datetime | None) -> list[str]:
+        """Ids of the facts whose subject or object is exactly one of `names` (by entity key)."""
         if not names:
-            return None
+            return []
         if as_of is None:
             return self.memory.facts_touching(names)
         from semantic_rdf.gate import entity_key
@@ -651,18 +772,29 @@ class Answerer:
         aliases = list(parsed.aliases) + [a for a in linker.aliases(linked) if a not in parsed.aliases and resolved]
         names = [e.name for e in linked + aliases]
         index = self._index(as_of)
-        q = Query(tokens=parsed.tokens or tuple(parsed.words) or ("?",), entities=tuple(names) + parsed.ngrams,
-                  predicates=parsed.predicates)
-        qv = encode_query(q, self.memory.encoder)
-        cands = self._candidates(index, names, as_of)
-        g: GateResult = gate(index, qv, self.config, fact_ids=cands) if (cands is None or cands) else \
-            GateResult((), (), 0, 0, 0, 0, self.config)
+        notes: list[str] = []
+        if parsed.unknown:
+            # a name the store does not hold is never answered by a similarly spelled one it does hold
+            notes.append(f"the question names {', '.join(repr(n[:100]) for n in parsed.unknown[:5])}, "
+                         "which the store does not hold")
+            cands: list[str] = []
+        elif names:
+            cands = self._candidates(index, names, as_of)
+        else:
+            # nothing linked: only facts with a slot that is exactly a content word or run of them (a literal
+            # value, say); similarity to a name is no link, and function words are never matched
+            cands = self._candidates(index, parsed.tokens + parsed.ngrams, as_of)
+            if not cands:
+                notes.append("no entity of the store is named" + ("" if parsed.tokens else " and no content word is left"))
+        q = Query(tokens=parsed.tokens, entities=tuple(names) + parsed.ngrams, predicates=parsed.predicates) \
+            if (parsed.tokens or names or parsed.ngrams or parsed.predicates) else None
+        g: GateResult = gate(index, encode_query(q, self.memory.encoder), self.config, fact_ids=cands) \
+            if (cands and q is not None) else GateResult((), (), 0, 0, 0, 0, self.config)
         self._feed(res, list(parsed.tokens) + [e.name for e in linked])
 
         facts: list[AnswerFact] = []
         path: tuple[str, ...] = ()
-        notes: list[str] = []
-        hop = self._multihop(parsed, linked + aliases, as_of)
+        hop = None if parsed.unknown else self._multihop(parsed, linked + aliases, as_of)
         if hop is not None:
             for s, p, o in hop.path.hop_triples():
                 f = self._verify(assertion_id(s, p, o), as_of)

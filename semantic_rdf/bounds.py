@@ -41,12 +41,21 @@ __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_TIMEOUT",
     "DEFAULT_MAX_REDIRECTS",
+    "ParseLimits",
     "is_public_address",
 ]
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_REDIRECTS = 5
+# What a parser may make of one source's bytes (ParseLimits): a few hundred kilobytes of PDF can
+# decode to gigabytes of text (one content stream shared by every page), so the bytes cap alone
+# does not bound the work.
+DEFAULT_MAX_TEXT = DEFAULT_MAX_BYTES  # characters of text extracted from one source
+DEFAULT_MAX_PAGES = 1000  # PDF pages read from one source
+DEFAULT_MAX_PAGE_CONTENT = 512 * 1024  # decoded bytes of one PDF page's content (a dense page: ~10-50 KB)
+DEFAULT_PARSE_SECONDS = 3.0  # wall clock for HTML parsing, plus PARSE_SECONDS_PER_MB per megabyte
+PARSE_SECONDS_PER_MB = 1.0
 
 _IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 _IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -105,6 +114,34 @@ def _norm_host(host: str) -> str:
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
     return host
+
+
+@dataclass(frozen=True, slots=True)
+class ParseLimits:
+    """Caps on what parsing one source may produce or cost, like `Bounds.max_bytes` on what may be
+    read. A cap that is reached truncates the document at a page (PDF) and says so in its meta
+    (``notes``) and in the ingest summary, or refuses the source (ParseError) where a partial
+    result would be arbitrary (HTML that cannot be parsed in time, JSON that renders too large)."""
+
+    max_text: int = DEFAULT_MAX_TEXT
+    max_pages: int = DEFAULT_MAX_PAGES
+    max_page_content: int = DEFAULT_MAX_PAGE_CONTENT
+    parse_seconds: float = DEFAULT_PARSE_SECONDS
+    seconds_per_mb: float = PARSE_SECONDS_PER_MB
+
+    def __post_init__(self) -> None:
+        for name in ("max_text", "max_pages", "max_page_content"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+                raise InvalidInput(f"{name} must be a positive integer, got {v!r}")
+        for name in ("parse_seconds", "seconds_per_mb"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not v >= 0:
+                raise InvalidInput(f"{name} must be a non-negative number, got {v!r}")
+
+    def budget(self, size: int) -> float:
+        """Seconds a parser may spend on `size` bytes (a floor plus a rate: linear work fits easily)."""
+        return self.parse_seconds + self.seconds_per_mb * size / 1e6
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,14 +341,16 @@ class Bounds:
     # ---------------------------------------------------------------- web
 
     def fetch(self, url: str) -> Fetched:
-        """GET `url` within the bounds: every hop checked, body capped, whole fetch timed."""
+        """GET `url` within the bounds: every hop checked, body capped, whole fetch timed (every
+        socket operation, from connect through the headers to the last body byte, waits at most
+        until one deadline, `timeout` seconds after the start)."""
         import httpx
 
         deadline = time.monotonic() + self.timeout
         hops: list[str] = []
         current = url
         with httpx.Client(
-            transport=_guarded_transport_class()(self),
+            transport=_guarded_transport_class()(self, deadline),  # connect, headers and body share it
             trust_env=False,
             follow_redirects=False,
             timeout=httpx.Timeout(self.timeout),
@@ -378,8 +417,40 @@ def _http_date(value: str | None) -> datetime | None:
     return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
 
 
-def _guarded_backend(bounds: Bounds):
+def _guarded_backend(bounds: Bounds, deadline: float | None = None):
     import httpcore
+
+    def left(timeout: float | None, error: type[Exception]) -> float | None:
+        """The I/O timeout httpx asked for, shortened to what is left of the whole fetch."""
+        if deadline is None:
+            return timeout
+        rest = deadline - time.monotonic()
+        if rest <= 0:
+            raise error(f"the whole fetch took longer than {bounds.timeout:g} s")
+        return rest if timeout is None else min(timeout, rest)
+
+    class _DeadlineStream(httpcore.NetworkStream):
+        """Every read and write waits at most until the fetch's deadline: httpx's timeouts are per
+        operation, so a server sending one header byte a second never tripped them."""
+
+        def __init__(self, stream: httpcore.NetworkStream) -> None:
+            self._stream = stream
+
+        def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+            return self._stream.read(max_bytes, left(timeout, httpcore.ReadTimeout))
+
+        def write(self, buffer: bytes, timeout: float | None = None) -> None:
+            self._stream.write(buffer, left(timeout, httpcore.WriteTimeout))
+
+        def close(self) -> None:
+            self._stream.close()
+
+        def start_tls(self, ssl_context, server_hostname=None, timeout=None):
+            return _DeadlineStream(self._stream.start_tls(ssl_context, server_hostname,
+                                                          left(timeout, httpcore.ConnectTimeout)))
+
+        def get_extra_info(self, info: str):
+            return self._stream.get_extra_info(info)
 
     class _GuardedBackend(httpcore.SyncBackend):
         """Connects only to addresses the bounds accept, and checks the connected peer."""
@@ -388,7 +459,8 @@ def _guarded_backend(bounds: Bounds):
             last: httpcore.ConnectError | httpcore.ConnectTimeout | None = None
             for _family, addr in bounds.resolve(host, port):
                 try:  # connect to the checked address, never to the name (no second resolution)
-                    stream = super().connect_tcp(addr, port, timeout, local_address, socket_options)
+                    stream = super().connect_tcp(addr, port, left(timeout, httpcore.ConnectTimeout),
+                                                 local_address, socket_options)
                 except (httpcore.ConnectError, httpcore.ConnectTimeout) as e:
                     last = e
                     continue
@@ -396,7 +468,7 @@ def _guarded_backend(bounds: Bounds):
                 if not bounds.address_allowed(peer, host):
                     stream.close()
                     raise RefusedByBounds(f"{host}: connected peer {peer} is not a public address")
-                return stream
+                return _DeadlineStream(stream)
             if last is not None:
                 raise last
             raise httpcore.ConnectError(f"{host}:{port}: no address to connect to")
@@ -410,14 +482,14 @@ def _guarded_transport_class():
     import httpx
 
     class GuardedTransport(httpx.HTTPTransport):
-        def __init__(self, bounds: Bounds) -> None:
+        def __init__(self, bounds: Bounds, deadline: float | None = None) -> None:
             super().__init__(trust_env=False)
             # Same pool httpx builds, with our network backend: the one place a socket is opened.
             self._pool = httpcore.ConnectionPool(
                 ssl_context=httpx.create_ssl_context(trust_env=False),
                 max_connections=4,
                 max_keepalive_connections=0,
-                network_backend=_guarded_backend(bounds),
+                network_backend=_guarded_backend(bounds, deadline),
             )
 
     return GuardedTransport

@@ -53,3 +53,19 @@ class UnknownDriver(SemanticError, LookupError):
 
 class DriverNotBuiltIn(SemanticError, LookupError):
     """The store driver name is known, but this install does not carry an implementation."""
+
+
+class SharedEvidence(InvalidInput):
+    """An erasure would blank text that surviving assertions quote; `ids` names them (erase them too, or keep it)."""
+
+    def __init__(self, message: str, ids: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.ids = tuple(ids)
+
+
+class ErasedData(InvalidInput):
+    """A write (import, pull, assert, ingest) would bring back an erased assertion or document; `ids` names them."""
+
+    def __init__(self, message: str, ids: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.ids = tuple(ids)

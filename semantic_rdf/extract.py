@@ -50,7 +50,7 @@ try:  # the project's splitter (abbreviations, initials, CJK); a small fallback 
 except ImportError:  # pragma: no cover - only without split.py
     _project_sentence_spans = None
 
-_FALLBACK_END = re.compile(r"[.!?]+[\"')\]\u2019\u201d]*\s+(?=[\"'(\[\u2018\u201c]?[^\W\d_])|\n\s*\n")
+_FALLBACK_END = re.compile(r"(?<![.!?])[.!?]++[\"')\]\u2019\u201d]*+\s++(?=[\"'(\[\u2018\u201c]?[^\W\d_])|\n\s*\n")
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
@@ -652,9 +652,10 @@ _WORD = re.compile(r"[^\W\d_]+")
 _LETTERS_ONLY = bytes(c if chr(c).isalpha() else 32 for c in range(128)) + bytes([32] * 128)
 _PRONOUN_VALUE = {"he": "person", "she": "person", "his": "person", "her": "person", "him": "person",
                   "it": "thing", "its": "thing", "they": "group", "their": "group"}
-_LIST_SPLIT = re.compile(r"\s*,\s*(?:(?:and|&)\s+)?|\s+(?:and|&)\s+")
+# (?<!\s) and possessive blanks: a run of blanks is tried once, not from each of its characters (quadratic)
+_LIST_SPLIT = re.compile(r"(?<!\s)\s*+,\s*+(?:(?:and|&)\s++)?|(?<!\s)\s++(?:and|&)\s++")
 _LEAD_DET = re.compile(r"^(?:the|a|an|his|her|their|its)\s+", re.IGNORECASE)
-_TRAIL = re.compile(r"(?:['’]s?|[\s,;:.!?\"”’)\]]+)$")
+_TRAIL = re.compile(r"(?:['’]s?|(?<![\s,;:.!?\"”’)\]])[\s,;:.!?\"”’)\]]++)$")
 _NEG = re.compile(r"\b(?:not|never|no\s+longer|n['’]t)\b", re.IGNORECASE)
 # supersets, for skipping work: no loose hit in a sentence means no exact hit anywhere in it
 _NEG_LOOSE = re.compile(r"not|never|no\s+longer|n['’]t", re.IGNORECASE)

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Mapping
 from urllib.parse import unquote, urlsplit
 
-from semantic_rdf.bounds import DEFAULT_MAX_BYTES, Bounds
+from semantic_rdf.bounds import DEFAULT_MAX_BYTES, DEFAULT_MAX_TEXT, Bounds
 from semantic_rdf.errors import InvalidInput, ParseError, RefusedByBounds, SemanticError, SourceError
 from semantic_rdf.values import Doc
 
@@ -112,9 +112,12 @@ _BOMS = (  # UTF-32 LE before UTF-16 LE: the first two bytes are the same
     (codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 11, 12, 13, 27))
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+# `[^<>]` (not `[^>]`): a try stops at the next tag, so many "<meta" without a ">" stay linear
+_META_CHARSET = re.compile(rb"""<meta[^<>]+charset\s*+=\s*+["']?\s*+([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+_CHARSET_PARAM = re.compile(r"charset\s*+=\s*+\"?([A-Za-z0-9_.:-]+)", re.IGNORECASE)
 _SURROGATES = re.compile("[\udc80-\udcff]")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):")
+_LINE = re.compile(r"[^\n]*+\n|[^\n]+")
 
 
 # ------------------------------------------------------------------ origin
@@ -179,7 +182,7 @@ def _norm_type(t: str | None) -> str:
 def _charset_param(content_type: str | None) -> str | None:
     if not content_type:
         return None
-    m = re.search(r"charset\s*=\s*\"?([A-Za-z0-9_.:-]+)", content_type, re.IGNORECASE)
+    m = _CHARSET_PARAM.search(content_type)
     return m.group(1) if m else None
 
 
@@ -298,11 +301,18 @@ def decode_text(data: bytes, charset: str | None = None) -> Decoded:
 # ------------------------------------------------------------------ bytes -> documents
 
 
-def _doc_id(media_type: str, data: bytes, header: bytes = b"") -> str:
+def _id_hasher(media_type: str, header: bytes = b""):
+    """SHA-256 fed the id's prefix; copied per record, so a long CSV header is hashed once, not per row."""
     h = hashlib.sha256(b"semantic-rdf/doc/1\x00")
     h.update(media_type.encode() + b"\x00")
     if header:
-        h.update(header + b"\x00")
+        h.update(header)
+        h.update(b"\x00")
+    return h
+
+
+def _doc_id(media_type: str, data: bytes, header: bytes = b"", prefix: Any = None) -> str:
+    h = prefix.copy() if prefix is not None else _id_hasher(media_type, header)
     h.update(data)
     return "doc-" + h.hexdigest()[:32]
 
@@ -353,13 +363,14 @@ def _html_charset(data: bytes, mt: str) -> str | None:
 
 
 def _record_doc(ref: str, base: Mapping[str, Any], index: int, offset: int, raw: bytes, text: str,
-                header: bytes = b"", extra: Mapping[str, Any] | None = None, media_type: str | None = None) -> Doc:
+                header: bytes = b"", extra: Mapping[str, Any] | None = None, media_type: str | None = None,
+                id_prefix: Any = None) -> Doc:
     mt = media_type or base["media_type"]
     meta = dict(base, media_type=mt, record=index, offset=offset, size=len(raw),
                 sha256=hashlib.sha256(raw).hexdigest())
     if extra:
         meta.update(extra)
-    return Doc(_doc_id(mt, raw, header), ref, text, meta)
+    return Doc(_doc_id(mt, raw, header, id_prefix), ref, text, meta)
 
 
 def _clean(s: str) -> str:
@@ -451,7 +462,7 @@ def _sniff_delimiter(header: str) -> str:
 def _csv_docs(data: bytes, dec: Decoded, ref: str, base: dict[str, Any], delimiter: str | None) -> list[Doc]:
     s = dec.escaped
     # Lines with their code-point offsets; the csv module pulls exactly the lines of one row.
-    spans = [(m.start(), m.end()) for m in re.finditer(r"[^\n]*\n|[^\n]+", s)]
+    spans = [(m.start(), m.end()) for m in _LINE.finditer(s)]
     if not spans:
         raise ParseError(f"{ref}: empty CSV")
     first = s[spans[0][0]:spans[0][1]]
@@ -467,7 +478,13 @@ def _csv_docs(data: bytes, dec: Decoded, ref: str, base: dict[str, Any], delimit
     reader = csv.reader(feed(), delimiter=delim, strict=True)  # broken quoting is an error, never a silent merge
     docs: list[Doc] = []
     header: list[str] | None = None
-    header_raw = b""
+    extra: dict[str, Any] = {}
+    prefix = None
+    # Each row is later rendered "column: value" per non-empty cell, so a long column name costs its
+    # length on every row; the source is refused once that text would pass the cap (like bytes).
+    budget = DEFAULT_MAX_TEXT + 8 * len(data)
+    rendered = 0
+    name_len: list[int] = []
     prev = 0
     byte_pos = dec.bom
     try:
@@ -479,15 +496,21 @@ def _csv_docs(data: bytes, dec: Decoded, ref: str, base: dict[str, Any], delimit
             offset = byte_pos
             byte_pos += len(raw_full)
             prev = consumed
-            if header is None:
+            if header is None:  # the header's tuple and its part of the ids are made once, not per row
                 header = [_clean(h).strip() for h in row]
-                header_raw = raw_full.rstrip(b"\r\n")
+                extra = {"csv_header": tuple(header), "csv_delimiter": delim}
+                prefix = _id_hasher(base["media_type"], raw_full.rstrip(b"\r\n"))
+                name_len = [len(h) for h in header]
                 continue
             if not any(c.strip() for c in row):
                 continue
+            rendered += sum((name_len[i] if i < len(name_len) else 12) + len(c) + 3 for i, c in enumerate(row) if c)
+            if rendered > budget:
+                raise ParseError(f"{ref}: CSV renders to more than {budget} characters (its column names repeat "
+                                 "on every row); refused")
             raw = raw_full.rstrip(b"\r\n")
-            docs.append(_record_doc(ref, base, len(docs), offset, raw, _clean(piece.rstrip("\r\n")), header=header_raw,
-                                    extra={"csv_header": tuple(header), "csv_delimiter": delim}))
+            docs.append(_record_doc(ref, base, len(docs), offset, raw, _clean(piece.rstrip("\r\n")),
+                                    extra=extra, id_prefix=prefix))
     except csv.Error as e:
         raise ParseError(f"{ref}: malformed CSV at line {consumed}: {e}") from None
     if not docs:
@@ -710,8 +733,66 @@ class DirDriver:
         return docs
 
 
+def _glob_step(parts: list[str], states: frozenset[int], name: str) -> frozenset[int]:
+    """Pattern positions after one more path component `name`, from positions `states` (an NFA over
+    the components, so ``**`` costs a set of positions, never a backtracking search). glob's rules:
+    ``**`` is any number of names, wildcards stay inside one name and do not match a leading "."
+    unless the component starts with one."""
+    out: set[int] = set()
+    for k in states:
+        if k == len(parts):
+            continue
+        p = parts[k]
+        if name.startswith(".") and not p.startswith("."):
+            continue  # hidden names only match a component written with the dot
+        if p == "**":
+            out.add(k)
+        elif fnmatch.fnmatchcase(name, p):
+            out.add(k + 1)
+    return _glob_closure(parts, out)
+
+
+def _glob_closure(parts: list[str], states: Iterable[int]) -> frozenset[int]:
+    out = set(states)
+    for k in sorted(out):  # "**" also matches no name at all
+        while k < len(parts) and parts[k] == "**":
+            k += 1
+            out.add(k)
+    return frozenset(out)
+
+
+def _glob_walk(base: str, parts: list[str], cap: int,
+               keep: Callable[[str], bool] = lambda rel: True,
+               descend: Callable[[str], bool] = lambda rel: True) -> tuple[list[str], bool]:
+    """Paths under `base` (relative, '/'-joined) of the files the components match, walking with
+    os.walk: symlinked folders are never descended (three symlinks to ".." made ``g/**`` exponential
+    in glob.glob), a folder is entered only if the pattern can still match below it, and the walk
+    stops at `cap` + 1 matches instead of listing every match first. Returns (matches, over_cap)."""
+    found: list[str] = []
+    states = {"": _glob_closure(parts, (0,))}
+    for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
+        rel_dir = os.path.relpath(dirpath, base)
+        rel_dir = "" if rel_dir == "." else Path(rel_dir).as_posix() + "/"
+        here = states.pop(rel_dir, frozenset())
+        keep_dirs = []
+        for d in sorted(dirnames):
+            after = _glob_step(parts, here, d)
+            if after and descend(rel_dir + d):
+                states[rel_dir + d + "/"] = after
+                keep_dirs.append(d)
+        dirnames[:] = keep_dirs
+        for name in sorted(filenames):
+            rel = rel_dir + name
+            if len(parts) in _glob_step(parts, here, name) and keep(rel):
+                found.append(rel)
+                if len(found) > cap:
+                    return found, True
+    return found, False
+
+
 class GlobDriver:
-    """Files matching a pattern (``**`` recurses), sorted; each must lie inside the roots."""
+    """Files matching a pattern (``**`` recurses), sorted; each must lie inside the roots.
+    The walk never follows a symlinked folder and stops at the file cap (`_glob_walk`)."""
     process_safe = True  # may run in a child process (ahead.py)
 
     def __init__(self, config: IngestConfig) -> None:
@@ -721,19 +802,26 @@ class GlobDriver:
         pattern = _strip_prefix(ref, "glob")
         docs: list[Doc] = []
         base = _glob_base(pattern)
-        matches = sorted(p for p in _glob.glob(pattern, recursive=True) if not os.path.isdir(p))
-        for path in matches:
-            rel = os.path.relpath(path, base)
-            if _matches(Path(rel).as_posix(), self.config.exclude):
-                continue
-            if self.config.include and not _matches(Path(rel).as_posix(), self.config.include):
-                continue
-            if len(docs) >= self.config.max_files:
-                docs.append(_error_doc(_display(base, rel), RefusedByBounds(
-                    f"{ref}: more than {self.config.max_files} files; the rest were not read")))
-                break
+        parts = list(Path(pattern).parts)[len(Path(base).parts):]
+        if not parts:  # no wildcard at all: the path itself
+            parts, base = [Path(pattern).name], str(Path(pattern).parent)
+        cfg = self.config
+        cap = cfg.max_files
+
+        def keep(rel: str) -> bool:
+            return not _matches(rel, cfg.exclude) and (not cfg.include or _matches(rel, cfg.include))
+
+        def descend(rel: str) -> bool:
+            return not _matches(rel, cfg.exclude)
+
+        rels, over = _glob_walk(base, parts, cap, keep, descend) if os.path.isdir(base) else ([], False)
+        for rel in sorted(rels[:cap]):
             display = _display(base, rel)
+            path = os.path.join(base, rel)
             docs.extend(_guard(display, lambda: _read_local(self.config, path, display)))
+        if over:
+            docs.append(_error_doc(_display(base, rels[cap]), RefusedByBounds(
+                f"{ref}: more than {cap} files; the rest were not read")))
         if not docs:
             raise SourceError(f"{ref}: the pattern matches no file")
         return docs

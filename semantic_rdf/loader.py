@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from semantic_rdf.ahead import Mode, ahead
-from semantic_rdf.errors import SemanticError
+from semantic_rdf.errors import ErasedData, SemanticError
 from semantic_rdf.extract import Screened, screen
 from semantic_rdf.identity import assertion_id
 from semantic_rdf.stages import Pipeline, PipelineResult
@@ -34,6 +34,7 @@ class IngestSummary:
     rejected_schema: int = 0
     below_floor: int = 0
     failed: list[dict] = field(default_factory=list)
+    notes: list[dict] = field(default_factory=list)  # what a parser cut or replaced (a cap reached, a charset)
     run: str = ""
     ids: list[str] = field(default_factory=list)
     bytes: int = 0
@@ -51,6 +52,8 @@ class IngestSummary:
             f"rejected    {self.rejected_schema} by schema (not one of the 53 predicates), {self.below_floor} below the confidence floor",
             f"run         {self.run}",
         ]
+        for n in self.notes:
+            lines.append(f"note        {n['ref']}: {n['note']}")
         for f in self.failed:
             lines.append(f"failed      {f['ref']}: {f['error']}")
         return "\n".join(lines)
@@ -60,7 +63,7 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
          agent: str | None = None, model: str | None = None,
          progress: Callable[[str, int], None] | None = None,
          on_commit: Callable[[WriteReport], None] | None = None, batch_size: int = 20_000,
-         read_ahead: Mode = "auto") -> IngestSummary:
+         read_ahead: Mode = "auto", allow_erased: bool = False) -> IngestSummary:
     """Run `pipeline` over `refs` and write every document and its screened assertions to `store`.
 
     Documents and their assertions are written in checked batches of about `batch_size` triples (a
@@ -77,6 +80,10 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
     pending: list[tuple[PipelineResult, Screened]] = []  # read documents awaiting storage
     pending_triples = pending_chars = 0
     types = getattr(ex, "entity_types", None) or {}
+    from semantic_rdf import erasure, layout
+
+    # tombstones win: content whose document an erasure revoked is refused unless the caller allows it
+    revoked = set() if allow_erased else erasure.erased_documents(store)
 
     written: list[WriteReport] = []  # the reports of the current flush: `on_commit` gets them merged, once
 
@@ -166,10 +173,15 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
             for result in results:
                 if not result.ok:
                     fail(result.ref, result.error)  # type: ignore[arg-type]
+                elif revoked and layout.doc_sha256(result.doc) in revoked:  # type: ignore[arg-type]
+                    fail(result.ref, ErasedData("this content was erased from the store (erase --document); "
+                                                "ingest it again only with --allow-erased"))
                 else:
                     if run is None:
                         run = store.begin_run("ingestion", agent=agent, model=model, label="ingest")
                         summary.run = run.id
+                    for note in result.doc.meta.get("notes") or ():  # type: ignore[union-attr]
+                        summary.notes.append({"ref": result.ref, "note": str(note)})
                     kept = screen(result.triples, floor)
                     pending.append((result, kept))
                     pending_triples += len(kept.kept)

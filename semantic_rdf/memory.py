@@ -262,12 +262,22 @@ class Memory:
         self.index(ch.changed + ch.cascaded)
         return ch
 
-    def erase(self, aid: str, reason: str, agent: str = "caller") -> T.Change:
+    def erase(self, aid: str, reason: str, agent: str = "caller", **kw) -> T.Change:
         from semantic_rdf import erasure
 
-        ch = erasure.erase(self.store, aid, reason, agent)  # the registered hook drops the rows
+        ch = erasure.erase(self.store, aid, reason, agent, **kw)  # the registered hook drops the rows
         self.drop(ch.erased + ch.cascaded)
         return ch
+
+    def after_erasure(self) -> None:
+        """What an erasure needs beyond `drop`: path memories of documents the store no longer holds (erase
+        --document) go, and every conversation's reservoir restarts, since its state may have been built
+        from erased names (reservoirs live in memory only, so nothing else holds them)."""
+        for d in self.side.path_documents():
+            if not any(True for _ in self.store.ox.quads_for_pattern(ox.NamedNode(d), M.sha256, None, PROVENANCE_GRAPH)):
+                self.side.remove_paths(d)
+        self.reservoirs = ReservoirBank(self.config.dim, self.config.decay, self.config.reservoir_conversations)
+        self._invalidate()
 
     def _invalidate(self) -> None:
         self._index = None
@@ -436,6 +446,7 @@ def _erase_hook(store, ids: list[str]) -> None:
     if mems:
         for m in mems:
             m.drop(ids)
+            m.after_erasure()
         return
     path = getattr(store, "path", None)
     if path is None or not side_path(path).exists():
@@ -447,6 +458,7 @@ def _erase_hook(store, ids: list[str]) -> None:
             tmp.sync()
         else:
             tmp.drop(ids)
+        tmp.after_erasure()
         _OPEN.discard(tmp)
     finally:
         side.close()

@@ -158,8 +158,11 @@ def _quotes(text: str) -> str:
 
 
 _SPACES = re.compile("[\xa0\u1680\u2000-\u200a\u202f\u205f\u3000]")
-_TRAILING = re.compile(r"[ \t]+(?=\n|\Z)")
-_INNER = re.compile(r"(?<=[^\s])[ \t]{2,}(?=[^\s])")
+# Linear time: a run of blanks is tried once, from its first character (the look-behind), and
+# taken whole (possessive); `[ \t]+(?=\n|\Z)` alone retried every suffix of a run that does not
+# end a line, which is quadratic in the run's length.
+_TRAILING = re.compile(r"(?<![ \t])[ \t]++(?=\n|\Z)")
+_INNER = re.compile(r"(?<=[^\s])[ \t]{2,}+(?=[^\s])")
 _BLANKS = re.compile(r"\n{3,}")
 
 

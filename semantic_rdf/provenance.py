@@ -38,6 +38,7 @@ EXPORT_FORMATS = ("prov-o-trig", "prov-o-turtle", "prov-json", "prov-n", "svg", 
 _A = "https://w3id.org/semantic-rdf/a/"
 _PREFIXES = {**PREFIXES, **{k: "https://w3id.org/semantic-rdf/" + k + "/" for k in ("belief", "decision", "policy")}}
 _SRC = "https://w3id.org/semantic-rdf/src/"
+_DOC = "https://w3id.org/semantic-rdf/doc/"
 
 
 @dataclass(frozen=True)
@@ -65,16 +66,23 @@ class Trace:
 def _render(node: dict, out: list[str], prefix: str, last: bool, root: bool) -> None:
     branch = "" if root else ("└─ " if last else "├─ ")
     t = node["type"]
+    extra: list[str] = []
     if t == "assertion":
         gen = node.get("generated_by") or {}
+        kinds = "+".join(node.get("kinds") or [node.get("kind", "?")])
         head = (f"{node['id']}  {node['subject']} —{node['predicate']}→ {node['object']}  "
-                f"[{node['kind']}, {node['state']}, conf {node['confidence']:g}]")
+                f"[{kinds}, {node['state']}, conf {node['confidence']:g}]")
         if node.get("rule"):
             head += f"  rule {node['rule']}"
         if gen:
-            head += f"  by {gen.get('agent')} ({gen.get('kind')}, {gen.get('at')})"
+            head += f"  first recorded by {gen.get('agent')} ({gen.get('kind')}, {gen.get('at')})"
         if node.get("cycle"):
             head = f"{node['id']}  (already shown above)"
+        else:
+            ext = "" if root else ("   " if last else "│  ")
+            more = "│  " if node.get("sources") else "   "
+            for h in _changes(node.get("history", ())):
+                extra.append(prefix + ext + more + h)
     elif t == "tombstone":
         head = f"{node['id']}  ERASED {node.get('erased_at')} by {node.get('by')}: {node.get('reason')}"
     elif t == "span":
@@ -91,10 +99,29 @@ def _render(node: dict, out: list[str], prefix: str, last: bool, root: bool) -> 
     else:
         head = f"{node.get('iri')}  ({t})"
     out.append(prefix + branch + head)
+    out.extend(extra)
     kids = node.get("sources", [])
     ext = "" if root else ("   " if last else "│  ")
     for i, k in enumerate(kids):
         _render(k, out, prefix + ext, i == len(kids) - 1, False)
+
+
+def _changes(history) -> list[str]:
+    """Lines for the belief changes after the first opening: retractions and reinstatements, with time,
+    agent and reason. An assertion never retracted gets none (its head line says all)."""
+    out = []
+    for i, h in enumerate(history):
+        if i > 0:
+            out.append("reinstated " + _by(h["from"], h["opened_by"]))
+        if h["until"] is not None:
+            out.append("retracted " + _by(h["until"], h["closed_by"]))
+    return out
+
+
+def _by(at: str | None, act: dict | None) -> str:
+    act = act or {}
+    text = f"{at} by {act.get('agent') or 'unknown'}"
+    return text + (f": {act['reason']}" if act.get("reason") else "")
 
 
 def _clip(s: str, n: int = 80) -> str:
@@ -110,6 +137,8 @@ _INVALIDATED_AT, _ATTRIBUTED_TO = P.invalidatedAtTime.value, P.wasAttributedTo.v
 _SUBJECT, _PREDICATE, _OBJECT, _CONF = M.subject.value, M.predicate.value, M.object.value, M.confidence.value
 _BELIEF, _RULE, _REASON, _NOTE = M.belief.value, M.rule.value, M.reason.value, M.note.value
 _REFERENCE, _SHA256 = M.reference.value, M.sha256.value
+_BELIEVED_FROM, _BELIEVED_UNTIL = M.believedFrom.value, M.believedUntil.value
+_OPENED_BY, _CLOSED_BY = M.openedBy.value, M.closedBy.value
 _HAS_SOURCE, _HAS_SELECTOR, _START, _END = OA_.hasSource.value, OA_.hasSelector.value, OA_.start.value, OA_.end.value
 _KINDS = ((M.DerivedAssertion.value, "derived"), (M.ExtractedAssertion.value, "extracted"),
           (M.SuppliedAssertion.value, "supplied"))
@@ -242,12 +271,20 @@ class _Reader:
                 self._texts[doc] = None
         return self._texts[doc]
 
-    def believed(self, beliefs: list) -> bool:
-        """Whether one of the belief intervals is open (has no m:believedUntil)."""
+    def history(self, beliefs: list) -> list[dict]:
+        """The belief intervals in record time, oldest first: when each opened and closed, and the
+        activity (kind, agent, reason) that opened or closed it — a retraction says when, by whom, why."""
+        out = []
         for b in beliefs:
-            if self.first(b, M.believedUntil) is None:
-                return True
-        return False
+            p = self.props(b)
+            frm, until = _first(p, _BELIEVED_FROM), _first(p, _BELIEVED_UNTIL)
+            out.append({
+                "from": L.parse_dt(frm).isoformat() if frm is not None else None,
+                "opened_by": self.activity(_first(p, _OPENED_BY)),
+                "until": L.parse_dt(until).isoformat() if until is not None else None,
+                "closed_by": self.activity(_first(p, _CLOSED_BY)),
+            })
+        return sorted(out, key=lambda h: h["from"] or "")
 
 
 def _first(p: dict[str, list], key: str):
@@ -316,11 +353,15 @@ def trace(store, aid: str, *, with_text: bool = True) -> Trace:
             return {"type": "missing", "id": aid_, "iri": iri}
         kind = next((k for c, k in _KINDS if c in types), "unknown")
         rule = _first(p, _RULE)
+        history = rd.history(p.get(_BELIEF, []))
         node = {
             "type": "assertion", "id": aid_, "iri": iri,
             "subject": rd.label(p[_SUBJECT][0]), "predicate": predicate_name(p[_PREDICATE][0]),
             "object": rd.label(p[_OBJECT][0]), "kind": kind,
-            "state": "believed" if rd.believed(p.get(_BELIEF, [])) else "retracted",
+            # every way it was observed: extracted and then supplied by a caller is both, not a contradiction
+            "kinds": [k for c, k in _KINDS if c in types],
+            "state": "believed" if any(h["until"] is None for h in history) else "retracted",
+            "history": history,
             "confidence": float(p[_CONF][0].value),
             "generated_by": rd.activity(_first(p, _GENERATED_BY)),
             "rule": rd.label(rule) if rule is not None else None,
@@ -384,11 +425,57 @@ def _turtle(quads: list[ox.Quad]) -> bytes:
     return ox.serialize(triples, format=ox.RdfFormat.TURTLE, prefixes=_PREFIXES)
 
 
-def prov_document(store, aid: str | None = None):
-    """Our PROV-O read by the `prov` package (a prov.model.ProvDocument)."""
+def picture_quads(store, aid: str) -> list[ox.Quad]:
+    """`prov_quads` of one assertion, made to explain itself as a picture: the assertion and its span
+    sources are labelled with the triple and the quoted text, documents with their reference, unlabelled
+    activities with their kind; documents an activity used that are no source of this assertion are left
+    out (an ingestion run reads many). Only the picture is changed; the exports keep every quad."""
+    t = trace(store, aid)
+    labels: dict[str, str] = {}
+    sources: set[str] = set()
+
+    def walk(n: dict) -> None:
+        if n["type"] == "assertion" and not n.get("cycle") and "subject" in n:
+            labels[n["iri"]] = f"{n['subject']} —{n['predicate']}→ {n['object']}"
+        elif n["type"] == "span":
+            d = n["document"]
+            sources.add(d["iri"])
+            labels[d["iri"]] = d["reference"]
+            quote = f": “{_clip(n['text'], 60)}”" if n.get("text") else ""
+            labels[n["iri"]] = f"span {n['start']}..{n['end']} of {d['reference']}{quote}"
+        elif n["type"] == "caller":
+            labels[n["iri"]] = f"stated by {n.get('agent')}" + (f" ({_clip(n['note'], 40)})" if n.get("note") else "")
+        for k in n.get("sources", ()):
+            walk(k)
+
+    walk(t.tree)
+    root = t.tree
+    spans = [k for k in root.get("sources", ()) if k.get("type") == "span" and k.get("text")]
+    if spans and root["iri"] in labels:
+        labels[root["iri"]] += f"  ·  “{_clip(spans[0]['text'], 60)}”"
+    used = P.used.value
+    out, labelled = [], set()
+    for q in prov_quads(store, aid):
+        if q.predicate.value == used and q.object.value.startswith(_DOC) and q.object.value not in sources:
+            continue
+        if q.predicate == RDFS_LABEL and q.subject.value in labels:
+            continue  # replaced below
+        if q.predicate == RDFS_LABEL:
+            labelled.add(q.subject.value)
+        out.append(q)
+    for q in list(out):
+        if q.predicate == RDF_TYPE and q.object == P.Activity and q.subject.value not in labelled | set(labels):
+            labels[q.subject.value] = T.activity_kind(store, q.subject)
+    out += [ox.Quad(ox.NamedNode(iri), RDFS_LABEL, ox.Literal(text), G) for iri, text in labels.items()]
+    return out
+
+
+def prov_document(store, aid: str | None = None, *, picture: bool = False):
+    """Our PROV-O read by the `prov` package (a prov.model.ProvDocument); `picture` reads
+    `picture_quads` instead of `prov_quads`."""
     from prov.model import ProvDocument
 
-    data = _turtle(prov_quads(store, aid))
+    data = _turtle(picture_quads(store, aid) if picture and aid is not None else prov_quads(store, aid))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # prov warns about every non-PROV resource it skips (selectors, beliefs)
         return ProvDocument.deserialize(content=data.decode("utf-8"), format="rdf", rdf_format="turtle")
@@ -404,7 +491,7 @@ def export(store, fmt: str, id: str | None = None) -> bytes:  # noqa: A002 - `id
         return _turtle(prov_quads(store, id))
     if fmt in ("svg", "png") and id is None:
         raise InvalidInput(f"a {fmt} picture shows one assertion's provenance: give its id")
-    doc = prov_document(store, id)
+    doc = prov_document(store, id, picture=fmt in ("svg", "png"))
     if fmt == "prov-json":
         data = json.loads(doc.serialize(format="json"))
         body = json.dumps({k: v for k, v in data.items() if k != "prefix"})

@@ -82,17 +82,31 @@ def terms(text: str) -> list[str]:
     return [_term(w) for w in words(text) if w not in STOPWORDS]
 
 
+def _sentence_start(text: str, pos: int) -> bool:
+    before = text[:pos].rstrip().rstrip("\"'“‘«([{").rstrip()
+    return not before or before.endswith((".", "!", "?", ":", ";", "…"))
+
+
 def find_names(text: str, names: Iterable[str]) -> tuple[str, ...]:
     """The known names a text mentions as whole words (case-insensitive), longest first.
 
     A shorter name inside a longer one that matched ("Ann" in "Ann Lee") is not counted twice.
+    A name made only of stop words ("Will", "It", "The Who") is found only where the text writes it
+    exactly so, and not as a single capitalised word starting a sentence ("Will Ann come?"): anything
+    else is the function word.
     """
     low = text.lower()
     taken: list[tuple[int, int]] = []
     found: list[str] = []
     for name in sorted({n for n in names if n and n.strip()}, key=lambda n: (-len(n), n)):
-        pattern = r"(?<![^\W_])" + re.escape(name.lower()) + r"(?![^\W_])"
-        for m in re.finditer(pattern, low):
+        ws = words(name)
+        cased = bool(ws) and all(w in STOPWORDS for w in ws)
+        if cased and not any(c.isupper() for c in name):
+            continue  # a lower-case stop word is never a name
+        pattern = r"(?<![^\W_])" + re.escape(name if cased else name.lower()) + r"(?![^\W_])"
+        for m in re.finditer(pattern, text if cased else low):
+            if cased and _sentence_start(text, m.start()) and not any(c.isupper() for c in name[1:]):
+                continue
             if all(m.end() <= a or m.start() >= b for a, b in taken):
                 taken.append(m.span())
                 if name not in found:

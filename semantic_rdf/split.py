@@ -67,15 +67,18 @@ _STARTERS = frozenset(
 )
 # One terminator character first (so the regex engine scans for it at C speed), then the
 # branch for its kind: Latin terminators + closers + white space; CJK terminators, which need
-# no space; or a blank line.
+# no space; or a blank line. Linear time: a run of terminators is tried once, from its first
+# character (the look-behind `(?<!..{2})` skips the rest of the run), and every quantifier is
+# possessive (its class is disjoint from what follows), so 64,000 "!" without a space after
+# them cost one scan, not one per character (which was quadratic).
 _END = re.compile(
     r"[.!?\u2026\u3002\uff01\uff1f\n](?:"
-    r"(?<=[.!?\u2026])[.!?\u2026]*[\"'\u2019\u201d)\]\u00bb]*\s+"
-    r"|(?<=[\u3002\uff01\uff1f])[\u3002\uff01\uff1f]*[\u300d\u300f\"'\u2019\u201d)]*\s*"
-    r"|(?<=\n)[^\S\n]*\n\s*)"
+    r"(?<=[.!?\u2026])(?<![.!?\u2026]{2})[.!?\u2026]*+[\"'\u2019\u201d)\]\u00bb]*+\s+"
+    r"|(?<=[\u3002\uff01\uff1f])[\u3002\uff01\uff1f]*+[\u300d\u300f\"'\u2019\u201d)]*+\s*+"
+    r"|(?<=\n)[^\S\n]*+\n\s*+)"
 )
-_PARA = re.compile(r"\n[^\S\n]*\n\s*")
-_WORD_AFTER = re.compile(r"[\"'\u2018\u201c(\[]*(\w+)")
+_PARA = re.compile(r"\n[^\S\n]*+\n\s*+")
+_WORD_AFTER = re.compile(r"(?<![\"'\u2018\u201c(\[])[\"'\u2018\u201c(\[]*+(\w+)")  # used after white space
 
 
 def _is_boundary(text: str, m: re.Match[str]) -> bool:
@@ -176,6 +179,13 @@ def paragraph_spans(text: str, *, tiling: bool = False) -> list[Span]:
 _FENCE_OR_HEADING = re.compile(r"^ {0,3}(?:(`{3,}|~{3,})|#{1,6}(?=[ \t]|$))", re.MULTILINE)
 
 
+def _line_end(text: str, i: int) -> int:
+    """End of the line holding position i (a search, not a copy of the rest of the text: one
+    copy per fence line was quadratic)."""
+    j = text.find("\n", i)
+    return len(text) if j < 0 else j
+
+
 def heading_spans(text: str) -> list[Span]:
     """Sections that start at ATX headings (``#`` .. ``######``) outside fenced code; tiling."""
     cuts = []
@@ -185,7 +195,7 @@ def heading_spans(text: str) -> list[Span]:
         if f:
             if fence is None:
                 fence = f
-            elif f[0] == fence[0] and len(f) >= len(fence) and not text[m.end():].split("\n", 1)[0].strip():
+            elif f[0] == fence[0] and len(f) >= len(fence) and not text[m.end():_line_end(text, m.end())].strip():
                 fence = None
             continue
         if fence is None and m.start() > 0:

@@ -579,11 +579,19 @@ class AssertionStore:
     # ------------------------------------------------------------------ writing assertions
     def assert_(self, subject: str, predicate: str, obj: str, *, score: float | None = None,
                 valid: Validity | None = None, agent: str = "caller", note: str = "",
-                entity_types: Mapping[str, str] | None = None) -> str:
-        """Write one caller-supplied assertion; returns its id."""
+                entity_types: Mapping[str, str] | None = None, on_erased: str = "refuse") -> str:
+        """Write one caller-supplied assertion; returns its id. An erased id is refused (ErasedData) or, with
+        on_erased='skip', not written (nothing is recorded) and its id returned."""
         t = Triple(subject, predicate, obj, score=score, valid=valid)
         check_text("source", note, MAX_TEXT, required=False)
         predicate_iri(t.predicate)  # refuse before the statement activity is begun
+        aid = assertion_id(t.subject, t.predicate, t.object)
+        if self._has(assertion_iri(aid), RDF_TYPE, o=M.Tombstone):  # tombstones win (docs/security.md)
+            if on_erased == "skip":
+                return aid  # nothing is written, not even the statement activity
+            from semantic_rdf.erasure import refuse_erased
+
+            refuse_erased(self, aid)  # ErasedData
         with self.run("statement", agent=agent) as run:
             return self.assert_triples([t], run=run, note=note, entity_types=entity_types).ids[0]
 
@@ -890,8 +898,15 @@ class AssertionStore:
             return self.ox.dump(format=FORMATS[fmt])
         return self.ox.dump(format=FORMATS[fmt], from_graph=graph)
 
-    def import_(self, data: bytes, fmt: str = "nquads") -> int:
-        """Load an export back. The data is checked against the shapes first; nothing is written if it fails."""
+    def import_(self, data: bytes, fmt: str = "nquads", *, on_erased: str = "refuse") -> int:
+        """Load an export back. The data is checked against the shapes first; nothing is written if it fails.
+        Data of erased assertions or documents is refused (ErasedData) or, on_erased='skip', left out."""
+        return self.import_report(data, fmt, on_erased=on_erased)[0]
+
+    def import_report(self, data: bytes, fmt: str = "nquads", *, on_erased: str = "refuse"):
+        """`import_`, returning (quads written, erasure.Screened: what tombstones kept out)."""
+        from semantic_rdf import erasure
+
         if fmt not in _DATASET_FORMATS:
             raise InvalidInput(f"import takes a dataset format ({', '.join(sorted(_DATASET_FORMATS))})")
         try:
@@ -900,8 +915,9 @@ class AssertionStore:
             raise InvalidInput(f"cannot parse {fmt} input: {exc}") from None
         for q in quads:
             _check_imported(q)
+        quads, screened = erasure.screen(self, quads, on_erased)  # tombstones win (docs/security.md)
         self.commit(quads)
-        return len(quads)
+        return len(quads), screened
 
     def quad_count(self) -> int:
         return len(self.ox)

@@ -370,8 +370,11 @@ def _delete_molecules(remote: RemoteBackend, keys: list[bytes], per_request: int
         remote._post_update(" ;\n".join(ops[i:i + per_request]))
 
 
-def pull(store, endpoint: str | Endpoint, *, prefix: str = NS_PREFIX) -> int:
-    """Copy the endpoint's quads under `prefix` into the store (through its import, so shapes are checked)."""
+def pull(store, endpoint: str | Endpoint, *, prefix: str = NS_PREFIX, on_erased: str = "refuse",
+         on_skipped=None) -> int:
+    """Copy the endpoint's quads under `prefix` into the store (through its import, so shapes are checked).
+    Tombstones win: data of erased assertions or documents is refused (ErasedData) or, on_erased='skip',
+    left out and passed to `on_skipped` (an erasure.Screened) — erasure.screen decides which."""
     remote = RemoteBackend(endpoint)
     try:
         quads = remote.dump(prefix)
@@ -380,7 +383,10 @@ def pull(store, endpoint: str | Endpoint, *, prefix: str = NS_PREFIX) -> int:
     if not quads:
         return 0
     data = ox.serialize(quads, format=ox.RdfFormat.N_QUADS)
-    if hasattr(store, "import_"):
-        return store.import_(data, "nquads")
+    if hasattr(store, "import_report"):
+        n, skipped = store.import_report(data, "nquads", on_erased=on_erased)
+        if skipped and on_skipped is not None:
+            on_skipped(skipped)
+        return n
     _ox(store).extend(quads)
     return len(quads)

@@ -90,9 +90,11 @@ class Interval:
 
 @dataclass(frozen=True)
 class Change:
-    """What one retraction, reinstatement or erasure did."""
+    """What one retraction, reinstatement or erasure did. A retraction of what is already retracted, or a
+    reinstatement of what is already believed, is a no-op: nothing is written, `activity` is None and
+    `nothing_changed` is true (the ids are in `unchanged`)."""
 
-    activity: str  # IRI of the recorded prov:Activity
+    activity: str | None  # IRI of the recorded prov:Activity; None when nothing was recorded (a no-op)
     at: datetime
     changed: tuple[str, ...] = ()  # ids whose belief changed as asked
     kept: tuple[str, ...] = ()  # ids left believed: another independent observation still supports them
@@ -100,10 +102,15 @@ class Change:
     unchanged: tuple[str, ...] = ()  # ids already in the asked-for state
     erased: tuple[str, ...] = ()  # ids tombstoned (erasure only)
 
+    @property
+    def nothing_changed(self) -> bool:
+        """True for a no-op: no activity was recorded and no assertion changed state."""
+        return self.activity is None
+
     def as_dict(self) -> dict:
         return {"activity": self.activity, "at": self.at.isoformat(), "changed": list(self.changed),
                 "kept": list(self.kept), "cascaded": list(self.cascaded), "unchanged": list(self.unchanged),
-                "erased": list(self.erased)}
+                "erased": list(self.erased), "nothing_changed": self.nothing_changed}
 
 
 # ------------------------------------------------------------------ query helpers
@@ -455,13 +462,29 @@ def require_state(store, aid: str, erased: str | None) -> str:
     return st
 
 
+def _check_agent(agent: str) -> str:
+    if not isinstance(agent, str) or not agent.strip():
+        raise InvalidInput("an agent name is required")
+    return agent
+
+
+def _no_op(store, aid: str) -> Change:
+    """A change that finds the assertion already in the asked-for state: recorded nowhere (not even the
+    agent), so asking twice leaves the store byte for byte as it was (tests/test_retract_noop.py)."""
+    return Change(None, store.now(), unchanged=(aid,))
+
+
 def _begin_one(store, aid: str, reason: str, agent: str, cls: ox.NamedNode, verb: str,
-               erased: str) -> tuple[ox.NamedNode, str, ox.NamedNode, datetime, _Batch]:
+               erased: str, already: str) -> tuple[ox.NamedNode, str, ox.NamedNode, datetime, _Batch] | None:
     """Check a change to one assertion and open its batch with the activity that records it (and uses the
-    record): (record, state, activity, time, batch)."""
+    record): (record, state, activity, time, batch). None, with nothing written, when the assertion is
+    already in state `already`."""
     a = _check_id(aid)
     reason = _check_reason(reason)
+    _check_agent(agent)
     st = require_state(store, aid, erased)
+    if st == already:
+        return None
     act, at, q = activity(store, cls, agent, reason=reason, label=f"{verb} {aid}")
     q.append(ox.Quad(act, P.used, a, G))
     batch = _Batch(store)
@@ -470,22 +493,27 @@ def _begin_one(store, aid: str, reason: str, agent: str, cls: ox.NamedNode, verb
 
 
 def retract(store, aid: str, reason: str, agent: str = "caller") -> Change:
-    """Withdraw belief in one assertion: the record and claim stay, the open belief interval closes now."""
-    a, _, act, at, batch = _begin_one(store, aid, reason, agent, M.Retraction, "retract",
-                                      erased=f"assertion {aid} was erased; there is nothing left to retract")
-    changed = _close(batch, a, act, at)
-    cascaded = _cascade_withdraw(batch, [aid], act, at) if changed else []
+    """Withdraw belief in one assertion: the record and claim stay, the open belief interval closes now.
+    Retracting what is already retracted is a no-op (`Change.nothing_changed`; nothing is written)."""
+    begun = _begin_one(store, aid, reason, agent, M.Retraction, "retract",
+                       erased=f"assertion {aid} was erased; there is nothing left to retract", already="retracted")
+    if begun is None:
+        return _no_op(store, aid)
+    a, _, act, at, batch = begun
+    _close(batch, a, act, at)  # believed, so it has an open interval to close
+    cascaded = _cascade_withdraw(batch, [aid], act, at)
     batch.commit()
-    return Change(act.value, at, (aid,) if changed else (), (), tuple(cascaded), () if changed else (aid,))
+    return Change(act.value, at, (aid,), (), tuple(cascaded))
 
 
 def reinstate(store, aid: str, reason: str, agent: str = "caller") -> Change:
-    """Explicitly believe a retracted assertion again, from now on (a new belief interval)."""
-    a, st, act, at, batch = _begin_one(store, aid, reason, agent, M.Reinstatement, "reinstate",
-                                       erased=f"assertion {aid} was erased and cannot be reinstated")
-    if st == "believed":
-        batch.commit()
-        return Change(act.value, at, unchanged=(aid,))
+    """Explicitly believe a retracted assertion again, from now on (a new belief interval). Reinstating what
+    is already believed is a no-op (`Change.nothing_changed`; nothing is written)."""
+    begun = _begin_one(store, aid, reason, agent, M.Reinstatement, "reinstate",
+                       erased=f"assertion {aid} was erased and cannot be reinstated", already="believed")
+    if begun is None:
+        return _no_op(store, aid)
+    a, _, act, at, batch = begun
     _open(batch, a, act, at)
     cascaded = _cascade_reopen(batch, [aid], act, at)
     batch.commit()
@@ -536,7 +564,9 @@ def retract_set(store, *, reason: str, run: str | None = None, agent: str | None
     """Retract everything one extraction run, one agent (extractor/model) or one source document produced.
 
     Every observation in the set is marked invalidated (prov:wasInvalidatedBy the retraction). A claim
-    stays believed while another observation outside the set, not itself invalidated, supports it.
+    stays believed while another observation outside the set, not itself invalidated, supports it. When the
+    set's observations are all invalidated already and nothing would close, nothing is written
+    (`Change.nothing_changed`).
     """
     reason = _check_reason(reason)
     rows, targets = _set_members(store, run, agent, source)
@@ -549,28 +579,33 @@ def retract_set(store, *, reason: str, run: str | None = None, agent: str | None
             members.setdefault(aid, set())
         else:
             members.setdefault(aid, set()).add(r["src"].value)
-    label = "retract " + ("run " + run if run else "agent " + agent if agent else "source " + str(source))
-    act, at, q = activity(store, M.Retraction, by, reason=reason, label=label[:200])
-    q += [ox.Quad(act, target, t, G) for t in targets]
-    batch = _Batch(store)
-    batch.add += q
+    _check_agent(by)
     all_srcs = set().union(*members.values()) if members else set()
-    for s in sorted(all_srcs):
-        node = ox.NamedNode(s)
-        if _one(store, node, P.invalidatedAtTime) is None:
-            batch.add += [ox.Quad(node, P.invalidatedAtTime, L.dt(at), G), ox.Quad(node, P.wasInvalidatedBy, act, G)]
-            batch.touched.add(s)  # the check must see the whole observation, not only the new quads
-    changed, kept, unchanged = [], [], []
+    # Decided before anything is written: a set whose observations are all invalidated already and whose
+    # claims are all retracted (or still supported elsewhere) is a no-op that records nothing.
+    fresh = [s for s in sorted(all_srcs) if _one(store, ox.NamedNode(s), P.invalidatedAtTime) is None]
+    closing, kept, unchanged = [], [], []
     for aid in sorted(members):
         a = assertion_iri(aid)
-        batch.add.append(ox.Quad(act, P.used, a, G))
-        st = state(store, aid)
-        if st != "believed":
+        if state(store, aid) != "believed":
             unchanged.append(aid)
         elif _live_observation(store, a, all_srcs) or (aid not in own and _derived_support(store, a)):
             kept.append(aid)
-        elif _close(batch, a, act, at):
-            changed.append(aid)
+        else:
+            closing.append(aid)
+    if not fresh and not closing:
+        return Change(None, store.now(), (), tuple(kept), (), tuple(unchanged))
+    label = "retract " + ("run " + run if run else "agent " + agent if agent else "source " + str(source))
+    act, at, q = activity(store, M.Retraction, by, reason=reason, label=label[:200])
+    q += [ox.Quad(act, target, t, G) for t in targets]
+    q += [ox.Quad(act, P.used, assertion_iri(aid), G) for aid in sorted(members)]
+    batch = _Batch(store)
+    batch.add += q
+    for s in fresh:
+        node = ox.NamedNode(s)
+        batch.add += [ox.Quad(node, P.invalidatedAtTime, L.dt(at), G), ox.Quad(node, P.wasInvalidatedBy, act, G)]
+        batch.touched.add(s)  # the check must see the whole observation, not only the new quads
+    changed = [aid for aid in closing if _close(batch, assertion_iri(aid), act, at)]
     cascaded = _cascade_withdraw(batch, changed, act, at, skip=set(members))
     batch.commit()
     return Change(act.value, at, tuple(changed), tuple(kept), tuple(cascaded), tuple(unchanged))

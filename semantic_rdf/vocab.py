@@ -6,6 +6,7 @@ an untrusted name never becomes part of an IRI verbatim (see `entity_iri`).
 
 from __future__ import annotations
 
+import difflib
 import re
 from functools import lru_cache
 
@@ -251,8 +252,18 @@ def predicate_iri(name: str) -> ox.NamedNode:
     key = fold(name)
     tax = taxonomy()
     if key not in tax:
-        raise InvalidInput(f"predicate {name!r} is not one of the {len(tax)} taxonomy predicates")
+        raise InvalidInput(f"predicate {name!r} is not one of the {len(tax)} taxonomy predicates"
+                           f"{_suggest(key, tax)} (`semantic-rdf predicates` lists them)")
     return tax[key]
+
+
+def _suggest(key: str, tax: dict[str, ox.NamedNode]) -> str:
+    """"; did you mean born_in?" for 'born in', 'born-in', 'bornin', 'borne_in'…, or ""."""
+    spelled = re.sub(r"[\s\-]+", "_", key)
+    if spelled in tax:
+        return f"; did you mean {spelled}?"
+    close = difflib.get_close_matches(spelled, list(tax), n=3, cutoff=0.7)
+    return f"; did you mean {' or '.join(close)}?" if close else ""
 
 
 @lru_cache(maxsize=4096)

@@ -96,6 +96,10 @@ class WordLlamaVectors:
         self._emb = emb / norms
         self.dim = int(emb.shape[1])
         self.max_pieces = int(max_pieces)
+        # each piece spells at most as many characters as its vocabulary string holds (byte tokens
+        # such as <0x41> spell fewer), so a longer word never fits in max_pieces pieces
+        longest = max((len(t) for t in self._tok.get_vocab()), default=0)
+        self._max_chars = longest * self.max_pieces
         st = os.stat(weights)
         self.signature = f"wordllama:{Path(weights).name}:{st.st_size}:pieces={self.max_pieces}"
 
@@ -108,10 +112,15 @@ class WordLlamaVectors:
                 best = ids
         return best or []
 
-    @lru_cache(maxsize=65536)
     def vector(self, word: str) -> np.ndarray | None:
-        if not word or not word.isalnum():
+        # A word longer than max_pieces of the longest vocabulary entries cannot be covered; it is not
+        # tokenized (BPE over a 120,000-letter word) nor kept as a cache key.
+        if not word or len(word) > self._max_chars or not word.isalnum():
             return None
+        return self._vector(word)
+
+    @lru_cache(maxsize=65536)
+    def _vector(self, word: str) -> np.ndarray | None:
         ids = self.pieces(word)
         if not ids or len(ids) > self.max_pieces:
             return None

@@ -3,7 +3,11 @@
 `oxigraph_server` runs `oxigraph serve` (in memory) and `virtuoso_server` a private Virtuoso 7 in
 its own temporary directory (anonymous SPARQL update granted, result cap raised). Each starts only
 when a test asks for it, waits until it answers, and is stopped at the end of the session.
-A missing binary FAILS the test with the install step: a skipped server test would hide it.
+
+A missing Virtuoso or Graphviz is installed by the fixtures themselves on a Debian/Ubuntu machine where
+apt-get can run as root (root, or sudo without a password): `.ci/install-servers.sh`, once per session,
+announced on the terminal. Elsewhere the test FAILS naming what is missing and the command that installs
+it: a skipped server test would hide it. (The `oxigraph` binary comes with `pip install '.[test]'`.)
 
 `any_store` is parametrized over the embedded pyoxigraph store, the Oxigraph server and Virtuoso:
 the same test runs against each and must see the same results. It starts every test with no
@@ -12,12 +16,108 @@ graph under https://w3id.org/semantic-rdf/ and removes what the test left behind
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
 import pytest
 
-from semantic_rdf.servers import OxigraphServer, ServerError, VirtuosoServer
+from semantic_rdf.servers import VIRTUOSO_INI, OxigraphServer, ServerError, VirtuosoServer
 from semantic_rdf.sparql import NS_PREFIX, EmbeddedBackend, RemoteBackend
 
 STORE_KINDS = ("embedded", "oxigraph", "virtuoso")
+# SEMANTIC_RDF_TEST_INSTALLER names another script to run in its place: tests/test_fresh_machine.py uses it to
+# check this file's own behaviour without running apt-get on the machine.
+INSTALL_SCRIPT = Path(os.environ.get("SEMANTIC_RDF_TEST_INSTALLER")
+                      or Path(__file__).resolve().parent.parent / ".ci" / "install-servers.sh")
+
+# `python -m pytest` from a virtual environment that was never activated: the `oxigraph` binary that
+# `pip install '.[test]'` put beside this interpreter is then not on PATH. Put it there (children inherit it).
+_BIN = os.path.dirname(sys.executable)
+if os.path.isfile(os.path.join(_BIN, "oxigraph")) and _BIN not in os.environ.get("PATH", "").split(os.pathsep):
+    os.environ["PATH"] = _BIN + os.pathsep + os.environ.get("PATH", "")
+
+
+def missing_tools(need: tuple[str, ...] = ("virtuoso", "graphviz")) -> list[str]:
+    """What of the apt-installed test tools `need` names this machine lacks (empty when all are there)."""
+    missing = []
+    if "virtuoso" in need:
+        missing += [exe for exe in ("virtuoso-t", "isql-vt") if not shutil.which(exe)]
+        if not os.path.exists(VIRTUOSO_INI):
+            missing.append(VIRTUOSO_INI)
+    if "graphviz" in need and not shutil.which("dot"):
+        missing.append("dot (Graphviz)")
+    return missing
+
+
+def _apt_runner() -> list[str] | None:
+    """How to run the install script with apt as root here: [] as root, ["sudo", "-n"] when sudo needs no
+    password, None when apt cannot be used (no apt-get, or no root)."""
+    if not shutil.which("apt-get") or not shutil.which("debconf-set-selections"):
+        return None
+    if os.geteuid() == 0:
+        return []
+    if shutil.which("sudo") and subprocess.run(["sudo", "-n", "true"], capture_output=True).returncode == 0:
+        return ["sudo", "-n"]
+    return None
+
+
+_INSTALL: dict[str, str | None] = {}  # "error" -> why the one install attempt of this session failed (None: ok)
+
+
+def _say(config, line: str) -> None:
+    """A line on the terminal even under output capture and -q (the install takes a minute or two)."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    capture = config.pluginmanager.get_plugin("capturemanager")
+    if reporter is None or capture is None:
+        print(line, file=sys.__stderr__, flush=True)
+        return
+    with capture.global_and_fixture_disabled():
+        reporter.write_line(line)
+
+
+def ensure_tools(config, need: str) -> None:
+    """Fail the asking test unless `need` ("virtuoso" or "graphviz") is installed, installing what is missing
+    of both first (once per session) where apt-get runs as root."""
+    if not missing_tools((need,)):
+        return
+    missing = missing_tools()
+    what = ", ".join(missing)
+    if "error" not in _INSTALL:
+        runner = _apt_runner()
+        if runner is None:
+            script = str(INSTALL_SCRIPT)
+            if shutil.which("apt-get"):
+                how = (f"apt-get needs root, and sudo asks for a password; install them with: sudo sh {script} "
+                       "(or run the tests as root and they install them themselves)")
+            else:
+                how = ("this machine has no apt-get; install them with its package manager: Virtuoso 7 "
+                       f"(virtuoso-t, isql-vt, {VIRTUOSO_INI}) and Graphviz (dot). On Debian/Ubuntu the command "
+                       f"is: sudo sh {script}")
+            _INSTALL["error"] = f"missing for the tests: {what}; {how}"
+        else:
+            log = Path(tempfile.gettempdir()) / f"semantic-rdf-install-servers-{os.getpid()}.log"
+            cmd = [*runner, "sh", str(INSTALL_SCRIPT)]
+            _say(config, f"\nsemantic-rdf tests: missing {what}; installing once for this session: "
+                         f"{' '.join(cmd)} (apt-get; log {log}) ...")
+            t0 = time.monotonic()
+            with open(log, "wb") as out:
+                rc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT).returncode
+            tail = log.read_text(errors="replace").strip().splitlines()[-15:]
+            still = missing_tools()
+            if rc == 0 and not still:
+                _INSTALL["error"] = None
+                _say(config, f"semantic-rdf tests: installed in {time.monotonic() - t0:.0f} s")
+            else:
+                _INSTALL["error"] = (f"{' '.join(cmd)} exited with {rc}; still missing: {', '.join(still) or '-'}; "
+                                     f"last lines of {log}:\n" + "\n".join(tail))
+                _say(config, "semantic-rdf tests: installing failed, see the failing server tests")
+    if _INSTALL["error"] is not None and missing_tools((need,)):
+        pytest.fail(_INSTALL["error"], pytrace=False)
 
 
 def _start(server):
@@ -25,6 +125,19 @@ def _start(server):
         return server.start()
     except ServerError as exc:
         pytest.fail(str(exc), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def graphviz(request):
+    """Graphviz's `dot` (PROV pictures), installed with the servers when missing."""
+    ensure_tools(request.config, "graphviz")
+    return shutil.which("dot")
+
+
+@pytest.fixture(scope="session")
+def virtuoso_tools(request):
+    """virtuoso-t and isql-vt on PATH (installed when missing), for tests that run them without the fixture."""
+    ensure_tools(request.config, "virtuoso")
 
 
 @pytest.fixture(scope="session")
@@ -37,7 +150,8 @@ def oxigraph_server():
 
 
 @pytest.fixture(scope="session")
-def virtuoso_server():
+def virtuoso_server(request):
+    ensure_tools(request.config, "virtuoso")
     server = _start(VirtuosoServer(buffers=20000))
     try:
         yield server

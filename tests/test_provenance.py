@@ -85,7 +85,7 @@ def test_prov_package_reads_our_prov_o_with_nothing_dropped(world):
     assert got == counts
 
 
-def test_export_formats(world):
+def test_export_formats(world, graphviz):  # graphviz: svg/png need `dot` (installed by conftest)
     s, ids = world
     trig = PV.export(s, "prov-o-trig")
     quads = list(ox.parse(trig, format=ox.RdfFormat.TRIG))

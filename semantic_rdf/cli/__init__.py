@@ -27,7 +27,8 @@ from semantic_rdf.errors import SemanticError
 
 # Verb modules in the order --help lists them. A module missing from this install is skipped.
 VERBS = [
-    "id", "assert_", "seed", "ingest", "ask", "chat", "query", "trace", "retract", "reinstate",
+    "id", "assert_", "seed", "ingest", "ask", "chat", "query", "list_", "show", "search", "entities",
+    "predicates", "trace", "retract", "reinstate",
     "erase", "compact", "derive", "decisions", "export", "import_", "validate", "stats",
     "push", "pull", "serve", "demo",
 ]
@@ -46,11 +47,15 @@ class Context:
     _store: Any = None
     _closers: list[Callable[[], None]] = field(default_factory=list)
 
-    def store(self, *, read_only: bool = False):
-        """The assertion store at --store (created if missing, unless read_only)."""
+    def store(self, *, read_only: bool = False, create: bool = True):
+        """The assertion store at --store. Created if missing only when `create` and not `read_only`: verbs
+        that only read (or change existing assertions) pass create=False and get "no store at …" instead."""
         if self._store is None:
+            from semantic_rdf.cli._common import require_store
             from semantic_rdf.store import AssertionStore
 
+            if read_only or not create:
+                require_store(self.store_path)
             self._store = AssertionStore.open(self.store_path, read_only=read_only)
             self._closers.append(self._store.close)
         return self._store

@@ -46,7 +46,7 @@ def make_answerer(args, ctx):
         from semantic_rdf.model import OpenAICompatibleModel
 
         renderer = ModelRenderer(OpenAICompatibleModel(args.model_url, args.model, api_key_env=args.model_key_env))
-    mem = Memory.attach(ctx.store())
+    mem = Memory.attach(ctx.store(create=False))  # asking never creates a store
     ctx._closers.append(mem.close)
     return Answerer(mem, renderer=renderer)
 

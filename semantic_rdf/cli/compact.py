@@ -12,7 +12,9 @@ def add_arguments(p) -> None:
 
 def run(args, ctx) -> int:
     from semantic_rdf import erasure
+    from semantic_rdf.cli._common import require_store
 
+    require_store(ctx.store_path)
     r = erasure.compact(ctx.store_path)
     ctx.emit(r.as_dict(), f"compacted {r.quads} quads: {r.bytes_before} -> {r.bytes_after} bytes")
     return 0

@@ -20,7 +20,7 @@ def _line(r) -> str:
 def run(args, ctx) -> int:
     from semantic_rdf.decisions import Recorder
 
-    rec = Recorder(ctx.store())
+    rec = Recorder(ctx.store(create=False))
     if args.agent and not args.words:
         out = rec.by(args.agent)
     elif len(args.words) == 2 and args.words[0] in ("chain", "show") and not args.agent:

@@ -10,6 +10,8 @@ def add_arguments(p) -> None:
     p.add_argument("file")
     p.add_argument("--format", default=None, choices=["nquads", "trig", "jsonld"],
                    help="default: from the file extension")
+    p.add_argument("--skip-erased", action="store_true",
+                   help="leave out data of erased assertions and documents and import the rest (default: refuse)")
 
 
 def run(args, ctx) -> int:
@@ -22,6 +24,9 @@ def run(args, ctx) -> int:
             data = f.read()
     except OSError as exc:
         raise InvalidInput(f"cannot read {args.file!r}: {exc.strerror}") from None
-    n = ctx.store().import_(data, fmt)
-    ctx.emit({"quads": n}, f"imported {n} quads")
+    n, skipped = ctx.store().import_report(data, fmt, on_erased="skip" if args.skip_erased else "refuse")
+    text = f"imported {n} quads"
+    if skipped:
+        text += f"; skipped {skipped.text()} (erased: tombstones win)"
+    ctx.emit({"quads": n, "skipped_erased": skipped.as_dict()}, text)
     return 0

@@ -16,6 +16,8 @@ def add_arguments(p) -> None:
     p.add_argument("--include", action="append", default=[], help="glob of files to take inside directories")
     p.add_argument("--exclude", action="append", default=None, help="glob of files to skip inside directories")
     p.add_argument("--max-bytes", type=int, default=None, help="size cap per source")
+    p.add_argument("--timeout", type=float, default=None,
+                   help="seconds for each web fetch, from connect to the last byte (default 30)")
     p.add_argument("--splitter", default="sentences", help="sentences | paragraphs | recursive[:SIZE[:OVERLAP]] | markdown")
     p.add_argument("--extractor", default="rules", choices=["rules", "model", "none"])
     p.add_argument("--floor", type=float, default=None, help="confidence floor (separate from the schema check)")
@@ -27,6 +29,8 @@ def add_arguments(p) -> None:
                    help="where read, parse, split and extract run while the store is written: a worker thread, or"
                         " a forked child process on the second core (auto: a child for 1 MB or more of local files"
                         " on Linux)")
+    p.add_argument("--allow-erased", action="store_true",
+                   help="ingest content whose document was erased (erase --document) again (default: refuse it)")
 
 
 def make_extractor(args):
@@ -60,7 +64,7 @@ def run(args, ctx) -> int:
 
     extractor = make_extractor(args)
     pipeline = build_pipeline(args.refs, roots=args.root, allow_hosts=args.allow_host, max_bytes=args.max_bytes,
-                              include=args.include, exclude=args.exclude, splitter=args.splitter,
+                              timeout=args.timeout, include=args.include, exclude=args.exclude, splitter=args.splitter,
                               extractor=extractor, stdin=sys.stdin.buffer)
     store = ctx.store()
     progress = None
@@ -77,7 +81,7 @@ def run(args, ctx) -> int:
     except ImportError:
         pass
     summary = load(store, pipeline, args.refs, floor=args.floor, model=model, progress=progress, on_commit=hook,
-                   read_ahead=args.read_ahead)
+                   read_ahead=args.read_ahead, allow_erased=args.allow_erased)
     if progress:
         ctx.stderr.write("\r\x1b[K")
     ctx.emit(summary.as_dict(), summary.text())

@@ -14,7 +14,9 @@ def run(args, ctx) -> int:
     from semantic_rdf import temporal
 
     ch = change_one(ctx, args, temporal.reinstate)
-    text = (f"{args.id} was already believed" if ch.unchanged else f"reinstated {args.id}") + cascade_note(
-        ch, "reopened")
+    if ch.nothing_changed:  # a no-op: nothing recorded, exit 0 (docs/time-and-provenance.md)
+        text = f"already believed: {args.id} (nothing recorded)"
+    else:
+        text = f"reinstated {args.id}" + cascade_note(ch, "reopened")
     ctx.emit(ch.as_dict(), text)
     return 0

@@ -24,8 +24,11 @@ def run(args, ctx) -> int:
         raise InvalidInput("give either an assertion ID or exactly one of --run, --agent, --source")
     if args.id is not None:
         ch = change_one(ctx, args, temporal.retract)
+        if ch.nothing_changed:  # a no-op: nothing recorded, exit 0 (docs/time-and-provenance.md)
+            ctx.emit(ch.as_dict(), f"already retracted: {args.id} (nothing recorded)")
+            return 0
     else:
-        ch = temporal.retract_set(ctx.store(), reason=args.reason, run=args.run, agent=args.agent,
+        ch = temporal.retract_set(ctx.store(create=False), reason=args.reason, run=args.run, agent=args.agent,
                                   source=args.source, by=args.by)
     lines = [f"retracted {len(ch.changed)}"]
     if ch.kept:
@@ -34,6 +37,6 @@ def run(args, ctx) -> int:
         lines.append(f"withdrawn derived assertions: {len(ch.cascaded)}")
     if ch.unchanged:
         lines.append(f"already retracted: {len(ch.unchanged)}")
-    lines.append(f"activity {ch.activity}")
+    lines.append("nothing recorded" if ch.nothing_changed else f"activity {ch.activity}")
     ctx.emit(ch.as_dict(), "\n".join(lines))
     return 0

@@ -8,7 +8,8 @@ import os
 import signal
 import sys
 
-from semantic_rdf.errors import InvalidInput, NotFound
+from semantic_rdf.cli._common import require_store
+from semantic_rdf.errors import InvalidInput
 from semantic_rdf.servers import OxigraphServer
 
 NAME = "serve"
@@ -21,9 +22,8 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
+    require_store(ctx.store_path)
     data = os.path.join(ctx.store_path, "oxigraph")
-    if not os.path.isdir(data):
-        raise NotFound(f"no store at {ctx.store_path!r}")
     if not 0 <= args.port <= 65535:
         raise InvalidInput(f"--port {args.port} is not a port number")
     server = OxigraphServer(location=data, read_only=True, port=args.port, host=args.host)
