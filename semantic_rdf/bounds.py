@@ -396,6 +396,8 @@ class Bounds:
                         )
                 except httpx.TimeoutException:
                     raise SourceError(f"{url}: timed out after {self.timeout:g} s") from None
+                except httpx.InvalidURL as e:  # a URL (or a redirect's Location) httpx cannot parse: not an HTTPError
+                    raise SourceError(f"{current}: malformed URL ({e})") from None
                 except httpx.HTTPError as e:
                     cause = e.__cause__ or e.__context__
                     if isinstance(cause, SourceError):

@@ -23,6 +23,7 @@ import pyoxigraph as ox
 from semantic_rdf import layout as L
 from semantic_rdf import temporal as T
 from semantic_rdf.errors import InvalidInput, NotFound
+from semantic_rdf.values import check_text
 from semantic_rdf.vocab import (
     M, P, PROVENANCE_GRAPH, RDF_TYPE, agent_iri, assertion_iri, segment_iri,
 )
@@ -132,7 +133,7 @@ def _check_text(what: str, s: str, limit: int = 2000) -> str:
         raise InvalidInput(f"a decision needs a non-empty {what}")
     if len(s) > limit:
         raise InvalidInput(f"the {what} is longer than {limit} characters")
-    return s.strip()
+    return check_text(f"the {what}", s, limit).strip()  # also valid Unicode (no lone surrogate)
 
 
 class Recorder:

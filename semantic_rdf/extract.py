@@ -25,7 +25,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from semantic_rdf import gazetteer as gz
 from semantic_rdf.errors import InvalidInput, ModelOutputError
 from semantic_rdf.identity import fold
-from semantic_rdf.values import Chunk, Triple, Validity
+from semantic_rdf.values import MAX_NAME, Chunk, Triple, Validity
 
 __all__ = [
     "RuleExtractor",
@@ -1141,6 +1141,8 @@ class RuleExtractor:
             hints, note = self.hints, self._note_type
             ta, tb = chunk.start + a, chunk.start + b
             for c in best.values():
+                if len(c.s) > MAX_NAME or len(c.o) > MAX_NAME:  # not a name (values.MAX_NAME): skipped, not fatal
+                    continue
                 hs, ho = hints.get(c.p, (None, None))
                 note(c.s, hs)
                 note(c.o, ho)
@@ -1383,8 +1385,13 @@ class ModelExtractor:
         i = max(0, bisect.bisect_right(starts, lo) - 1)
         j = max(0, bisect.bisect_right(starts, hi) - 1)
         a, b = spans[i][0], spans[j][1]
-        return Triple(s, fold(p), o, chunk=chunk, score=None if conf is None else float(conf),
-                      valid=sentence_validity(chunk.text[a:b]), start=chunk.start + a, end=chunk.start + b)
+        try:
+            return Triple(s, fold(p), o, chunk=chunk, score=None if conf is None else float(conf),
+                          valid=sentence_validity(chunk.text[a:b]), start=chunk.start + a, end=chunk.start + b)
+        except InvalidInput as e:  # e.g. a name longer than values.MAX_NAME: this item, not the document
+            self.counts["bad_item"] += 1
+            self._note(str(e))
+            return None
 
 
 def _find_loose(hay: str, needle: str) -> int:

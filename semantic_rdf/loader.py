@@ -194,6 +194,8 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
         flush()
     finally:
         if run is not None and store.ox is not None:
+            if not store.recorded(run):
+                summary.run = ""  # nothing was written: the run is not recorded either
             store.end_run(run)
     summary.bytes = pipeline.bytes_in
     summary.seconds = {k: round(v, 4) for k, v in pipeline.timings.items()}

@@ -16,6 +16,7 @@ of a store directory even when no Memory is open.
 
 from __future__ import annotations
 
+import sqlite3
 import weakref
 from itertools import chain
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from semantic_rdf.identity import assertion_id
 from semantic_rdf.paths import document_memory, enumerate_paths
 from semantic_rdf.queries import packaged
 from semantic_rdf.reservoir import ReservoirBank
-from semantic_rdf.sidetables import ReconcileReport, SideTables, side_path
+from semantic_rdf.sidetables import ReconcileReport, SideTables, corrupt, side_path
 from semantic_rdf.vocab import (
     ENTITY_GRAPH, M, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, XSD_INTEGER, assertion_iri, id_of,
     predicate_name,
@@ -143,12 +144,17 @@ class Memory:
     def attach(cls, store, *, config: Config = Config(), encoder: Encoder | None = None,
                side: str | Path | None = None, reconcile: bool = True) -> "Memory":
         """Side tables for an open store: `<store>.side.sqlite` beside an on-disk store, in-memory SQLite
-        for an in-memory one (or the file `side` names). Reconciled unless told not to."""
+        for an in-memory one (or the file `side` names). Reconciled unless told not to, and always when the
+        file was missing or unreadable (rebuilt from the store)."""
         path = side if side is not None else (side_path(store.path) if getattr(store, "path", None) else None)
         tables = SideTables(path, config, encoder or shared_encoder(config))
         mem = cls(store, tables)
-        if reconcile and not getattr(store, "read_only", False):
-            mem.sync()
+        if (reconcile or tables.rebuilt) and not getattr(store, "read_only", False):
+            try:
+                mem.sync()
+            except BaseException:
+                mem.close()
+                raise
         return mem
 
     @classmethod
@@ -187,7 +193,18 @@ class Memory:
     # ------------------------------------------------------------------ keeping in step
     def sync(self) -> SyncReport:
         """Reconcile with the store: believed facts indexed, others dropped, stale vectors re-encoded,
-        path memories rebuilt for the documents whose facts changed, Hebbian pairs of vanished entities forgotten."""
+        path memories rebuilt for the documents whose facts changed, Hebbian pairs of vanished entities forgotten.
+        A side-table file found damaged on the way is replaced and rebuilt from the store (with a notice)."""
+        try:
+            return self._sync()
+        except sqlite3.DatabaseError as e:
+            if self.side.path is None or not corrupt(e):
+                raise
+            self.side.reset(str(e))
+            self._invalidate()
+            return self._sync()
+
+    def _sync(self) -> SyncReport:
         facts = believed_facts(self.store)
         want = {f[0] for f in facts}
         have = self.side.fact_ids()
@@ -437,7 +454,10 @@ def _erase_hook(store, ids: list[str]) -> None:
     side = SideTables(side_path(path))
     try:
         tmp = Memory(store, side)
-        tmp.drop(ids)
+        if side.rebuilt:  # was damaged: filled again from the store, which no longer believes `ids`
+            tmp.sync()
+        else:
+            tmp.drop(ids)
         tmp.after_erasure()
         _OPEN.discard(tmp)
     finally:
@@ -452,11 +472,18 @@ def _compact_hook(root: Path) -> None:
             side.vacuum()
         finally:
             side.close()
+        if side.rebuilt:  # it was damaged and is empty now: gone, the next Memory.attach builds it from the store
+            for x in ("", "-wal", "-shm"):
+                p.with_name(p.name + x).unlink(missing_ok=True)
 
 
 def after_ingest_hook(store) -> Callable[[object], None]:
-    """A callback for `loader.load(on_commit=…)`: indexes each committed batch in the store's side tables."""
+    """A callback for `loader.load(on_commit=…)`: indexes each committed batch in the store's side tables.
+    Their file is opened (and rebuilt from the store if it is missing or damaged) now, before the ingest
+    commits anything, so a damaged file costs a notice, not a half-finished ingest."""
     mems = _memories_for(store)
+    if not mems and getattr(store, "path", None) is not None and not getattr(store, "read_only", False):
+        Memory.attach(store, reconcile=False).close()
 
     def hook(report) -> None:
         ids = list(getattr(report, "ids", ()) or ())

@@ -25,7 +25,7 @@ import pyoxigraph as ox
 
 from semantic_rdf import layout as L
 from semantic_rdf import temporal as T
-from semantic_rdf.errors import InvalidInput, NotFound
+from semantic_rdf.errors import InvalidInput, NotFound, SemanticError
 from semantic_rdf.queries import packaged
 from semantic_rdf.vocab import (
     M, OA_, P, PREFIXES, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, assertion_iri, predicate_name,
@@ -379,7 +379,14 @@ def trace(store, aid: str, *, with_text: bool = True) -> Trace:
                 kids.append({"type": "unknown", "iri": src})
         return node
 
-    tree = assertion_node(root.value, frozenset(), top)
+    try:
+        tree = assertion_node(root.value, frozenset(), top)
+    except SemanticError:
+        raise
+    except (KeyError, IndexError, ValueError, AttributeError) as exc:  # a node lacks what this tool always writes
+        what = f"no {exc.args[0]}" if isinstance(exc, KeyError) and exc.args else " ".join(str(exc).split())[:200]
+        raise InvalidInput(f"the provenance of {aid} is malformed ({what}): the store was not written by "
+                           "semantic-rdf, or was changed outside it") from None
     return Trace(aid, tree, tuple(sorted(docs.values(), key=lambda d: (d["reference"], d["sha256"]))))
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -27,7 +28,22 @@ from semantic_rdf.hdc import Encoder
 from semantic_rdf.hebbian import SCHEMA as HEBBIAN_SCHEMA
 from semantic_rdf.hebbian import Hebbian, transaction
 
-__all__ = ["SideTables", "ReconcileReport", "side_path"]
+__all__ = ["SideTables", "ReconcileReport", "side_path", "corrupt", "NOTICE"]
+
+# Where a repaired side-table file is announced (stderr: the command line's channel for commentary).
+NOTICE = lambda message: print(f"semantic-rdf: notice: {message}", file=sys.stderr)  # noqa: E731
+_SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
+
+
+def corrupt(exc: BaseException) -> bool:
+    """Whether SQLite says the file is damaged or not a database (not: locked, busy, unwritable)."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
+    text = str(exc).lower()
+    return "malformed" in text or "not a database" in text
 
 SCHEMA_VERSION = "1"
 
@@ -75,6 +91,33 @@ class SideTables:
         self.path = None if path is None else Path(path)
         self.config = config
         self._encoder = encoder
+        # True when the file was missing or unreadable and opened empty: its owner must fill it from the store
+        # (Memory.attach does), as everything in it but the Hebbian weights is derived from the store.
+        self.rebuilt = self.path is not None and not self.path.exists()
+        try:
+            self._open()
+        except sqlite3.DatabaseError as e:
+            if self.path is None or not corrupt(e):
+                raise
+            self.reset(str(e))
+
+    def reset(self, why: str) -> None:
+        """Replace a damaged file with an empty one (`rebuilt`), with a notice. The damaged file is deleted,
+        not kept aside: it may hold names of erased assertions that secure_delete was to overwrite."""
+        try:
+            self.conn.close()
+        except (AttributeError, sqlite3.Error):
+            pass
+        assert self.path is not None
+        for p in (self.path, *(self.path.with_name(self.path.name + x) for x in ("-wal", "-shm", "-journal"))):
+            p.unlink(missing_ok=True)
+        NOTICE(f"side tables {self.path} were unreadable ({' '.join(why.split())[:200]}); "
+               "rebuilt from the store (Hebbian weights start again)")
+        self._open()
+        self.rebuilt = True
+
+    def _open(self) -> None:
+        path, config = self.path, self.config
         try:
             self.conn = sqlite3.connect(":memory:" if path is None else str(path), isolation_level=None, timeout=5.0)
             self.conn.execute("PRAGMA secure_delete = ON")

@@ -22,14 +22,14 @@ from typing import Iterable, Iterator, Mapping, NamedTuple, Sequence
 import pyoxigraph as ox
 
 from semantic_rdf import layout as L, ntriples as N
-from semantic_rdf.errors import InvalidInput, NotFound, StoreInUse
+from semantic_rdf.errors import InvalidInput, NotFound, SemanticError, StoreInUse
 from semantic_rdf.identity import assertion_id, fold
 from semantic_rdf.queries import Term, bind, packaged
 from semantic_rdf.shapecheck import Settled, shape_check
 from semantic_rdf.shapes import validate_full, Report
-from semantic_rdf.values import Doc, Triple, Validity
+from semantic_rdf.values import MAX_NAME, MAX_TEXT, Doc, Triple, Validity, check_text
 from semantic_rdf.vocab import (
-    DOCUMENT_GRAPH, ENTITY_GRAPH, M, NS, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, agent_iri,
+    BASE, DOCUMENT_GRAPH, ENTITY_GRAPH, M, NS, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, agent_iri,
     assertion_iri, assertion_ref, entity_iri, id_of, predicate_iri, predicate_name, segment_iri, slug,
 )
 
@@ -238,6 +238,25 @@ class _Clock:
                 self._last = t
 
 
+_CLAIM_PREFIX = BASE + "g/"
+_LONG_TEXT = {M.note.value: "a source label (m:note)", M.reason.value: "a reason (m:reason)"}
+
+
+def _check_imported(q: ox.Quad) -> None:
+    """The limits `assert` keeps (values.MAX_NAME, MAX_TEXT), for names and texts an import brings in: entity
+    labels and claimed literals are names; notes and reasons texts. Document text and metadata are not names."""
+    o = q.object
+    if not isinstance(o, ox.Literal):
+        return
+    g = q.graph_name.value if isinstance(q.graph_name, ox.NamedNode) else ""
+    if g == ENTITY_GRAPH.value and q.predicate == RDFS_LABEL:
+        check_text(f"entity name {o.value[:40]!r}…", o.value, MAX_NAME)
+    elif g.startswith(_CLAIM_PREFIX):
+        check_text(f"claimed literal {o.value[:40]!r}…", o.value, MAX_NAME)
+    elif g == PROVENANCE_GRAPH.value and q.predicate.value in _LONG_TEXT:
+        check_text(_LONG_TEXT[q.predicate.value], o.value, MAX_TEXT, required=False)
+
+
 class AssertionStore:
     """Assertions with spans, two clocks and provenance, in an embedded Oxigraph store."""
 
@@ -249,6 +268,10 @@ class AssertionStore:
         self._known_entities: set[str] = set()
         self._known_nodes: set[str] = set()
         self._lock = threading.RLock()
+        # Nodes begun but not written yet (an open run's activity and a new agent), by IRI: the next commit
+        # that writes anything carries them in its own transaction, so a run that commits nothing, or whose
+        # writes are refused, leaves no trace (docs/security.md, "A refused write writes nothing").
+        self._pending: dict[str, list[N.AnyQuad]] = {}
         self._restore_clock()
 
     # ------------------------------------------------------------------ opening
@@ -385,8 +408,21 @@ class AssertionStore:
         `rendered`, N-Quads lines, more such quads, which `check` leaves out: `types` gives their nodes'
         rdf:types (see `_assert_batch`). Returns the number of quads written."""
         self._writable()
-        add = [q if type(q) is tuple else N.of(q) for q in add]
-        described = list(unlinked) + add if check is None else [q if type(q) is tuple else N.of(q) for q in check]
+        with self._lock:
+            pending = dict(self._pending) if (add or remove or unlinked or rendered) else {}
+            written = self._commit([q for qs in pending.values() for q in qs], add, remove, check, settled,
+                                   unlinked, types, rendered)
+            for key in pending:  # written with this transaction
+                self._pending.pop(key, None)
+                self._known_nodes.add(key)
+            return written
+
+    def _commit(self, pending: list[N.AnyQuad], add: Sequence[N.AnyQuad], remove: Sequence[N.AnyQuad],
+                check: Sequence[N.AnyQuad] | None, settled: Mapping[str, Settled] | None, unlinked: Sequence[N.NQ],
+                types: Mapping[str, list[str]] | None, rendered: str) -> int:
+        add = [q if type(q) is tuple else N.of(q) for q in list(pending) + list(add)]
+        described = list(unlinked) + add if check is None else \
+            [q if type(q) is tuple else N.of(q) for q in list(pending) + list(check)]
         checked = [q for q in described if q[3] in _SHAPED]
         types_of = self._stored_types if not types else (lambda node: types.get(node) or self._stored_types(node))
         shape_check().enforce(checked, types_of, settled=settled, stored=self._stored_values)
@@ -431,11 +467,22 @@ class AssertionStore:
 
     # ------------------------------------------------------------------ runs, agents, documents
     def ensure_agent(self, name: str, kind: str = "software", model: str | None = None) -> ox.NamedNode:
-        a = agent_iri(name)
-        if a.value not in self._known_nodes and not self._has(a, RDF_TYPE):
-            self.commit(L.agent_quads(a, name, kind, model))
-        self._known_nodes.add(a.value)
+        """The agent's IRI; a new agent is written with the next commit (not on its own: see `_pending`)."""
+        a, quads = self._agent(name, kind, model)
+        if quads:
+            self._pending.setdefault(a.value, quads)
         return a
+
+    def _agent(self, name: str, kind: str, model: str | None) -> tuple[ox.NamedNode, list[N.AnyQuad]]:
+        """An agent's IRI and, unless it is stored, the quads that describe it."""
+        check_text("agent name", name, MAX_NAME)
+        a = agent_iri(name)
+        if a.value in self._known_nodes:
+            return a, []
+        if self._has(a, RDF_TYPE):
+            self._known_nodes.add(a.value)
+            return a, []
+        return a, list(L.agent_quads(a, name, kind, model))
 
     def ensure_plan(self, name: str, cls: ox.NamedNode = M.Rule, label: str | None = None) -> ox.NamedNode:
         plan = segment_iri("rule" if cls == M.Rule else "policy", slug(name) + "-" + L.h16(name)[:8])
@@ -450,13 +497,30 @@ class AssertionStore:
             raise InvalidInput(f"unknown activity kind {kind!r}")
         akind = agent_kind or ("person" if kind in {"statement", "retraction", "erasure", "reinstatement"}
                                and agent == "caller" else "software")
-        a = self.ensure_agent(agent, akind, model)
+        a, agent_q = self._agent(agent, akind, model)
         started = self.now()
         run = Run(segment_iri("run", uuid.uuid4().hex), kind, a, started)
-        self.commit(L.activity_quads(run.iri, _ACTIVITY_CLASS[kind], a, started, plan, label))
+        # Not committed now: the run's first write carries its activity (and its agent, if new), so a run
+        # that writes nothing is never recorded. Its agent goes with it, not alone: dropped with the run.
+        self._pending[run.iri.value] = agent_q + list(
+            L.activity_quads(run.iri, _ACTIVITY_CLASS[kind], a, started, plan, label))
         return run
 
+    def record_run(self, run: Run) -> None:
+        """Write a begun run's activity now, before it has written anything (else its first commit does)."""
+        quads = self._pending.get(run.iri.value)
+        if quads:
+            self.commit(list(quads))
+
+    def recorded(self, run: Run) -> bool:
+        """Whether the run's activity is in the store (it is once the run has written something)."""
+        return run.iri.value not in self._pending
+
     def end_run(self, run: Run) -> None:
+        """Close a run: its end time if it wrote anything, else it is forgotten (nothing of it was stored)."""
+        with self._lock:
+            if self._pending.pop(run.iri.value, None) is not None:
+                return
         q = [ox.Quad(run.iri, P.endedAtTime, L.dt(self.now()), PROVENANCE_GRAPH)]
         self.commit(q, check=q + list(self.ox.quads_for_pattern(run.iri, None, None, PROVENANCE_GRAPH)))
 
@@ -519,7 +583,8 @@ class AssertionStore:
         """Write one caller-supplied assertion; returns its id. An erased id is refused (ErasedData) or, with
         on_erased='skip', not written (nothing is recorded) and its id returned."""
         t = Triple(subject, predicate, obj, score=score, valid=valid)
-        predicate_iri(t.predicate)  # refuse before the statement activity is recorded
+        check_text("source", note, MAX_TEXT, required=False)
+        predicate_iri(t.predicate)  # refuse before the statement activity is begun
         aid = assertion_id(t.subject, t.predicate, t.object)
         if self._has(assertion_iri(aid), RDF_TYPE, o=M.Tombstone):  # tombstones win (docs/security.md)
             if on_erased == "skip":
@@ -535,6 +600,7 @@ class AssertionStore:
         """Write a batch atomically. Triples with a chunk are source-read (their document must have
         been added with `add_document`); triples without are caller-supplied (attributed to the run's agent)."""
         self._writable()
+        check_text("source", note, MAX_TEXT, required=False)
         triples = list(triples)
         with self._lock, _gc_paused():
             return self._assert_batch(triples, run, note, entity_types or {})
@@ -705,6 +771,16 @@ class AssertionStore:
                 beliefs.append(q.object)
             else:
                 one[p.value] = q.object
+        try:
+            return self._record(aid, one, kinds, srcs, beliefs)
+        except SemanticError:
+            raise
+        except (KeyError, ValueError, AttributeError) as exc:  # a record this tool never writes: say so
+            missing = f"no {exc.args[0]}" if isinstance(exc, KeyError) else " ".join(str(exc).split())[:200]
+            raise InvalidInput(f"assertion {aid} has a malformed record ({missing}): the store was not "
+                               "written by semantic-rdf, or was changed outside it") from None
+
+    def _record(self, aid: str, one: dict, kinds: list[str], srcs: list, beliefs: list) -> Record:
         valid = None
         vf, vu = one.get(M.validFrom.value), one.get(M.validUntil.value)
         if vf is not None or vu is not None:
@@ -837,6 +913,8 @@ class AssertionStore:
             quads = list(ox.parse(data, format=FORMATS[fmt]))
         except SyntaxError as exc:
             raise InvalidInput(f"cannot parse {fmt} input: {exc}") from None
+        for q in quads:
+            _check_imported(q)
         quads, screened = erasure.screen(self, quads, on_erased)  # tombstones win (docs/security.md)
         self.commit(quads)
         return len(quads), screened

@@ -31,7 +31,7 @@ from semantic_rdf import layout as L, ntriples as N
 from semantic_rdf.errors import InvalidInput, NotFound
 from semantic_rdf.queries import Term
 from semantic_rdf.resources import query as load_query
-from semantic_rdf.values import Validity, utc
+from semantic_rdf.values import MAX_TEXT, Validity, check_text, utc
 from semantic_rdf.vocab import (
     M, NS, P, PROVENANCE_GRAPH, RDF_TYPE, agent_iri, assertion_iri, entity_iri, id_of, predicate_name,
     segment_iri, slug,
@@ -176,11 +176,10 @@ def _check_id(aid: str) -> ox.NamedNode:
 
 
 def _check_reason(reason: str) -> str:
+    """A reason within the boundary's text limit (values.MAX_TEXT), whitespace collapsed."""
     if not isinstance(reason, str) or not reason.strip():
         raise InvalidInput("a reason is required")
-    if len(reason) > 2000:
-        raise InvalidInput("the reason is longer than 2000 characters")
-    return " ".join(reason.split())
+    return " ".join(check_text("the reason", reason, MAX_TEXT).split())
 
 
 def _instant(t: datetime | None) -> ox.Literal | None:
@@ -546,6 +545,7 @@ def _documents(store, ref: str) -> list[ox.NamedNode]:
     """Documents whose IRI, reference or id is `ref` (every stored version of that source)."""
     if not isinstance(ref, str) or not ref:
         raise InvalidInput("a source reference is required")
+    check_text("the source reference", ref, MAX_TEXT)
     found: dict[str, ox.NamedNode] = {}
     if ref.startswith("https://w3id.org/semantic-rdf/doc/"):
         d = ox.NamedNode(ref)

@@ -16,7 +16,29 @@ import pyoxigraph as ox
 
 from semantic_rdf.errors import InvalidInput
 
-__all__ = ["Doc", "Chunk", "Triple", "Validity", "utc"]
+__all__ = ["Doc", "Chunk", "Triple", "Validity", "utc", "MAX_NAME", "MAX_TEXT", "check_text"]
+
+# Length limits at the boundary, in characters (docs/security.md, "Name and text limits"). A name is repeated
+# in every record, label, side-table row and subword encoding that mentions it, so one huge name costs its
+# length many times over later; real names are far shorter.
+MAX_NAME = 1_000  # entity names, predicates, agent names, a typed literal object
+MAX_TEXT = 4_096  # a statement's source label (note), a reason
+
+
+def check_text(what: str, value: object, limit: int, *, required: bool = True) -> str:
+    """`value` if it is a str of at most `limit` characters that encodes as UTF-8 (no lone surrogate, as
+    undecodable bytes on a command line become), non-blank when `required`; else InvalidInput."""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{what} must be str, got {type(value).__name__}")
+    if len(value) > limit:
+        raise InvalidInput(f"{what} is {len(value):,} characters long, over the limit of {limit:,}")
+    if required and not value.strip():
+        raise InvalidInput(f"{what} is empty")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInput(f"{what} is not valid Unicode text (an unpaired surrogate at position {exc.start})") from None
+    return value
 
 
 def utc(t: datetime) -> datetime:
@@ -136,15 +158,7 @@ class Triple:
 
     def __post_init__(self) -> None:
         for name in ("subject", "predicate", "object"):
-            v = getattr(self, name)
-            if not isinstance(v, str):
-                raise InvalidInput(f"triple {name} must be str, got {type(v).__name__}")
-            if not v.strip():
-                raise InvalidInput(f"triple {name} is empty")
-            try:
-                v.encode("utf-8")
-            except UnicodeEncodeError:  # a lone surrogate (e.g. undecodable bytes on the command line)
-                raise InvalidInput(f"triple {name} is not valid Unicode text: {v!r}") from None
+            check_text(f"triple {name}", getattr(self, name), MAX_NAME)
         if self.score is not None:
             if isinstance(self.score, bool) or not isinstance(self.score, (int, float)) or math.isnan(self.score):
                 raise InvalidInput(f"score must be a number in [0, 1], got {self.score!r}")

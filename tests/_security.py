@@ -2,7 +2,9 @@
 
 `run_cli` runs the real command line in-process with its own stdin/stdout/stderr; `run_proc`
 runs `python -m semantic_rdf` in a child process; `dump` is the store's quads as sorted N-Quads
-lines (what "byte-identical before and after" compares).
+lines (what "byte-identical before and after" compares); `refused` runs one bad-input case and checks
+both promises at once: a one-line refusal (exit 2) and a store whose every quad, run activities
+included, is what it was before.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ HOSTILE = [
     "../../etc/passwd",
     "ἀλφα Ωμέγα",
     "İstanbul ΣΊΣΥΦΟΣ",
-    "x" * 5000,
+    "x" * 1000,  # a long name at the limit (values.MAX_NAME); one more is refused (tests/test_limits.py)
 ]
 
 
@@ -126,3 +128,16 @@ def assert_refused(r: Out, *, code: int = 2) -> None:
     lines = r.err_lines
     assert len(lines) == 1, f"expected one stderr line, got {lines!r}"
     assert lines[0].startswith("semantic-rdf") and "internal error" not in lines[0], lines[0]
+
+
+def refused(store: str | os.PathLike, *argv: str | bytes, stdin: bytes | None = None, child: bool = False) -> Out:
+    """Run one case that must be refused and check it was, cleanly: exit 2 with one line on stderr (never
+    "internal error"), and the raw sorted quad dump of `store` (every graph, run activities and agents
+    included) identical before and after. `child` runs it as a real process (argv may then be bytes)."""
+    before = dump(store)
+    r = run_proc(store, *argv, stdin=stdin) if child else run_cli(store, *argv, stdin=stdin)  # type: ignore[arg-type]
+    assert_refused(r)
+    after = dump(store)
+    assert after == before, ("a refused case changed the store: "
+                             f"+{sorted(set(after) - set(before))[:5]} -{sorted(set(before) - set(after))[:5]}")
+    return r

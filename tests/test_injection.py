@@ -48,8 +48,10 @@ def _label(name: str) -> str:
 
 
 def _acceptable(name: str) -> bool:
-    """Names the store accepts: not blank (Python's white space), valid Unicode."""
-    return bool(name.strip())
+    """Names the store accepts: not blank (Python's white space), valid Unicode, at most MAX_NAME characters."""
+    from semantic_rdf.values import MAX_NAME
+
+    return bool(name.strip()) and len(name) <= MAX_NAME
 
 
 # ---------------------------------------------------------------- assert

@@ -120,9 +120,11 @@ def _scenario(kind: str):
     s, c = _read_store(2)
     if kind == "supplied":
         run = s.begin_run("statement")
+        s.record_run(run)  # on record before the captured batch, which does not write it
         batch = _captured_repeat(s, [Triple("Ada Lovelace", "born_in", "London", score=0.95)], run)
     else:
         run = s.begin_run("ingestion", agent="rules")
+        s.record_run(run)  # on record before the captured batch, which does not write it
         n = len(SENTENCE)
         batch = _captured_repeat(s, [Triple("Ada Lovelace", "born_in", "London", c, 0.7, start=2 * n,
                                             end=3 * n - 1)], run)

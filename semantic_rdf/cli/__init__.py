@@ -15,6 +15,7 @@ Exit codes: 0 success, 1 a check failed (e.g. `validate` found violations),
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import json
 import os
@@ -118,6 +119,11 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    bad = _not_utf8(argv)
+    if bad is not None:
+        print(f"semantic-rdf: error: {bad}", file=sys.stderr)
+        return 2
     parser, modules = build_parser()
     args = parser.parse_args(argv)
     if not args.verb:
@@ -138,12 +144,56 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:  # never show a traceback unless asked to
+        why = _environment(exc)
+        if why is not None:  # the machine refused, not the program: bad input to fix, like any other
+            print(f"semantic-rdf: error: {why}: {_one_line(exc)}", file=sys.stderr)
+            return 2
         if os.environ.get("SEMANTIC_RDF_DEBUG"):
             raise
         print(f"semantic-rdf: internal error: {type(exc).__name__}: {_one_line(exc)}", file=sys.stderr)
         return 1
     finally:
         ctx.close()
+
+
+def _not_utf8(argv: list[str]) -> str | None:
+    """Why an argument is refused, if one is not UTF-8: Python hands undecodable bytes on to us as lone
+    surrogates, which no store, query or file name built from them could hold. One check for every verb."""
+    for i, arg in enumerate(argv, 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            shown = " ".join(arg.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace").split())
+            return f"argument {i} is not valid UTF-8 (character {exc.start + 1}): {shown[:80]}"
+    return None
+
+
+# What the operating system (or RocksDB, SQLite on its behalf) says when the disk or the store cannot be
+# written: the store's writes are transactions, so nothing is half-written, and the fix is the user's.
+_OS_REFUSALS = {
+    errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is exhausted",
+    errno.EROFS: "the store is on a read-only file system", errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+}
+_OS_MESSAGES = {  # RocksDB's OSError and SQLite's OperationalError carry no errno, only the message
+    "no space left on device": errno.ENOSPC, "database or disk is full": errno.ENOSPC,
+    "disk quota exceeded": errno.EDQUOT, "read-only file system": errno.EROFS,
+    "attempt to write a readonly database": errno.EROFS, "permission denied": errno.EACCES,
+}
+
+
+def _environment(exc: BaseException) -> str | None:
+    """A one-line reason if `exc` is the file system refusing a write or a read (disk full, read-only,
+    no permission), else None (a real bug: "internal error")."""
+    import sqlite3
+
+    if not isinstance(exc, (OSError, sqlite3.OperationalError)):
+        return None
+    code = getattr(exc, "errno", None)
+    if code not in _OS_REFUSALS:
+        text = str(exc).lower()
+        code = next((c for m, c in _OS_MESSAGES.items() if m in text), None)
+    return _OS_REFUSALS.get(code) if code is not None else None
 
 
 def _one_line(exc: BaseException) -> str:
