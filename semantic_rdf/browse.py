@@ -35,7 +35,7 @@ from semantic_rdf.vocab import NS, entity_iri, id_of, predicate_iri
 
 __all__ = [
     "Listed", "Page", "Quote", "EntityInfo", "PredicateInfo", "TextHit", "Shown", "Decision", "STATES",
-    "list_assertions", "show", "entities", "search", "predicates", "resolve_entity",
+    "list_assertions", "show", "entities", "search", "predicates", "resolve_entity", "entities_named",
 ]
 
 STATES = ("believed", "retracted")
@@ -149,6 +149,13 @@ def resolve_entity(store: AssertionStore, name: str) -> ox.NamedNode:
     if rows:
         return rows[0]["e"]  # type: ignore[return-value]
     raise NotFound(f"no entity named {name!r}{_did_you_mean(name, [e.label for e in entities(store)])}")
+
+
+def entities_named(store: AssertionStore, name: str) -> list[tuple[ox.NamedNode, str]]:
+    """(IRI, label) of every entity `name` may mean: by its folded name or as an alias (several: ambiguous)."""
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidInput("an entity name must be non-empty text")
+    return [(r["e"], r["label"].value) for r in store.run_query("entity-by-name", folded=ox.Literal(fold(name)))]  # type: ignore[misc]
 
 
 def _did_you_mean(name: str, candidates: list[str]) -> str:

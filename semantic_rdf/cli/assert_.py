@@ -1,6 +1,6 @@
 """semantic-rdf assert S P O — write one caller-supplied assertion."""
 
-from datetime import datetime
+from datetime import datetime, timezone
 
 from semantic_rdf.cli._common import add_triple_arguments
 from semantic_rdf.errors import InvalidInput
@@ -28,6 +28,8 @@ def parse_instant(text: str | None, what: str) -> datetime | None:
         t = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         raise InvalidInput(f"{what}: not an ISO 8601 instant: {text!r}") from None
+    if len(text) == 10 and t.tzinfo is None:  # a bare date (2026-01-01) is the start of that day, UTC
+        t = t.replace(tzinfo=timezone.utc)
     if t.tzinfo is None:
         raise InvalidInput(f"{what}: {text!r} has no time zone (add Z or +00:00)")
     return t

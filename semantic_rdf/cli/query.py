@@ -1,5 +1,7 @@
-"""semantic-rdf query FILE.rq|- — run a read-only SPARQL query against the store."""
+"""semantic-rdf query FILE.rq|NAME|- — run a read-only SPARQL query against the store."""
 
+import json
+import os
 import sys
 
 import pyoxigraph as ox
@@ -9,7 +11,8 @@ from semantic_rdf.cli.assert_ import parse_instant
 from semantic_rdf.errors import InvalidInput
 
 NAME = "query"
-HELP = "run a SPARQL query (file or - for stdin) read-only; --bind NAME=<iri>|literal binds parameters safely"
+HELP = ("run a read-only SPARQL query: a .rq file, a packaged query by name (--list), or - for stdin; "
+        "--bind NAME=VALUE binds parameters safely")
 
 
 def add_limit_arguments(p, *, rows_help: str = "stop with an error past N results (default 100000)") -> None:
@@ -23,27 +26,61 @@ def add_limit_arguments(p, *, rows_help: str = "stop with an error past N result
 
 
 def add_arguments(p) -> None:
-    p.add_argument("file", help="a .rq file, or - for standard input")
+    p.add_argument("file", nargs="?", help="a .rq file, a packaged query's name (asof, match, …), or - for stdin")
+    p.add_argument("--list", action="store_true", help="list the packaged queries with what each answers")
     p.add_argument("--bind", action="append", default=[], metavar="NAME=VALUE",
-                   help="bind ?NAME: <IRI> for an IRI, anything else is a plain literal")
+                   help='bind ?NAME: <IRI> for an IRI, "text" (quoted) for a literal, otherwise an entity\'s name '
+                        "(or alias) binds that entity, and a value naming no entity a plain literal")
+    p.add_argument("--format", choices=["table", "json", "csv", "tsv"], default=None,
+                   help="SELECT/ASK output: a table with prefixed names (default), or the W3C SPARQL 1.1 "
+                        "results formats json, csv, tsv (--json means --format json)")
     p.add_argument("--as-of", default=None, metavar="ISO", help="bind ?asof (record time)")
     p.add_argument("--valid-at", default=None, metavar="ISO", help="bind ?validat (valid time)")
     p.add_argument("--union", action="store_true", help="default graph = union of all graphs")
     add_limit_arguments(p)
 
 
-def _term(value: str):
+def _term(value: str, entity=None):
+    """The term a --bind value stands for; `entity(name)` looks a name up in the store's registry."""
     if value.startswith("<") and value.endswith(">"):
         try:
             return ox.NamedNode(value[1:-1])
         except ValueError as exc:
             raise InvalidInput(f"bad IRI {value!r}: {exc}") from None
-    return ox.Literal(value)
+    if len(value) >= 2 and value.startswith('"') and value.endswith('"'):
+        return ox.Literal(value[1:-1])
+    found = entity(value) if entity is not None and value.strip() else []
+    if len(found) > 1:
+        names = ", ".join(f"{label} <{iri.value}>" for iri, label in found[:10])
+        raise InvalidInput(f"{value!r} names {len(found)} entities: {names}; bind one by its <IRI>")
+    return found[0][0] if found else ox.Literal(value)
+
+
+def packaged_queries() -> list[tuple[str, str]]:
+    """(name, first line of its header) of every packaged query and rule, e.g. ("asof", "what the store …")."""
+    from semantic_rdf.resources import data_dir
+
+    root = data_dir("queries")
+    out = []
+    for path in sorted(root.rglob("*.rq")):
+        name = path.relative_to(root).with_suffix("").as_posix()
+        first = next((ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.startswith("#")), "#")
+        what = first.lstrip("# ").split(" — ", 1)[-1] if " — " in first else first.lstrip("# ")
+        out.append((name, what))
+    return out
 
 
 def read_query(path: str) -> str:
+    """The query text: stdin for -, a file that exists, else the packaged query of that name."""
     if path == "-":
         return sys.stdin.read()
+    if not os.path.exists(path) and not path.endswith(".rq"):
+        from semantic_rdf.resources import query as packaged_text
+
+        if path in dict(packaged_queries()):
+            return packaged_text(path)
+        raise InvalidInput(f"no query file {path!r} and no packaged query of that name "
+                           "(`semantic-rdf query --list` shows them)")
     try:
         with open(path, encoding="utf-8") as f:
             return f.read()
@@ -52,29 +89,53 @@ def read_query(path: str) -> str:
 
 
 def run(args, ctx) -> int:
+    from semantic_rdf import results as R
     from semantic_rdf.sandbox import Limits, run_user_query
 
+    if args.list:
+        found = packaged_queries()
+        ctx.emit([{"name": n, "answers": w} for n, w in found], "\n".join(f"{n:<34} {w}" for n, w in found))
+        return 0
+    if args.file is None:
+        raise InvalidInput("give a query: a .rq file, a packaged query's name, or - (see --list)")
     limits = Limits.resolve(args.timeout, args.max_rows, args.max_memory)
     text = read_query(args.file)
     params = {}
+    lookup = None
     for b in args.bind:
         if "=" not in b:
             raise InvalidInput(f"--bind takes NAME=VALUE, got {b!r}")
         name, value = b.split("=", 1)
-        params[name] = _term(value)
+        if lookup is None:
+            from semantic_rdf.browse import entities_named
+
+            store = ctx.store(read_only=True)
+            lookup = lambda n: entities_named(store, n)  # noqa: E731
+        params[name] = _term(value, lookup)
     if args.as_of:
         params["asof"] = L.dt(parse_instant(args.as_of, "--as-of"))
     if args.valid_at:
         params["validat"] = L.dt(parse_instant(args.valid_at, "--valid-at"))
     res = run_user_query(ctx.store_path, text, params=params, union=args.union, limits=limits)
+    fmt = args.format or ("json" if ctx.json else "table")
     if res.kind == "boolean":
-        ctx.emit({"boolean": res.boolean}, "true" if res.boolean else "false")
+        # SPARQL's CSV and TSV formats describe SELECT results only: an ASK prints true or false there
+        ctx.stdout.write((json.dumps(R.json_boolean(bool(res.boolean))) if fmt == "json"
+                          else "true" if res.boolean else "false") + "\n")
         return 0
     if res.kind == "solutions":
-        names = list(res.variables)
-        rows = [dict(zip(names, r)) for r in res.rows]
-        text_out = "\t".join(names) + "\n" + "\n".join("\t".join(r[n] or "" for n in names) for r in rows)
-        ctx.emit(rows, text_out.rstrip("\n"))
+        names = R.select_order(text, res.variables)
+        at = [list(res.variables).index(n) for n in names]
+        rows = [tuple(r[i] for i in at) for r in res.rows]
+        if fmt == "json":
+            ctx.stdout.write(json.dumps(R.json_results(names, rows), ensure_ascii=False,
+                                        indent=2 if ctx.json else None) + "\n")
+        elif fmt == "csv":
+            ctx.stdout.write(R.csv_text(names, rows))
+        elif fmt == "tsv":
+            ctx.stdout.write(R.tsv_text(names, rows))
+        else:
+            ctx.stdout.write(R.table(names, rows) + "\n")
         return 0
     triples = [t + " ." for t in res.triples]
     ctx.emit(triples, "\n".join(triples))
