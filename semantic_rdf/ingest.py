@@ -530,6 +530,7 @@ class IngestConfig:
     exclude: tuple[str, ...] = (".*",)  # hidden files and folders (.git, .venv) by default
     max_files: int = 100_000
     stdin: BinaryIO | None = None
+    stdin_name: str = "stdin"  # the reference recorded for what `-` reads (ingest - --name NAME)
 
 
 Factory = Callable[[IngestConfig], Any]
@@ -851,10 +852,11 @@ class StdinDriver:
     def ingest(self, ref: str) -> list[Doc]:
         stream = self.config.stdin if self.config.stdin is not None else sys.stdin.buffer
         cap = self.config.bounds.max_bytes
-        data = _read_capped(stream, cap, "stdin")
+        name = self.config.stdin_name
+        data = _read_capped(stream, cap, name)
         if not data:
-            raise SourceError("stdin: nothing on standard input")
-        return _guard("stdin", lambda: docs_from_bytes(data, ref="stdin"))
+            raise SourceError(f"{name}: nothing on standard input")
+        return _guard(name, lambda: docs_from_bytes(data, ref=name))
 
 
 def _read_capped(stream: Any, cap: int, name: str) -> bytes:

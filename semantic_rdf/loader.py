@@ -35,6 +35,8 @@ class IngestSummary:
     below_floor: int = 0
     failed: list[dict] = field(default_factory=list)
     notes: list[dict] = field(default_factory=list)  # what a parser cut or replaced (a cap reached, a charset)
+    no_assertions: list[str] = field(default_factory=list)  # stored documents that gave no assertion
+    unchanged_documents: list[str] = field(default_factory=list)  # stored before, same content, nothing new
     run: str = ""
     ids: list[str] = field(default_factory=list)
     bytes: int = 0
@@ -45,13 +47,23 @@ class IngestSummary:
         d["ids"] = sorted(set(self.ids))
         return d
 
-    def text(self) -> str:
-        lines = [
-            f"documents   {self.documents}   chunks {self.chunks}",
+    def text(self, verbose: bool = False) -> str:
+        lines = []
+        if not self.run and self.unchanged_documents and not self.failed:
+            lines.append(f"nothing new: {len(self.unchanged_documents)} document(s) unchanged since they were "
+                         "ingested; no run recorded")
+        lines += [
+            f"documents   {self.documents}   chunks {self.chunks}"
+            + (f"   ({len(self.unchanged_documents)} unchanged, skipped)" if self.unchanged_documents else ""),
             f"assertions  {self.new} new, {self.repeated} repeated (new source), {self.unchanged} already recorded",
             f"rejected    {self.rejected_schema} by schema (not one of the 53 predicates), {self.below_floor} below the confidence floor",
-            f"run         {self.run}",
+            f"run         {self.run or '(none: nothing was written)'}",
         ]
+        if self.no_assertions:
+            lines.append(f"no facts    {len(self.no_assertions)} document(s) gave no assertion"
+                         + ("" if verbose else " (--verbose lists them)"))
+            if verbose:
+                lines += [f"            {ref}" for ref in self.no_assertions]
         for n in self.notes:
             lines.append(f"note        {n['ref']}: {n['note']}")
         for f in self.failed:
@@ -63,7 +75,7 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
          agent: str | None = None, model: str | None = None,
          progress: Callable[[str, int], None] | None = None,
          on_commit: Callable[[WriteReport], None] | None = None, batch_size: int = 20_000,
-         read_ahead: Mode = "auto", allow_erased: bool = False) -> IngestSummary:
+         read_ahead: Mode = "auto", allow_erased: bool = False, reread: bool = False) -> IngestSummary:
     """Run `pipeline` over `refs` and write every document and its screened assertions to `store`.
 
     Documents and their assertions are written in checked batches of about `batch_size` triples (a
@@ -72,7 +84,9 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
     documents, then their assertions. If a batch is refused, its documents are retried one by one so
     that only the offending document is reported and skipped. The pipeline runs ahead of the store in
     a worker thread or, for a big local input on Linux, a forked child process (`read_ahead`, see
-    ahead.py); the store is written from this thread only, in order."""
+    ahead.py); the store is written from this thread only, in order. A document stored before with the same
+    content whose facts all quote it already is skipped (`summary.unchanged_documents`), so an unchanged
+    re-ingest writes nothing, not even a run; `reread` reads it again (its facts count as unchanged)."""
     ex = pipeline.extractor
     agent = agent or getattr(ex, "agent", None) or ("no-extractor" if ex is None else type(ex).__name__)
     summary = IngestSummary()
@@ -95,6 +109,18 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
         written.append(report)
 
     refused: set[str] = set()
+
+    def unchanged(result: PipelineResult, kept: Screened) -> bool:
+        """Stored before with this very content, and every fact it gives already quotes it: a re-ingest of
+        it would write nothing but a new run, so it is skipped (and an ingest of only such is no run)."""
+        if reread or not store.has_document(result.doc):  # type: ignore[arg-type]
+            return False
+        doc = store.document_iri(result.doc).value  # type: ignore[arg-type]
+        for t in kept.kept:
+            rec = store.get(assertion_id(t.subject, t.predicate, t.object))
+            if rec is None or not any(src.doc_iri == doc for src in rec.sources):
+                return False
+        return True
 
     def fail(ref: str, exc: SemanticError) -> None:
         summary.failed.append({"ref": ref, "error": " ".join(str(exc).split())})
@@ -130,6 +156,8 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
                 except SemanticError as exc:
                     fail(r.ref, exc)
         for r, kept in stored:
+            if not kept.kept:
+                summary.no_assertions.append(r.ref)
             summary.rejected_schema += len(kept.out_of_vocabulary)
             summary.below_floor += len(kept.below_floor)
             summary.documents += 1
@@ -177,12 +205,15 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
                     fail(result.ref, ErasedData("this content was erased from the store (erase --document); "
                                                 "ingest it again only with --allow-erased"))
                 else:
+                    kept = screen(result.triples, floor)
+                    if unchanged(result, kept):
+                        summary.unchanged_documents.append(result.ref)
+                        continue
                     if run is None:
                         run = store.begin_run("ingestion", agent=agent, model=model, label="ingest")
                         summary.run = run.id
                     for note in result.doc.meta.get("notes") or ():  # type: ignore[union-attr]
                         summary.notes.append({"ref": result.ref, "note": str(note)})
-                    kept = screen(result.triples, floor)
                     pending.append((result, kept))
                     pending_triples += len(kept.kept)
                     pending_chars += len(result.doc.text)  # type: ignore[union-attr]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator, Protocol, runtime_checkable
 
 from semantic_rdf.errors import InvalidInput, ParseError, SemanticError, SourceError
-from semantic_rdf.values import Chunk, Doc, Triple
+from semantic_rdf.values import MAX_NAME, Chunk, Doc, Triple, check_text
 
 __all__ = [
     "Ingester",
@@ -192,6 +192,7 @@ def build_pipeline(
     splitter: Splitter | None | str = "sentences",
     extractor: Extractor | None = None,
     stdin=None,
+    stdin_name: str = "stdin",
 ) -> Pipeline:
     """The pipeline the command line runs over `refs` (then call ``run_all(refs)``).
 
@@ -215,6 +216,7 @@ def build_pipeline(
         include=tuple(include),
         exclude=IngestConfig.exclude if exclude is None else tuple(exclude),
         stdin=stdin,
+        stdin_name=check_text("the name of standard input", stdin_name, MAX_NAME),
     )
     if parser == "auto":
         from semantic_rdf.parse import AutoParser

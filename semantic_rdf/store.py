@@ -560,6 +560,10 @@ class AssertionStore:
     def document_iri(self, doc: Doc) -> ox.NamedNode:
         return L.doc_iri(doc.id, L.doc_sha256(doc))
 
+    def has_document(self, doc: Doc) -> bool:
+        """Whether this document, with this very content, is stored."""
+        return self._has(self.document_iri(doc), M.sha256)
+
     def document_text(self, doc: Doc | str | ox.NamedNode) -> str:
         iri = doc if isinstance(doc, ox.NamedNode) else (
             self.document_iri(doc) if isinstance(doc, Doc) else self._doc_iri_by_id(doc))

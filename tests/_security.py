@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import subprocess
 import sys
@@ -127,6 +128,10 @@ def assert_refused(r: Out, *, code: int = 2) -> None:
     assert "Traceback" not in r.err and "Traceback" not in r.out, r.err
     lines = r.err_lines
     assert len(lines) == 1, f"expected one stderr line, got {lines!r}"
+    if lines[0].startswith("{"):  # under --json the line is {"error": …, "kind": …, "exit": …}
+        err = json.loads(lines[0])
+        assert err["error"] and err["exit"] == code and err["kind"] != "InternalError", lines[0]
+        return
     assert lines[0].startswith("semantic-rdf") and "internal error" not in lines[0], lines[0]
 
 

@@ -172,7 +172,10 @@ def test_load_stores_the_same_quads_either_way(corpus, tmp_path, on_disk):
         store = AssertionStore.open(tmp_path / f"store-{mode}") if on_disk else AssertionStore.memory()
         summary = load(store, _pipe(corpus), [str(corpus)], read_ahead=mode, batch_size=4)  # repeats across batches
         again = load(store, _pipe(corpus), [str(corpus)], read_ahead=mode)  # idempotent either way
-        assert again.new == again.repeated == 0 and again.unchanged == summary.extracted
+        assert again.new == again.repeated == again.documents == 0 and not again.run
+        assert len(again.unchanged_documents) == 13  # every readable file (12 texts and notes.md), skipped
+        reread = load(store, _pipe(corpus), [str(corpus)], read_ahead=mode, reread=True)
+        assert reread.new == reread.repeated == 0 and reread.unchanged == reread.extracted > 0
         dumps.append(_masked_dump(store))
         d = summary.as_dict()
         summaries.append({k: v for k, v in d.items() if k not in ("run", "seconds")})

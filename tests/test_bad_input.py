@@ -361,7 +361,8 @@ def test_redirect_into_a_private_address_is_refused(store, web):
 def test_allow_listed_host_is_fetched(store, web):
     _Web.hits.clear()
     r, added = _accepted_delta(store, "--json", "ingest", "--allow-host", "127.0.0.1", f"http://127.0.0.1:{web}/doc.txt")
-    assert json.loads(r.out)["documents"] == 1 and _Web.hits == ["/doc.txt"]
+    out = json.loads(r.out)
+    assert out["documents"] + len(out["unchanged_documents"]) == 1 and _Web.hits == ["/doc.txt"]
 
 
 def test_redirect_loop_is_capped(store, web):
@@ -580,7 +581,7 @@ def test_unparsable_url_is_a_failure_of_that_source_only(store, tmp_path, bad):
     good.write_text("Katherine Johnson was born in White Sulphur Springs.")
     r, added = _accepted_delta(store, "--json", "ingest", str(good), bad)
     out = json.loads(r.out)
-    assert out["documents"] == 1, out  # the rest of the batch lands
+    assert out["documents"] + len(out["unchanged_documents"]) == 1, out  # the rest of the batch lands (or is there)
     assert [f["ref"] for f in out["failed"]] == [bad]
     assert "internal error" not in r.err
     assert any("White Sulphur Springs" in q.object.value for q in quads(store) if q.graph_name == DOCUMENT_GRAPH)

@@ -75,7 +75,8 @@ def _ingest(store: AssertionStore, rounds, on_commit_for, batch_size: int = 7) -
             reports.append(report)
             hook(report)
 
-        summary = load(store, _pipeline(texts), list(texts), batch_size=batch_size, on_commit=spy, read_ahead="thread")
+        summary = load(store, _pipeline(texts), list(texts), batch_size=batch_size, on_commit=spy, read_ahead="thread",
+                       reread=True)  # the second round repeats documents: the hook's unchanged path
         assert not summary.failed
     return reports
 

@@ -67,6 +67,10 @@ class Context:
         else:
             self.stdout.write((text if text is not None else _plain(data)) + "\n")
 
+    def fail(self, message: str, kind: str = "InvalidInput", code: int = 2) -> int:
+        """Report a refusal the verb found itself (one line; JSON under --json) and return its exit code."""
+        return _fail(self.json, message, kind, code, stream=self.stderr)
+
     def note(self, message: str) -> None:
         """Human progress or commentary: stderr, never mixed into --json output."""
         self.stderr.write(message + "\n")
@@ -90,9 +94,13 @@ def _plain(data: Any) -> str:
     return str(data)
 
 
+class _Usage(Exception):
+    """A command line argparse refused; main prints it (as JSON under --json) and exits 2."""
+
+
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2
-        self.exit(2, f"{self.prog}: error: {message}\n")
+    def error(self, message: str) -> None:  # type: ignore[override]  # one line, exit 2 (printed by main)
+        raise _Usage(f"{self.prog}: error: {message}")
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Any]]:
@@ -120,12 +128,17 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Any]]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    # Errors are one line on stderr; with --json anywhere on the line, that line is a JSON object
+    # {"error": message, "kind": exception class, "exit": code}, so a client reads one format.
+    as_json = "--json" in argv
     bad = _not_utf8(argv)
     if bad is not None:
-        print(f"semantic-rdf: error: {bad}", file=sys.stderr)
-        return 2
+        return _fail(as_json, bad, "InvalidInput", 2)
     parser, modules = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except _Usage as exc:
+        return _fail(as_json, str(exc), "UsageError", 2, prefix="")
     if not args.verb:
         parser.print_help()
         return 2
@@ -136,24 +149,32 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(modules[args.verb].run(args, ctx) or 0)
     except SemanticError as exc:
-        print(f"semantic-rdf: error: {_one_line(exc)}", file=sys.stderr)
-        return 2
+        return _fail(ctx.json, _one_line(exc), type(exc).__name__, 2)
     except KeyboardInterrupt:
-        print("semantic-rdf: interrupted", file=sys.stderr)
-        return 130
+        return _fail(ctx.json, "interrupted", "KeyboardInterrupt", 130, prefix="semantic-rdf: ")
     except BrokenPipeError:
         return 0
     except Exception as exc:  # never show a traceback unless asked to
         why = _environment(exc)
         if why is not None:  # the machine refused, not the program: bad input to fix, like any other
-            print(f"semantic-rdf: error: {why}: {_one_line(exc)}", file=sys.stderr)
-            return 2
+            return _fail(ctx.json, f"{why}: {_one_line(exc)}", type(exc).__name__, 2)
         if os.environ.get("SEMANTIC_RDF_DEBUG"):
             raise
-        print(f"semantic-rdf: internal error: {type(exc).__name__}: {_one_line(exc)}", file=sys.stderr)
-        return 1
+        return _fail(ctx.json, f"{type(exc).__name__}: {_one_line(exc)}", "InternalError", 1,
+                     prefix="semantic-rdf: internal error: ")
     finally:
         ctx.close()
+
+
+def _fail(as_json: bool, message: str, kind: str, code: int, *, prefix: str = "semantic-rdf: error: ",
+          stream: Any = None) -> int:
+    """Print one error line (plain, or a JSON object under --json) on stderr and return the exit code."""
+    stream = stream or sys.stderr
+    if as_json:
+        stream.write(json.dumps({"error": message, "kind": kind, "exit": code}, ensure_ascii=False) + "\n")
+    else:
+        stream.write(f"{prefix}{message}\n")
+    return code
 
 
 def _not_utf8(argv: list[str]) -> str | None:

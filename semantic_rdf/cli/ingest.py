@@ -11,6 +11,11 @@ HELP = "ingest files, directories, globs, http(s) URLs or - (stdin); extract ass
 
 def add_arguments(p) -> None:
     p.add_argument("refs", nargs="+", metavar="REF")
+    p.add_argument("--name", default=None, metavar="NAME",
+                   help="the reference to record for what - reads from standard input (default: stdin)")
+    p.add_argument("--verbose", "-v", action="store_true", help="list the documents that gave no assertion")
+    p.add_argument("--reread", action="store_true",
+                   help="read documents again even when stored unchanged with all their facts (records a run)")
     p.add_argument("--root", action="append", default=None, help="allowed local root (default: the paths named)")
     p.add_argument("--allow-host", action="append", default=[], help="trust this host/address/network for http(s)")
     p.add_argument("--include", action="append", default=[], help="glob of files to take inside directories")
@@ -58,6 +63,15 @@ def make_extractor(args):
     return RuleExtractor(gaz)
 
 
+def stdin_name(args) -> dict:
+    """build_pipeline's stdin_name, when --name is given (only with the reference -)."""
+    if args.name is None:
+        return {}
+    if "-" not in args.refs:
+        raise InvalidInput("--name names what - reads from standard input; no - was given")
+    return {"stdin_name": args.name}
+
+
 def run(args, ctx) -> int:
     from semantic_rdf.loader import load
     from semantic_rdf.stages import build_pipeline
@@ -65,7 +79,7 @@ def run(args, ctx) -> int:
     extractor = make_extractor(args)
     pipeline = build_pipeline(args.refs, roots=args.root, allow_hosts=args.allow_host, max_bytes=args.max_bytes,
                               timeout=args.timeout, include=args.include, exclude=args.exclude, splitter=args.splitter,
-                              extractor=extractor, stdin=sys.stdin.buffer)
+                              extractor=extractor, stdin=sys.stdin.buffer, **stdin_name(args))
     store = ctx.store()
     progress = None
     if ctx.interactive and not ctx.json:
@@ -81,13 +95,12 @@ def run(args, ctx) -> int:
     except ImportError:
         pass
     summary = load(store, pipeline, args.refs, floor=args.floor, model=model, progress=progress, on_commit=hook,
-                   read_ahead=args.read_ahead, allow_erased=args.allow_erased)
+                   read_ahead=args.read_ahead, allow_erased=args.allow_erased, reread=args.reread)
     if progress:
         ctx.stderr.write("\r\x1b[K")
-    ctx.emit(summary.as_dict(), summary.text())
-    if summary.documents == 0 and summary.failed:
+    ctx.emit(summary.as_dict(), summary.text(verbose=args.verbose))
+    if summary.documents == 0 and summary.failed and not summary.unchanged_documents:
         first = summary.failed[0]["error"]
         more = f" (and {len(summary.failed) - 1} more failed)" if len(summary.failed) > 1 else ""
-        ctx.note(f"semantic-rdf: error: nothing ingested: {first[:400]}{more}")
-        return 2
+        return ctx.fail(f"nothing ingested: {first[:400]}{more}", "SourceError")
     return 0
