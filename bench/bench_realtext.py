@@ -36,6 +36,9 @@ from semantic_rdf.values import Doc  # noqa: E402
 DEFAULT_DATA = ROOT.parent.parent / "shared" / "data" / "realtext"
 
 
+WEIGHTS = None  # --weights: another weights directory (experiments); the shipped one by default
+
+
 def make(kind: str, floor: float | None):
     if kind == "rules":
         from semantic_rdf.extract import RuleExtractor
@@ -43,7 +46,7 @@ def make(kind: str, floor: float | None):
         return RuleExtractor(floor=floor)
     from semantic_rdf.statistical import StatisticalExtractor
 
-    return StatisticalExtractor(floor=floor)
+    return StatisticalExtractor(floor=floor, weights=WEIGHTS)
 
 
 def run(docs, kind: str, floor: float | None) -> dict:
@@ -98,9 +101,8 @@ def score(res: dict) -> dict:
                 sh, so, kh, ko = rec
                 fidelity_n += 1
                 fidelity_ok += (sh in ev) and (so in ev)
-                kind_s = kh if not inv else ko
-                by_kind[kind_s][0] += ok
-                by_kind[kind_s][1] += 1
+                by_kind[kh][0] += ok  # how the triple's subject was found
+                by_kind[kh][1] += 1
             b = min(9, int(t.confidence * 10))
             bins[b][0] += ok
             bins[b][1] += 1
@@ -142,8 +144,11 @@ def main(argv=None) -> int:
     ap.add_argument("--floor", type=float, default=None)
     ap.add_argument("--curve", action="store_true", help="precision/recall at other floors too")
     ap.add_argument("--failures", type=int, default=5, help="examples printed per failure kind")
+    ap.add_argument("--weights", default=None, help="a weights directory other than the shipped one")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
+    global WEIGHTS
+    WEIGHTS = args.weights
     a, b = (int(x) for x in args.docs.split(":"))
     docs = load_redocred(Path(args.data) / "redocred" / "dev_revised.json", a, b)
     res = run(docs, args.extractor, args.floor)

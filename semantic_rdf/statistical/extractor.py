@@ -66,8 +66,8 @@ class Weights:
     coef: np.ndarray  # (features, relations) float32
     intercept: np.ndarray  # (relations,)
     relations: tuple[str, ...]  # Wikidata property ids, one per column
-    cal_x: np.ndarray
-    cal_y: np.ndarray
+    cal_x: list[np.ndarray]  # per relation: isotonic calibration knots
+    cal_y: list[np.ndarray]
     floor: float
     manifest: dict
 
@@ -87,26 +87,44 @@ class Weights:
         with np.load(d / "relations.npz", allow_pickle=False) as z:
             coef = z["coef"].astype(np.float32)
             intercept = z["intercept"].astype(np.float32)
-        cal_x, cal_y, floor = np.array([0.0, 1.0]), np.array([0.0, 1.0]), 0.5
+        rels = tuple(meta["relations"])
+        cal_x = [np.array([0.0, 1.0])] * len(rels)
+        cal_y = [np.array([0.0, 1.0])] * len(rels)
+        floor = 0.5
         if calibrated and (d / "calibration.json").is_file():
             with open(d / "calibration.json", encoding="utf-8") as f:
                 cal = json.load(f)
-            cal_x, cal_y, floor = np.array(cal["x"]), np.array(cal["y"]), float(cal["floor"])
+            floor = float(cal["floor"])
+            # a property with enough tuning facts has its own reliability curve; the rest share one
+            for j, pid in enumerate(rels):
+                c = cal["by"].get(pid, cal["pooled"])
+                cal_x[j], cal_y[j] = np.array(c["x"]), np.array(c["y"])
         manifest = load_manifest(d) if (d / "manifest.json").is_file() else {}
         vocab = {name: i for i, name in enumerate(meta["features"])}
-        return cls(d, tagger, vocab, coef, intercept, tuple(meta["relations"]), cal_x, cal_y, floor, manifest)
+        return cls(d, tagger, vocab, coef, intercept, rels, cal_x, cal_y, floor, manifest)
 
     def calibrate(self, p: np.ndarray) -> np.ndarray:
-        return np.interp(p, self.cal_x, self.cal_y)
+        """Raw probabilities (pairs x relations) -> calibrated, column by column."""
+        out = np.empty_like(p)
+        for j in range(p.shape[1]):
+            out[:, j] = np.interp(p[:, j], self.cal_x[j], self.cal_y[j])
+        return out
 
     def score(self, feats: list[list[str]]) -> np.ndarray:
-        """Raw probabilities (pairs x relations)."""
-        vocab, coef = self.vocab, self.coef
-        z = np.empty((len(feats), coef.shape[1]), dtype=np.float32)
-        for r, f in enumerate(feats):
-            idx = [i for i in map(vocab.get, f) if i is not None]
-            z[r] = coef[idx].sum(axis=0) if idx else 0.0
-        return _sigmoid(z + self.intercept)
+        """Raw probabilities (pairs x relations): each pair's weights summed in one gather and reduce."""
+        vocab = self.vocab
+        idx: list[int] = []
+        starts: list[int] = []
+        for f in feats:
+            starts.append(len(idx))
+            idx.extend(i for i in map(vocab.get, f) if i is not None)
+        if not idx:
+            return _sigmoid(np.tile(self.intercept, (len(feats), 1)))
+        idx.append(0)  # a sentinel so that an empty last row still has a start inside the array
+        sums = np.add.reduceat(self.coef[idx], starts, axis=0)
+        ends = starts[1:] + [len(idx) - 1]
+        sums[[a == b for a, b in zip(starts, ends)]] = 0.0  # reduceat copies a row for an empty range
+        return _sigmoid(sums + self.intercept)
 
 
 def tag_spans(tagger, words: list[str]) -> list[tuple[int, int, str]]:

@@ -100,21 +100,27 @@ def _word_feats(w: str) -> tuple[str, ...]:
     return tuple(f)
 
 
+@lru_cache(maxsize=200_000)
+def _context_feats(w: str) -> tuple[tuple[str, str], ...]:
+    """The features a word gives its neighbours at offsets -2, -1, +1, +2 (in that order)."""
+    lw, sh = w.lower(), _shape(w)
+    return tuple((f"{d}w={lw}", f"{d}sh={sh}") for d in (-2, -1, 1, 2))
+
+
 def ner_features(words: list[str]) -> list[list[str]]:
     """CRF features for each token of one sentence: the word, its shape and affixes, and its neighbours'."""
     n = len(words)
     base = [_word_feats(w) for w in words]
+    ctx = [_context_feats(w) for w in words]
     out = []
     for i in range(n):
         f = list(base[i])
         if i == 0:
             f.append("BOS")
-        for d in (-2, -1, 1, 2):
+        for k, d in enumerate((-2, -1, 1, 2)):
             j = i + d
             if 0 <= j < n:
-                lw = words[j].lower()
-                f.append(f"{d}w={lw}")
-                f.append(f"{d}sh={_shape(words[j])}")
+                f.extend(ctx[j][k])
         if i > 0:
             f.append(f"bi=-1{words[i - 1].lower()}|{words[i].lower()}")
         out.append(f)
@@ -124,6 +130,7 @@ def ner_features(words: list[str]) -> list[list[str]]:
 # ------------------------------------------------------------------ entities in a document
 
 _PRON_PER = {"he": "subj", "she": "subj", "him": "obj", "his": "poss", "her": "poss", "hers": "poss"}
+_GENDER = {"he": "m", "him": "m", "his": "m", "she": "f", "her": "f", "hers": "f"}
 _PRON_IT = {"it": "subj", "its": "poss"}
 _PRON_THEY = {"they": "subj", "their": "poss", "them": "obj"}
 # definite nominals and the entity type they refer back to
@@ -153,6 +160,8 @@ class Entity:
     aliases: set[str] = field(default_factory=set)
     first_sent: int = 0
     mentions: int = 0
+    gender: str = ""  # "m" or "f" once a confident he/she resolved to it; the other never will
+    votes: dict[str, int] = field(default_factory=dict)  # the tagger's type for each mention: the majority wins
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +219,9 @@ class DocState:
             if gold is not None:
                 self.by_key[fold(name)] = i
         e = self.entities[i]
+        e.votes[typ] = e.votes.get(typ, 0) + 1
+        if gold is None and e.votes[typ] > e.votes.get(e.type, 0):
+            e.type = typ
         if gold is not None and len(name) > len(e.name) and kind == "named":
             e.name = name  # training: the fullest name
         e.aliases.add(name if kind == "named" else surface)
@@ -240,14 +252,16 @@ class DocState:
                 continue
             got = None
             if w in _PRON_PER:
-                got = self._resolve_person(k, named, prev)
-            elif w in _PRON_IT or w in _PRON_THEY:
-                got = self._resolve_thing(k, named, prev, tokens)
+                got = self._resolve_person(k, named, prev, _GENDER[w])
+            elif w in _PRON_IT:
+                got = self._resolve_thing(k, named, prev)
             elif w in _NOMINALS and k > 0 and tokens[k - 1].text.lower() == "the":
                 got = self._resolve_nominal(_NOMINALS[w], k, named, prev)
             if got is not None and (k, k + 1) not in taken:
                 i, conf = got
                 if conf >= _RESOLVE_FLOOR:
+                    if w in _GENDER and conf >= 0.85 and not self.entities[i].gender:
+                        self.entities[i].gender = _GENDER[w]
                     a = k - 1 if w in _NOMINALS else k
                     out.append(SentMention(a, k + 1, i, "nominal" if w in _NOMINALS else "pron", conf,
                                            _surface(tokens, a, k + 1), tokens[a].start, tok.end))
@@ -258,35 +272,45 @@ class DocState:
         del self.recent[:-2]
         return out
 
-    def _resolve_person(self, k: int, named: list[SentMention], prev: list[int]) -> tuple[int, float] | None:
-        before = [m.entity for m in named if m.b <= k and self.entities[m.entity].type == "PER"]
-        window = set(before) | {i for i in prev if self.entities[i].type == "PER"}
-        topic = self.first if self.first is not None and self.entities[self.first].type == "PER" else None
+    # Confidences below were set against GUM's chains (gum.py; docs/extraction.md): a pronoun resolves only
+    # when one antecedent is plainly the salient one.
+    def _resolve_person(self, k: int, named: list[SentMention], prev: list[int], gender: str) -> tuple[int, float] | None:
+        ents = self.entities
+
+        def fits(i: int) -> bool:
+            return ents[i].type == "PER" and ents[i].gender in ("", gender)
+
+        before = [m.entity for m in named if m.b <= k and fits(m.entity)]
+        window = set(before) | {i for i in prev if fits(i)}
+        topic = self.first if self.first is not None and fits(self.first) else None
+        if topic is not None:
+            most = max((e.mentions for e in ents if e.type == "PER"), default=0)
+            if ents[topic].mentions < most:
+                topic = None  # another person is talked about more: the first one is not plainly the topic
         if len(window) == 1:
             (only,) = window
-            return only, 0.9 if (topic is None or only == topic) else 0.8
+            return only, 0.9 if (topic is None or only == topic) else 0.6
         if not window:
             return (topic, 0.85) if topic is not None else None
-        if topic in window and not before:
-            return topic, 0.6  # another person was named just before: ambiguous
-        return (before[-1], 0.5) if before else None
+        return None  # two or more people in reach: ambiguous
 
-    def _resolve_thing(self, k: int, named: list[SentMention], prev: list[int], tokens: list[Token]) -> tuple[int, float] | None:
+    def _resolve_thing(self, k: int, named: list[SentMention], prev: list[int]) -> tuple[int, float] | None:
         topic = self.first
-        if topic is None or self.entities[topic].type == "PER":
-            return None
-        before = [m.entity for m in named if m.b <= k and self.entities[m.entity].type != "PER"]
-        if before:
-            return None  # "It" after another named thing in the same sentence: leave it
-        return topic, 0.8 if k == 0 else 0.65
+        if topic is None or self.entities[topic].type == "PER" or k != 0:
+            return None  # only a sentence-opening "It"/"Its" about a non-person topic
+        if any(self.entities[i].type != "PER" and i != topic for i in prev):
+            return topic, 0.6  # another thing was named just before
+        return topic, 0.8
 
     def _resolve_nominal(self, typ: str, k: int, named: list[SentMention], prev: list[int]) -> tuple[int, float] | None:
         topic = self.first
-        if topic is not None and self.entities[topic].type == typ:
-            return topic, 0.85
+        if any(m.b <= k and self.entities[m.entity].type == typ for m in named):
+            return None
         cands = [i for i in prev if self.entities[i].type == typ]
+        if topic is not None and self.entities[topic].type == typ and (not cands or cands == [topic]):
+            return topic, 0.8
         if len(cands) == 1:
-            return cands[0], 0.75
+            return cands[0], 0.6
         return None
 
 
