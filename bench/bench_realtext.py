@@ -11,7 +11,8 @@ same folded text as its name or one of its aliases. Prints precision/recall/F1 p
 overall, span fidelity (the evidence span holds the surface form of subject and object), precision
 by how the subject was found (named, pronoun, nominal, topic), assertions per document, a
 reliability table (calibrated confidence against observed precision), throughput, failures by kind,
-and with --curve the precision/recall at other floors.
+with --curve the precision/recall at other floors, and with --questions a question set generated
+from the documents' gold facts (and unanswerable ones) asked through the real `ask` path.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from semantic_rdf import gazetteer as gz  # noqa: E402
+from semantic_rdf.identity import fold  # noqa: E402
 from semantic_rdf.normalize import DEFAULT as NORMALIZER  # noqa: E402
 from semantic_rdf.split import splitter_from_spec  # noqa: E402
 from semantic_rdf.statistical.evaluate import (gold_facts, gold_index, match_entity,  # noqa: E402
@@ -136,6 +139,85 @@ def score(res: dict) -> dict:
             "bins": dict(bins), "failures": failures, "assertions": n_assert}
 
 
+# Question templates per Wikidata property, asked about the head (the predicate's subject after alignment).
+_ASK = {
+    "P19": "Where was {h} born?", "P20": "Where did {h} die?", "P27": "What country is {h} a citizen of?",
+    "P69": "Where was {h} educated?", "P108": "Who employed {h}?", "P26": "Who was {h} married to?",
+    "P131": "Where is {h} located?", "P463": "What is {h} a member of?", "P361": "What is {h} part of?",
+    "P166": "What award did {h} receive?", "P159": "Where is {h} headquartered?", "P40": "Who is a child of {h}?",
+}
+_INVENTED = ["Zorvath Quellineux", "Ambrosine Tekkelvard", "Ossian Prellwitz-Drummond", "Yaretzi Oblomkina",
+             "Haldor Vinterskjold", "Corisande Mbeki-Laurent", "Tavish Oyelaran", "Lucinde Marrowgate"]
+
+
+def question_set(docs) -> list[dict]:
+    """Answerable questions from the gold facts (one per property and head per document), and unanswerable
+    ones: the same property asked about a person of the document who has no such fact, and invented names."""
+    items = []
+    for i, g in enumerate(docs):
+        names = {}
+        for m in g.mentions:
+            names.setdefault(m.entity, g.text[m.start:m.end])
+        gold = gold_facts(g)
+        seen = set()
+        for h, t, pid in sorted(gold):
+            if pid not in _ASK or (h, pid) in seen:
+                continue
+            seen.add((h, pid))
+            answers = {fold(g.text[m.start:m.end]) for m in g.mentions if m.entity == t}
+            answers |= {fold(gz.country_of_demonym(a) or "") for a in answers} - {""}
+            answers |= {fold(names[t2]) for h2, t2, p2 in gold if h2 == h and p2 == pid}
+            items.append({"question": _ASK[pid].format(h=names[h]), "answerable": True, "answers": answers})
+        persons = [e for e, ty in enumerate(g.entity_types) if ty == "PER" and e in names]
+        for pid in ("P19", "P69", "P26"):
+            free = [e for e in persons if not any(h == e and p == pid for h, _, p in gold)]
+            if free:
+                items.append({"question": _ASK[pid].format(h=names[free[0]]), "answerable": False})
+                break
+    for k, n in enumerate(_INVENTED):
+        pid = sorted(_ASK)[k % len(_ASK)]
+        items.append({"question": _ASK[pid].format(h=n), "answerable": False})
+    return items
+
+
+def ask_questions(docs, kind: str) -> dict:
+    """Ingest the documents into an in-memory store as `ingest` does (loader, side tables), then ask."""
+    from semantic_rdf.answer import Answerer, AnswerConfig
+    from semantic_rdf.loader import load
+    from semantic_rdf.memory import Memory, after_ingest_hook
+    from semantic_rdf.stages import Pipeline
+    from semantic_rdf.store import AssertionStore
+
+    texts = {f"redocred-{400 + i}.txt": g.text for i, g in enumerate(docs)}
+
+    class _Texts:
+        def ingest(self, ref: str):
+            return [Doc(ref, ref, texts[ref], {"ref": ref})]
+
+    store = AssertionStore.memory()
+    pipe = Pipeline(_Texts(), normalizer=NORMALIZER, splitter=splitter_from_spec("sentences"),
+                    extractor=make(kind, None))
+    load(store, pipe, list(texts), on_commit=after_ingest_hook(store), read_ahead="thread")
+    ans = Answerer(Memory.attach(store), options=AnswerConfig(record=False))
+    res = Counter()
+    wrong = []
+    for it in question_set(docs):
+        a = ans.ask(it["question"], "balanced")
+        if not it["answerable"]:
+            res["unanswerable refused" if not a.allowed else "unanswerable answered"] += 1
+            continue
+        got = {fold(x) for f in a.facts for x in (f.subject, f.object)}
+        if not a.allowed:
+            res["answerable refused"] += 1
+        elif got & it["answers"]:
+            res["answerable correct"] += 1
+        else:
+            res["answerable wrong"] += 1
+            wrong.append(f"{it['question']} -> {[f'{f.subject} {f.predicate} {f.object}' for f in a.facts][:2]}")
+    store.close()
+    return {"counts": res, "wrong": wrong}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=str(DEFAULT_DATA))
@@ -143,6 +225,8 @@ def main(argv=None) -> int:
     ap.add_argument("--docs", default="400:500")
     ap.add_argument("--floor", type=float, default=None)
     ap.add_argument("--curve", action="store_true", help="precision/recall at other floors too")
+    ap.add_argument("--questions", action="store_true",
+                    help="also ingest the documents into a store and ask generated questions through `ask`")
     ap.add_argument("--failures", type=int, default=5, help="examples printed per failure kind")
     ap.add_argument("--weights", default=None, help="a weights directory other than the shipped one")
     ap.add_argument("--json", action="store_true")
@@ -191,6 +275,17 @@ def main(argv=None) -> int:
         print(f"  {kind}: {len(items)}")
         for x in items[: args.failures]:
             print(f"      {x}")
+    if args.questions:
+        q = ask_questions(docs, args.extractor)
+        c = q["counts"]
+        na = c["answerable correct"] + c["answerable wrong"] + c["answerable refused"]
+        nu = c["unanswerable refused"] + c["unanswerable answered"]
+        print(f"\nquestions through ask (balanced): answerable {na}: {c['answerable correct']} correct, "
+              f"{c['answerable wrong']} wrong, {c['answerable refused']} refused "
+              f"({c['answerable correct'] / max(1, na):.1%} correct); unanswerable {nu}: "
+              f"{c['unanswerable refused']} refused ({c['unanswerable refused'] / max(1, nu):.1%})")
+        for x in q["wrong"][: args.failures]:
+            print(f"      wrong: {x}")
     if args.curve and args.extractor == "statistical":
         print("\nprecision/recall by floor")
         for f in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):

@@ -179,6 +179,73 @@ def fit_relations(feats, pos, masked, pids: list[str], min_count: int, C: float)
     return [vocab_list[i] for i in used], coef[used], np.array(intercepts, np.float32), kept
 
 
+FEWREL = "fewrel/val_wiki.json"
+# FewRel properties that state a mapped one from the other end: (head, P25 mother, tail) = (tail, P40 child, head)
+_FEWREL_IMPLIES = {"P25": ("P40", True), "P26": ("P26", True)}
+
+
+def fewrel_samples(path: Path, pids: list[str], tagger_path: Path):
+    """Sentence-level samples from FewRel: the labelled (head, tail) pair in both directions, the other names
+    of the sentence tagged by the trained tagger so that the features see them as at run time. A pair is
+    positive for its property if that property is mapped (or implies a mapped one), negative otherwise."""
+    import pycrfsuite
+
+    from semantic_rdf.statistical.extractor import features_of, tag_spans
+    from semantic_rdf.statistical.text import detokenize
+
+    tagger = pycrfsuite.Tagger()
+    tagger.open(str(tagger_path))
+    want = set(pids)
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    feats, pos, masked = [], [], []
+    for rel in sorted(data):
+        for inst in data[rel]:
+            text, tspans, _ = detokenize([inst["tokens"]])
+            toks = tokenize(text)
+            words = [t.text for t in toks]
+
+            def span(idx: list[int]) -> tuple[int, int] | None:
+                a, b = tspans[0][min(idx)][0], tspans[0][max(idx)][1]
+                got = [k for k, t in enumerate(toks) if t.start >= a and t.end <= b]
+                return (got[0], got[-1] + 1) if got else None
+
+            hs, ts = span(inst["h"][2][0]), span(inst["t"][2][0])
+            if hs is None or ts is None or (hs[0] < ts[1] and ts[0] < hs[1]):
+                continue
+            tagged = tag_spans(tagger, words)
+
+            def typ(sp: tuple[int, int]) -> str:
+                for a, b, ty in tagged:
+                    if a < sp[1] and sp[0] < b and ty in ("PER", "ORG", "LOC", "MISC"):
+                        return ty
+                return "MISC"
+
+            spans = [(hs[0], hs[1], typ(hs), 0), (ts[0], ts[1], typ(ts), 1)]
+            spans += [(a, b, ty, 2 + k) for k, (a, b, ty) in enumerate(tagged)
+                      if not any(a < sb and sa < b for sa, sb, _, _ in spans[:2])]
+            spans.sort()
+            state = DocState()
+            mentions = state.add_sentence(toks, spans)
+            to_gold = {i: int(k[5:]) for k, i in state.by_key.items() if k.startswith("#gold")}
+            facts = set()
+            if rel in want:
+                facts.add((0, 1, rel))
+            if rel in _FEWREL_IMPLIES:
+                r2, flip = _FEWREL_IMPLIES[rel]
+                if r2 in want:
+                    facts.add((1, 0, r2) if flip else (0, 1, r2))
+            lower = [w.lower() for w in words]
+            for h, t in candidate_pairs(mentions):
+                gh, gt = to_gold.get(h.entity), to_gold.get(t.entity)
+                if {gh, gt} != {0, 1}:
+                    continue
+                feats.append(features_of(state, lower, h, t, mentions))
+                pos.append({r for a, b, r in facts if (a, b) == (gh, gt)})
+                masked.append(set())
+    return feats, pos, masked
+
+
 # ------------------------------------------------------------------ tuning
 
 
@@ -263,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--C", type=float, default=0.5, help="inverse L2 strength of the relation classifiers")
     ap.add_argument("--min-count", type=int, default=2, help="a feature must occur this often to be kept")
     ap.add_argument("--target-precision", type=float, default=0.82)
+    ap.add_argument("--fewrel", action=argparse.BooleanOptionalAction, default=False,
+                    help="add FewRel's sentences to the relation training data (measured: lowers recall at the floor; docs/extraction.md)")
     args = ap.parse_args(argv)
     np.random.seed(SEED)
 
@@ -289,7 +358,11 @@ def main(argv: list[str] | None = None) -> int:
 
     pids = sorted(alignment())
     feats, pos, masked = relation_samples(fit, pids)
-    log(f"relation samples: {len(feats)}")
+    log(f"relation samples: {len(feats)} from Re-DocRED")
+    if args.fewrel and (Path(args.data) / FEWREL).is_file():
+        f2, p2, m2 = fewrel_samples(Path(args.data) / FEWREL, pids, out / "ner.crfsuite")
+        feats, pos, masked = feats + f2, pos + p2, masked + m2
+        log(f"relation samples: {len(f2)} from FewRel")
     vocab, coef, intercept, kept = fit_relations(feats, pos, masked, pids, args.min_count, args.C)
     np.savez(out / "relations.npz", coef=coef.astype(np.float32), intercept=intercept)
     with open(out / "features.json", "w", encoding="utf-8") as f:
@@ -308,11 +381,15 @@ def main(argv: list[str] | None = None) -> int:
 
     files = {name: sha256_file(out / name) for name in WEIGHT_FILES}
     combined = sha256_bytes("".join(f"{n}:{h}\n" for n, h in sorted(files.items())).encode())
+    used = {REDOCRED: sha256_bytes(raw)}
+    if args.fewrel and (Path(args.data) / FEWREL).is_file():
+        used[FEWREL] = sha256_bytes((Path(args.data) / FEWREL).read_bytes())
     manifest = {
         "weights_sha256": combined,
         "files": files,
-        "training_data_sha256": sha256_bytes(raw),
-        "training_data": {"file": REDOCRED, "fit_documents": [fa, fb], "tune_documents": [ta, tb],
+        # one hash over every training file's (name, sha256), and each file's
+        "training_data_sha256": sha256_bytes("".join(f"{n}:{h}\n" for n, h in sorted(used.items())).encode()),
+        "training_data": {"files": used, "redocred_fit_documents": [fa, fb], "redocred_tune_documents": [ta, tb],
                           "held_out_documents": [400, 500]},
         "params": {"iterations": args.iterations, "C": args.C, "min_count": args.min_count,
                    "target_precision": args.target_precision, "seed": SEED},
