@@ -178,3 +178,21 @@ def test_training_runs_end_to_end_on_a_tiny_slice(tmp_path):
     assert ex.w.manifest["weights_sha256"] == man["weights_sha256"]
     with pytest.raises(SystemExit):
         train.main(["--data", str(REALTEXT), "--out", str(out), "--fit", "0:450"])
+
+
+def test_same_output_in_processes_with_different_hash_seeds():
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys; from semantic_rdf.statistical import StatisticalExtractor; from semantic_rdf.values import Chunk;"
+            "t = sys.stdin.read(); ex = StatisticalExtractor(floor=0.0);"
+            "print([(x.subject, x.predicate, x.object, x.score, x.start, x.end) for x in ex.extract(Chunk('d', 0, t, 0, len(t)))])")
+    root = Path(__file__).resolve().parents[1]
+    outs = set()
+    for seed in ("1", "2"):
+        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(root))
+        r = subprocess.run([sys.executable, "-c", code], input=SCHNEIDER + " " + ALGER, capture_output=True,
+                           text=True, env=env, check=True)
+        outs.add(r.stdout)
+    assert len(outs) == 1 and "country_of_citizenship" in outs.pop()

@@ -193,6 +193,7 @@ class _Doc:
         self.emitted: set[tuple[str, str, str]] = set()
         self.in_fence = False
         self.topic_at: tuple[int, int] | None = None  # the topic entity's latest named mention (doc offsets)
+        self.named_at: dict[int, tuple[int, int]] = {}  # entity -> its latest named mention before this sentence
 
 
 class StatisticalExtractor:
@@ -204,7 +205,9 @@ class StatisticalExtractor:
     `entity_types` maps each entity name in an emitted triple to its ontology class; `aliases(doc_id)`
     gives each entity's other names in that document; `surfaces` records, per emitted triple, the
     surface forms its subject and object stood for in the evidence and how each was found (named,
-    demonym, pron, nominal, implicit), for span-fidelity checks."""
+    demonym, pron, nominal, implicit; "antecedent" for the second selector of a resolved one), for
+    span-fidelity checks. A triple whose subject or object was resolved from a pronoun or nominal comes
+    twice: with the sentence as evidence, and with the antecedent's mention (when it lies in the chunk)."""
 
     process_safe = True  # the weights are read-only: a forked child (ahead.py) extracts the same
 
@@ -267,6 +270,9 @@ class StatisticalExtractor:
                 if s.p < self.floor or s.pid not in self._pred:
                     continue
                 out.extend(self._triple(doc, chunk, s, sa, sb))
+            for m in mentions:
+                if m.kind in ("named", "demonym"):
+                    doc.named_at[m.entity] = (m.start, m.end)
             doc.seen_end = chunk.start + b
         return out
 
@@ -296,10 +302,24 @@ class StatisticalExtractor:
             return chunk.text[a - chunk.start:b - chunk.start] if chunk.start <= a < b <= chunk.end else m.surface
 
         surf_h, surf_t = surface(h), surface(t)
-        self.surfaces[(chunk.doc_id, start, sb, eh.name, pred, et.name)] = (surf_h, surf_t, h.kind, t.kind)
+        score = round(s.p, 4)
+        self._note(chunk.doc_id, start, sb, key, (surf_h, surf_t, h.kind, t.kind))
+        out = [Triple(eh.name, pred, et.name, chunk, score, None, start, sb)]
+        # a subject or object read from a pronoun or nominal gets a second selector: the antecedent's
+        # mention, so the evidence for the link is kept beside the sentence that states the relation
+        for m, e, side in ((h, eh, 0), (t, et, 1)):
+            at = doc.named_at.get(m.entity) if m.kind in ("pron", "nominal") else None
+            if at is not None and chunk.start <= at[0] and at[1] <= sa:
+                name = chunk.text[at[0] - chunk.start:at[1] - chunk.start]
+                self._note(chunk.doc_id, at[0], at[1], key, (name, "", "antecedent", "") if side == 0
+                           else ("", name, "", "antecedent"))
+                out.append(Triple(eh.name, pred, et.name, chunk, score, None, at[0], at[1]))
+        return out
+
+    def _note(self, doc_id: str, start: int, end: int, key: tuple[str, str, str], rec: tuple) -> None:
+        self.surfaces[(doc_id, start, end, *key)] = rec
         while len(self.surfaces) > 100_000:
             self.surfaces.popitem(last=False)
-        return [Triple(eh.name, pred, et.name, chunk, round(s.p, 4), None, start, sb)]
 
     @staticmethod
     def _code_regions(doc: _Doc, text: str) -> list[tuple[int, int]]:

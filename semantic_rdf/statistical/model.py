@@ -353,7 +353,7 @@ def pair_features(words: list[str], h: SentMention, t: SentMention, ht: str, tt:
             f.append(f"imp{side}|pre2={words[m.a - 2]}_{words[m.a - 1]}")
         if m.b < len(words):
             f.append(f"imp{side}|post={words[m.b]}")
-        for w in set(words):
+        for w in sorted(set(words)):  # sorted: the same order, so the same float sums, in every process
             f.append(f"imp{side}|sw={w}")
         return f
     first, second = (h, t) if h.a <= t.a else (t, h)
@@ -365,7 +365,7 @@ def pair_features(words: list[str], h: SentMention, t: SentMention, ht: str, tt:
     f.append(f"ord={order}|gap={_bucket(gap)}|tp={ht}|{tt}")
     inside = sum(1 for m in mentions if m.kind != "implicit" and first.b <= m.a and m.b <= second.a)
     f.append(f"ents_between={_bucket(inside)}")
-    for w in set(between):
+    for w in sorted(set(between)):
         f.append(f"bw={w}|{order}")
     if gap <= 6:
         f.append(f"bs={' '.join(between)}|{order}")
