@@ -104,8 +104,9 @@ def score(res: dict) -> dict:
                 sh, so, kh, ko = rec
                 fidelity_n += 1
                 fidelity_ok += (sh in ev) and (so in ev)
-                by_kind[kh][0] += ok  # how the triple's subject was found
-                by_kind[kh][1] += 1
+                if kh and ko != "antecedent":  # a second (antecedent) selector repeats its sentence's triple
+                    by_kind[kh][0] += ok  # how the triple's subject was found
+                    by_kind[kh][1] += 1
             b = min(9, int(t.confidence * 10))
             bins[b][0] += ok
             bins[b][1] += 1
@@ -263,7 +264,7 @@ def main(argv=None) -> int:
         r = tp / max(1, tp + fn)
         f = 2 * p * r / max(1e-9, p + r)
         print(f"{pid:>6} {al.get(pid, ('?',))[0]:<14} {p:.3f}  {r:.3f}  {f:.3f} {tp:4d} {fp:4d} {fn:4d}")
-    print("\nsubject found as   precision   (correct/total)")
+    print("\nsubject found as   precision   (correct/total; antecedent = the second selector of a resolved subject)")
     for k, (c, n) in sorted(s["by_kind"].items()):
         print(f"  {k:<10}       {c / max(1, n):.3f}      ({c}/{n})")
     print("\nreliability: confidence bin -> observed precision (triples)")

@@ -170,14 +170,23 @@ def test_training_runs_end_to_end_on_a_tiny_slice(tmp_path):
     from semantic_rdf.statistical import train
 
     out = tmp_path / "w"
-    assert train.main(["--data", str(REALTEXT), "--out", str(out), "--fit", "0:8", "--tune", "8:12",
-                       "--iterations", "10"]) == 0
+    assert train.main(["--data", str(REALTEXT), "--out", str(out), "--no-crossfit", "--fit", "0:8",
+                       "--tune", "8:12", "--iterations", "10"]) == 0
     man = load_manifest(out)
     assert all(sha256_file(out / n) == h for n, h in man["files"].items())
     ex, got = extract(ALGER, weights=out, floor=0.0)
     assert ex.w.manifest["weights_sha256"] == man["weights_sha256"]
     with pytest.raises(SystemExit):
-        train.main(["--data", str(REALTEXT), "--out", str(out), "--fit", "0:450"])
+        train.main(["--data", str(REALTEXT), "--out", str(out), "--no-crossfit", "--fit", "0:450"])
+    # cross-fitting: two folds calibrate, then all the documents fit
+    out2 = tmp_path / "w2"
+    assert train.main(["--data", str(REALTEXT), "--out", str(out2), "--crossfit", "--crossfit-docs", "12",
+                       "--iterations", "10"]) == 0
+    man2 = load_manifest(out2)
+    assert man2["params"]["crossfit"] and man2["training_data"]["crossfit_folds"] == [[[0, 9], [9, 12]], [[3, 12], [0, 3]]]
+    assert sorted(p.name for p in out2.iterdir()) == sorted([*WEIGHT_FILES, "manifest.json"])
+    with pytest.raises(SystemExit):
+        train.main(["--data", str(REALTEXT), "--out", str(out2), "--crossfit", "--crossfit-docs", "450"])
 
 
 def test_same_output_in_processes_with_different_hash_seeds():

@@ -12,7 +12,7 @@ import hashlib
 import json
 import re
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -70,6 +70,7 @@ class Weights:
     cal_y: list[np.ndarray]
     floor: float
     manifest: dict
+    _raw_floor: dict = field(default_factory=dict)  # least calibrated value -> per relation raw threshold
 
     @classmethod
     def load(cls, directory: Path | str | None = None, *, calibrated: bool = True) -> "Weights":
@@ -103,11 +104,20 @@ class Weights:
         vocab = {name: i for i, name in enumerate(meta["features"])}
         return cls(d, tagger, vocab, coef, intercept, rels, cal_x, cal_y, floor, manifest)
 
-    def calibrate(self, p: np.ndarray) -> np.ndarray:
-        """Raw probabilities (pairs x relations) -> calibrated, column by column."""
-        out = np.empty_like(p)
-        for j in range(p.shape[1]):
-            out[:, j] = np.interp(p[:, j], self.cal_x[j], self.cal_y[j])
+    def calibrate(self, p: np.ndarray, least: float = 0.02) -> np.ndarray:
+        """Raw probabilities (pairs x relations) -> calibrated. Only entries that can reach `least` are
+        interpolated (the rest are left at 0): below its curve's last knot under `least`, a raw probability
+        cannot calibrate to `least` or more, the curves being non-decreasing."""
+        floor_raw = self._raw_floor.get(least)
+        if floor_raw is None:
+            floor_raw = np.empty(len(self.cal_x))
+            for j, (x, y) in enumerate(zip(self.cal_x, self.cal_y)):
+                hit = np.nonzero(y >= least)[0]
+                floor_raw[j] = np.inf if not len(hit) else (x[hit[0] - 1] if hit[0] > 0 else -np.inf)
+            self._raw_floor[least] = floor_raw
+        out = np.zeros_like(p)
+        for k, j in zip(*np.nonzero(p > floor_raw)):
+            out[k, j] = np.interp(p[k, j], self.cal_x[j], self.cal_y[j])
         return out
 
     def score(self, feats: list[list[str]]) -> np.ndarray:
@@ -161,7 +171,11 @@ class Annotator:
     def sentence(self, state: DocState, tokens: list[Token],
                  gold: list[tuple[int, int, str, int | None]] | None = None) -> tuple[list[SentMention], list[Scored]]:
         words = [t.text for t in tokens]
-        spans = gold if gold is not None else [(a, b, typ, None) for a, b, typ in tag_spans(self.w.tagger, words)]
+        if gold is not None:
+            spans = gold
+        else:
+            spans = [(a, b, typ, None) for a, b, typ in tag_spans(self.w.tagger, words)]
+            spans = state.known_spans(words, spans)
         mentions = state.add_sentence(tokens, spans)
         pairs = candidate_pairs(mentions)
         if not pairs:

@@ -192,7 +192,7 @@ class DocState:
         self.sent = -1
         self.first: int | None = None  # the document's first entity: the topic of a Wikipedia-like text
         self.recent: list[list[int]] = []  # entities named in each of the last sentences
-        self.first_chunk_start = None
+        self.known: dict[tuple[str, ...], str] = {}  # word sequences named earlier in the document -> type
 
     def _entity(self, surface: str, typ: str, gold: int | None) -> tuple[int, str, str]:
         name = clean_name(surface) or surface
@@ -230,6 +230,38 @@ class DocState:
             self.first = i
         return i, kind, name
 
+    def known_spans(self, words: list[str], spans: list[tuple[int, int, str, int | None]]):
+        """The tagged spans plus every untagged run of words that the document named before (a name the
+        tagger found once is a name again; a person's surname alone too): one decision per document."""
+        if not self.known:
+            return spans
+        taken = [False] * len(words)
+        for a, b, _, _ in spans:
+            for k in range(a, b):
+                taken[k] = True
+        out = list(spans)
+        i = 0
+        while i < len(words):
+            if taken[i] or not words[i][:1].isupper():
+                i += 1
+                continue
+            for n in range(min(6, len(words) - i), 0, -1):
+                typ = self.known.get(tuple(words[i:i + n]))
+                if typ is not None and not any(taken[i:i + n]) and (i + n == len(words) or not taken[i + n]):
+                    out.append((i, i + n, typ, None))
+                    i += n
+                    break
+            else:
+                i += 1
+        out.sort()
+        return out
+
+    def _learn(self, words: tuple[str, ...], typ: str) -> None:
+        if len(self.known) < 5000:
+            self.known.setdefault(words, typ)
+            if typ == "PER" and len(words) > 1 and len(words[-1]) > 2 and words[-1][:1].isupper():
+                self.known.setdefault(words[-1:], typ)
+
     def add_sentence(self, tokens: list[Token], spans: list[tuple[int, int, str, int | None]]) -> list[SentMention]:
         """The mentions of one sentence: its tagged spans (token a, token b, type, gold entity or None), then
         the pronouns and definite nominals resolved, then the topic entity as an implicit mention."""
@@ -242,6 +274,8 @@ class DocState:
             if not any(c.isupper() for c in surface):
                 continue  # no lower-case common nouns as entities
             i, kind, _ = self._entity(surface, typ, gold)
+            if gold is None:
+                self._learn(tuple(t.text for t in tokens[a:b]), typ)
             out.append(SentMention(a, b, i, kind, 1.0, surface, tokens[a].start, tokens[b - 1].end))
         named = out[:]
         taken = {(m.a, m.b) for m in out}

@@ -2,11 +2,13 @@
 
     python -m semantic_rdf.statistical.train --data ../shared/data/realtext --out semantic_rdf/statistical/weights
 
-Re-DocRED dev documents 0-299 (file order) fit the entity tagger (a CRF, python-crfsuite) and the
-relation classifiers (one logistic regression per aligned Wikidata property, scikit-learn);
-documents 300-399 fit the calibration (isotonic regression of the classifiers' probabilities
-against correctness) and choose the default floor (the lowest calibrated confidence at which
-precision on those documents is at least --target-precision). Documents 400-499 are never read.
+Re-DocRED dev documents 0-399 (file order) fit the entity tagger (a CRF, python-crfsuite) and the
+relation classifiers (one logistic regression per aligned Wikidata property, scikit-learn). The
+calibration (isotonic regression of the classifiers' probabilities against correctness) and the
+default floor (the lowest calibrated confidence at which precision is at least --target-precision)
+come from out-of-fold facts: models fitted on 0-299 read 300-399, models fitted on 100-399 read 0-99.
+With --no-crossfit, --fit documents (0-299) fit and --tune documents (300-399) calibrate.
+Documents 400-499 are never read.
 Fixed seeds and single-threaded solvers: the same data gives the same weights. The manifest
 records the sha256 of each weight file and of the training data.
 """
@@ -332,6 +334,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--target-precision", type=float, default=0.82)
     ap.add_argument("--fewrel", action=argparse.BooleanOptionalAction, default=False,
                     help="add FewRel's sentences to the relation training data (measured: lowers recall at the floor; docs/extraction.md)")
+    ap.add_argument("--crossfit", action=argparse.BooleanOptionalAction, default=True,
+                    help="fit on all of 0-399 and calibrate on two folds' out-of-fold facts (the shipped weights);"
+                         " --no-crossfit: fit on --fit, calibrate on --tune")
+    ap.add_argument("--crossfit-docs", type=int, default=400, help="with --crossfit: documents 0..N-1 (tests use few)")
     args = ap.parse_args(argv)
     np.random.seed(SEED)
 
@@ -348,32 +354,65 @@ def main(argv: list[str] | None = None) -> int:
     raw = src.read_bytes()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    fit = load_redocred(src, fa, fb)
-    tune = load_redocred(src, ta, tb)
-    log(f"fit on documents {fa}-{fb - 1} ({len(fit)}), tune on {ta}-{tb - 1} ({len(tune)})")
-
-    train_tagger(fit, out / "ner.crfsuite", args.iterations)
-    ner = tagger_scores(tune, out / "ner.crfsuite")
-    log(f"tagger on tuning documents: {ner}")
-
     pids = sorted(alignment())
-    feats, pos, masked = relation_samples(fit, pids)
-    log(f"relation samples: {len(feats)} from Re-DocRED")
-    if args.fewrel and (Path(args.data) / FEWREL).is_file():
-        f2, p2, m2 = fewrel_samples(Path(args.data) / FEWREL, pids, out / "ner.crfsuite")
-        feats, pos, masked = feats + f2, pos + p2, masked + m2
-        log(f"relation samples: {len(f2)} from FewRel")
-    vocab, coef, intercept, kept = fit_relations(feats, pos, masked, pids, args.min_count, args.C)
-    np.savez(out / "relations.npz", coef=coef.astype(np.float32), intercept=intercept)
-    with open(out / "features.json", "w", encoding="utf-8") as f:
-        json.dump({"relations": kept, "features": vocab}, f, ensure_ascii=False, separators=(",", ":"))
-    (out / "calibration.json").unlink(missing_ok=True)
+    fewrel = Path(args.data) / FEWREL if args.fewrel and (Path(args.data) / FEWREL).is_file() else None
+
+    def fit_models(fit: list[GoldDoc], where: Path) -> list[str]:
+        """The tagger and the relation classifiers of `fit`, written to `where`; the properties kept."""
+        where.mkdir(parents=True, exist_ok=True)
+        train_tagger(fit, where / "ner.crfsuite", args.iterations)
+        feats, pos, masked = relation_samples(fit, pids)
+        log(f"relation samples: {len(feats)} from Re-DocRED")
+        if fewrel is not None:
+            f2, p2, m2 = fewrel_samples(fewrel, pids, where / "ner.crfsuite")
+            feats, pos, masked = feats + f2, pos + p2, masked + m2
+            log(f"relation samples: {len(f2)} from FewRel")
+        vocab, coef, intercept, kept = fit_relations(feats, pos, masked, pids, args.min_count, args.C)
+        np.savez(where / "relations.npz", coef=coef.astype(np.float32), intercept=intercept)
+        with open(where / "features.json", "w", encoding="utf-8") as f:
+            json.dump({"relations": kept, "features": vocab}, f, ensure_ascii=False, separators=(",", ":"))
+        (where / "calibration.json").unlink(missing_ok=True)
+        return kept
 
     from semantic_rdf.statistical.extractor import Weights
 
-    facts = scored_facts(tune, Weights.load(out, calibrated=False))
+    if args.crossfit:
+        # two folds over documents 0-399, each calibrated on the documents it did not see; the shipped models
+        # are then fitted on all 400 and take the calibration of the pooled out-of-fold facts
+        n = args.crossfit_docs
+        if not 8 <= n <= 400:
+            raise SystemExit("--crossfit-docs must be within 8..400: documents 400-499 are held out")
+        docs = load_redocred(src, 0, n)
+        q = n // 4
+        folds = [((0, n - q), (n - q, n)), ((q, n), (0, q))]
+        facts: list[tuple[float, bool, str]] = []
+        ner_scores = []
+        for k, ((a, b), (c, d)) in enumerate(folds):
+            where = out / f".fold{k}"
+            log(f"fold {k}: fit on documents {a}-{b - 1}, tune on {c}-{d - 1}")
+            fit_models(docs[a:b], where)
+            ner_scores.append(tagger_scores(docs[c:d], where / "ner.crfsuite"))
+            facts += scored_facts(docs[c:d], Weights.load(where, calibrated=False))
+            for name in ("ner.crfsuite", "relations.npz", "features.json"):
+                (where / name).unlink()
+            where.rmdir()
+        ner = {key: round(sum(x[key] for x in ner_scores) / len(ner_scores), 4) for key in ner_scores[0]}
+        log(f"tagger out of fold: {ner}; fitting on documents 0-{n - 1}")
+        kept = fit_models(docs, out)
+        fa, fb, ta, tb = 0, n, 0, n
+    else:
+        fit = load_redocred(src, fa, fb)
+        tune = load_redocred(src, ta, tb)
+        log(f"fit on documents {fa}-{fb - 1} ({len(fit)}), tune on {ta}-{tb - 1} ({len(tune)})")
+        kept = fit_models(fit, out)
+        ner = tagger_scores(tune, out / "ner.crfsuite")
+        log(f"tagger on tuning documents: {ner}")
+        facts = scored_facts(tune, Weights.load(out, calibrated=False))
     cal = calibrate(facts, args.target_precision)
-    log(f"calibration: {len(facts)} tuning facts, floor {cal['floor']}")
+    kept_ok = [c for p, c, r in facts if np.interp(p, *(lambda c_: (c_["x"], c_["y"]))(cal["by"].get(r, cal["pooled"])))
+               >= cal["floor"]]
+    log(f"calibration: {len(facts)} tuning facts, floor {cal['floor']}: {len(kept_ok)} kept, "
+        f"{sum(kept_ok)} correct (precision {sum(kept_ok) / max(1, len(kept_ok)):.3f})")
     with open(out / "calibration.json", "w", encoding="utf-8") as f:
         json.dump(cal, f, separators=(",", ":"))
 
@@ -382,17 +421,18 @@ def main(argv: list[str] | None = None) -> int:
     files = {name: sha256_file(out / name) for name in WEIGHT_FILES}
     combined = sha256_bytes("".join(f"{n}:{h}\n" for n, h in sorted(files.items())).encode())
     used = {REDOCRED: sha256_bytes(raw)}
-    if args.fewrel and (Path(args.data) / FEWREL).is_file():
-        used[FEWREL] = sha256_bytes((Path(args.data) / FEWREL).read_bytes())
+    if fewrel is not None:
+        used[FEWREL] = sha256_bytes(fewrel.read_bytes())
     manifest = {
         "weights_sha256": combined,
         "files": files,
         # one hash over every training file's (name, sha256), and each file's
         "training_data_sha256": sha256_bytes("".join(f"{n}:{h}\n" for n, h in sorted(used.items())).encode()),
         "training_data": {"files": used, "redocred_fit_documents": [fa, fb], "redocred_tune_documents": [ta, tb],
+                          "crossfit_folds": folds if args.crossfit else None,
                           "held_out_documents": [400, 500]},
         "params": {"iterations": args.iterations, "C": args.C, "min_count": args.min_count,
-                   "target_precision": args.target_precision, "seed": SEED},
+                   "target_precision": args.target_precision, "seed": SEED, "crossfit": args.crossfit},
         "tagger_on_tuning_documents": ner,
         "relations": kept,
         "floor": cal["floor"],
