@@ -104,7 +104,7 @@ def score(res: dict) -> dict:
                 sh, so, kh, ko = rec
                 fidelity_n += 1
                 fidelity_ok += (sh in ev) and (so in ev)
-                if kh and ko != "antecedent":  # a second (antecedent) selector repeats its sentence's triple
+                if kh not in ("", "antecedent") and ko != "antecedent":  # a second selector repeats its triple
                     by_kind[kh][0] += ok  # how the triple's subject was found
                     by_kind[kh][1] += 1
             b = min(9, int(t.confidence * 10))
