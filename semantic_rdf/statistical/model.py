@@ -193,6 +193,11 @@ class DocState:
         self.first: int | None = None  # the document's first entity: the topic of a Wikipedia-like text
         self.recent: list[list[int]] = []  # entities named in each of the last sentences
         self.known: dict[tuple[str, ...], str] = {}  # word sequences named earlier in the document -> type
+        self.by_word: dict[str, set[int]] = {}  # folded word -> entities whose name holds it
+
+    def _index_words(self, name: str, i: int) -> None:
+        for w in fold(name).split():
+            self.by_word.setdefault(w, set()).add(i)
 
     def _entity(self, surface: str, typ: str, gold: int | None) -> tuple[int, str, str]:
         name = clean_name(surface) or surface
@@ -207,8 +212,10 @@ class DocState:
             key = fold(name)
             if key not in self.by_key and typ == "PER":
                 words = set(key.split())
-                hits = [i for i, e in enumerate(self.entities)
-                        if e.type == "PER" and len(e.name.split()) > len(words) and words <= set(fold(e.name).split())]
+                cands = set.intersection(*(self.by_word.get(w, set()) for w in words)) if words else set()
+                hits = [i for i in sorted(cands) if self.entities[i].type == "PER"
+                        and len(self.entities[i].name.split()) > len(words)
+                        and words <= set(fold(self.entities[i].name).split())]
                 if len(hits) == 1:
                     self.by_key[key] = hits[0]
         i = self.by_key.get(key)
@@ -216,6 +223,7 @@ class DocState:
             i = len(self.entities)
             self.entities.append(Entity(name, typ, {name}, self.sent))
             self.by_key[key] = i
+            self._index_words(name, i)
             if gold is not None:
                 self.by_key[fold(name)] = i
         e = self.entities[i]
@@ -224,6 +232,7 @@ class DocState:
             e.type = typ
         if gold is not None and len(name) > len(e.name) and kind == "named":
             e.name = name  # training: the fullest name
+            self._index_words(name, i)
         e.aliases.add(name if kind == "named" else surface)
         e.mentions += 1
         if self.first is None and typ in ENTITY_TYPES:
