@@ -205,3 +205,37 @@ def test_same_output_in_processes_with_different_hash_seeds():
                            text=True, env=env, check=True)
         outs.add(r.stdout)
     assert len(outs) == 1 and "country_of_citizenship" in outs.pop()
+
+
+def test_unreadable_weights_are_a_typed_error(tmp_path):
+    from semantic_rdf.errors import InvalidInput, NotFound
+
+    with pytest.raises(NotFound):
+        StatisticalExtractor(weights=tmp_path)
+    for name in WEIGHT_FILES:
+        (tmp_path / name).write_bytes((WEIGHTS_DIR / name).read_bytes())
+    (tmp_path / "features.json").write_text('{"relations": ["P131"], "features": ["x"]}')
+    with pytest.raises(InvalidInput):
+        StatisticalExtractor(weights=tmp_path)
+    with pytest.raises(InvalidInput):
+        StatisticalExtractor(floor=1.5)
+    with pytest.raises(InvalidInput):
+        StatisticalExtractor().extract("not a chunk")
+
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from([ANGELL, SCHNEIDER, "He", "She said it.", "The company", "```", "<pre>x</pre>",
+                                 "İstanbul ΣΊΣΥΦΟΣ", "\u202e", "Born in Prelate, Saskatchewan,", " ", "\n\n", "."])
+                | st.text(max_size=40), max_size=12).map("".join))
+def test_any_text_gives_spans_inside_the_chunk(text):
+    if not text:
+        return
+    ex = StatisticalExtractor(floor=0.0)
+    chunk = Chunk("d", 0, text, 0, len(text))
+    for t in ex.extract(chunk):
+        assert 0 <= t.start < t.end <= len(text) and t.subject.strip() and t.object.strip()
+        sh, so, _, _ = ex.surfaces[("d", t.start, t.end, t.subject, t.predicate, t.object)]
+        assert sh in text[t.start:t.end] and so in text[t.start:t.end]

@@ -81,13 +81,18 @@ class Weights:
             if not (d / name).is_file():
                 raise NotFound(f"statistical extractor weights: {d / name} is missing"
                                " (rebuild with python -m semantic_rdf.statistical.train)")
-        tagger = pycrfsuite.Tagger()
-        tagger.open(str(d / "ner.crfsuite"))
-        with open(d / "features.json", encoding="utf-8") as f:
-            meta = json.load(f)
-        with np.load(d / "relations.npz", allow_pickle=False) as z:
-            coef = z["coef"].astype(np.float32)
-            intercept = z["intercept"].astype(np.float32)
+        try:
+            tagger = pycrfsuite.Tagger()
+            tagger.open(str(d / "ner.crfsuite"))
+            with open(d / "features.json", encoding="utf-8") as f:
+                meta = json.load(f)
+            with np.load(d / "relations.npz", allow_pickle=False) as z:
+                coef = z["coef"].astype(np.float32)
+                intercept = z["intercept"].astype(np.float32)
+            if coef.shape != (len(meta["features"]), len(meta["relations"])) or intercept.shape != (coef.shape[1],):
+                raise ValueError("relation weights do not match the feature list")
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise InvalidInput(f"statistical extractor weights in {d} are unreadable ({exc})") from None
         rels = tuple(meta["relations"])
         cal_x = [np.array([0.0, 1.0])] * len(rels)
         cal_y = [np.array([0.0, 1.0])] * len(rels)
@@ -151,7 +156,7 @@ def tag_spans(tagger, words: list[str]) -> list[tuple[int, int, str]]:
     return spans
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class Scored:
     """One entity pair of a sentence with its calibrated probability for one Wikidata property."""
 
