@@ -32,6 +32,7 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 WEIGHT_FILES = ("ner.crfsuite", "relations.npz", "features.json", "calibration.json")
 _CLASS = {"PER": "Person", "ORG": "Organization", "LOC": "Place", "MISC": "Thing"}
 _FENCE = re.compile(r"^[ \t]{0,3}(?:```|~~~)", re.M)
+_MAX_PAIRS = 400  # entity pairs scored per sentence at most (training never meets that many)
 _CODE_TAG = re.compile(r"<(pre|code)\b[^>]*>.*?</\1\s*>", re.S | re.I)
 
 
@@ -185,6 +186,9 @@ class Annotator:
         pairs = candidate_pairs(mentions)
         if not pairs:
             return mentions, []
+        if len(pairs) > _MAX_PAIRS:  # a list of hundreds of names: score the closest pairs only (bounded work)
+            pairs = sorted(pairs, key=lambda p: (abs(p[0].a - p[1].a) if -1 not in (p[0].a, p[1].a) else 0,
+                                                 p[0].entity, p[1].entity))[:_MAX_PAIRS]
         lower = [w.lower() for w in words]
         feats = [features_of(state, lower, h, t, mentions) for h, t in pairs]
         probs = self.w.calibrate(self.w.score(feats))
