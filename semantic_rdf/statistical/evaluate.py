@@ -12,7 +12,7 @@ from semantic_rdf.identity import fold
 from semantic_rdf.statistical.model import alignment, clean_name
 from semantic_rdf.statistical.text import GoldDoc
 
-__all__ = ["gold_facts", "gold_index", "match_entity", "to_fact"]
+__all__ = ["gold_facts", "gold_index", "match_entity", "predicate_property"]
 
 
 def gold_facts(doc: GoldDoc) -> set[tuple[int, int, str]]:
@@ -46,14 +46,6 @@ def match_entity(name: str, aliases, idx: dict[str, int]) -> int | None:
         got = idx.get(fold(a))
         if got is not None:
             return got
-    return None
-
-
-def to_fact(subject: str, predicate: str, obj: str) -> tuple[str, str, str] | None:
-    """A triple as (Wikidata head name, tail name, property), undoing inverse alignments."""
-    for pid, (name, inverse) in alignment().items():
-        if name == predicate:
-            return (obj, subject, pid) if inverse else (subject, obj, pid)
     return None
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from semantic_rdf import gazetteer as gz
 from semantic_rdf.errors import InvalidInput, NotFound
 from semantic_rdf.extract import _check_chunk, _check_floor, predicate_hints, sentence_spans
-from semantic_rdf.statistical.model import (ENTITY_TYPES, DocState, SentMention, alignment, candidate_pairs,
+from semantic_rdf.statistical.model import (DocState, SentMention, alignment, candidate_pairs,
                                             ner_features, pair_features)
 from semantic_rdf.statistical.text import Token, tokenize
 from semantic_rdf.values import Chunk, Triple

@@ -59,7 +59,6 @@ def alignment() -> dict[str, tuple[str, bool]]:
 
 # ------------------------------------------------------------------ entity tagger features
 
-_SHAPE_RX = [(re.compile(r"[A-Z]"), "X"), (re.compile(r"[a-z]"), "x"), (re.compile(r"\d"), "d")]
 
 
 @lru_cache(maxsize=200_000)
@@ -132,7 +131,6 @@ def ner_features(words: list[str]) -> list[list[str]]:
 _PRON_PER = {"he": "subj", "she": "subj", "him": "obj", "his": "poss", "her": "poss", "hers": "poss"}
 _GENDER = {"he": "m", "him": "m", "his": "m", "she": "f", "her": "f", "hers": "f"}
 _PRON_IT = {"it": "subj", "its": "poss"}
-_PRON_THEY = {"they": "subj", "their": "poss", "them": "obj"}
 # definite nominals and the entity type they refer back to
 _NOMINALS = {
     **dict.fromkeys("company firm band group team club university college school party newspaper magazine "
