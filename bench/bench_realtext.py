@@ -36,7 +36,9 @@ from semantic_rdf.statistical.evaluate import (gold_facts, gold_index, match_ent
 from semantic_rdf.statistical.text import load_redocred  # noqa: E402
 from semantic_rdf.values import Doc  # noqa: E402
 
-DEFAULT_DATA = ROOT.parent.parent / "shared" / "data" / "realtext"
+# ../shared/data/realtext beside the checkout (or beside a worktree's parent)
+DEFAULT_DATA = next((b / "shared" / "data" / "realtext" for b in (ROOT.parent, ROOT.parent.parent)
+                     if (b / "shared" / "data" / "realtext").is_dir()), ROOT.parent / "shared" / "data" / "realtext")
 
 
 WEIGHTS = None  # --weights: another weights directory (experiments); the shipped one by default

@@ -16,7 +16,20 @@ from semantic_rdf.statistical import StatisticalExtractor, load_manifest
 from semantic_rdf.statistical.extractor import WEIGHT_FILES, WEIGHTS_DIR, sha256_file
 from semantic_rdf.values import Chunk, Doc
 
-REALTEXT = Path(__file__).resolve().parents[1].parent.parent / "shared" / "data" / "realtext"
+def _realtext() -> Path:
+    """The corpora folder: $SEMANTIC_RDF_REALTEXT, else ../shared/data/realtext beside the checkout (or a worktree's)."""
+    import os
+
+    if os.environ.get("SEMANTIC_RDF_REALTEXT"):
+        return Path(os.environ["SEMANTIC_RDF_REALTEXT"])
+    repo = Path(__file__).resolve().parents[1]
+    for base in (repo.parent, repo.parent.parent):
+        if (base / "shared" / "data" / "realtext").is_dir():
+            return base / "shared" / "data" / "realtext"
+    return repo.parent / "shared" / "data" / "realtext"
+
+
+REALTEXT = _realtext()
 REDOCRED = REALTEXT / "redocred" / "dev_revised.json"
 
 # Real sentences: the opening of Re-DocRED held-out documents and the issue's example (Wikipedia text).
