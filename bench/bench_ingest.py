@@ -7,7 +7,8 @@
     python3 bench/bench_ingest.py --extractor rules --store --disk  # + an on-disk store (what `ingest` writes)
     python3 bench/bench_ingest.py --extractor rules --store --disk --side-tables  # all that `ingest` does
 
-`--extractor` takes `rules` (semantic_rdf.extract:RuleExtractor) or any module:Class. `--store` runs
+`--extractor` takes `rules` (semantic_rdf.extract:RuleExtractor), `statistical` (the default of `ingest`,
+semantic_rdf.statistical:StatisticalExtractor) or any module:Class. `--store` runs
 semantic_rdf.loader.load, as `semantic-rdf ingest` does, into `AssertionStore.memory()` and adds the
 store writes (documents, assertions) to the per-stage table; `--side-tables` adds the indexing of each
 batch in the side tables (`semantic-rdf ingest` runs it after every batch: HDC vectors for the gate,
@@ -125,7 +126,8 @@ def anchor(root: Path) -> float:
 def load_extractor(spec: str | None):
     if not spec:
         return None
-    spec = {"rules": "semantic_rdf.extract:RuleExtractor"}.get(spec, spec)
+    spec = {"rules": "semantic_rdf.extract:RuleExtractor",
+            "statistical": "semantic_rdf.statistical:StatisticalExtractor"}.get(spec, spec)
     mod, _, attr = spec.partition(":")
     obj = getattr(importlib.import_module(mod), attr or "Extractor")
     return obj() if isinstance(obj, type) else obj

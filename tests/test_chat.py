@@ -21,7 +21,8 @@ CORPUS = Path(__file__).parent / "data" / "gate_corpus.txt"
 @pytest.fixture(scope="module")
 def store_dir(tmp_path_factory):
     root = tmp_path_factory.mktemp("chat") / "store"
-    assert main(["--store", str(root), "ingest", str(CORPUS)]) == 0
+    # the questions below are about facts the rule extractor reads from this synthetic corpus
+    assert main(["--store", str(root), "ingest", "--extractor", "rules", str(CORPUS)]) == 0
     assert side_path(root).exists()  # the ingest verb indexed the facts through memory.after_ingest_hook
     return root
 

@@ -24,7 +24,9 @@ def add_arguments(p) -> None:
     p.add_argument("--timeout", type=float, default=None,
                    help="seconds for each web fetch, from connect to the last byte (default 30)")
     p.add_argument("--splitter", default="sentences", help="sentences | paragraphs | recursive[:SIZE[:OVERLAP]] | markdown")
-    p.add_argument("--extractor", default="rules", choices=["rules", "model", "none"])
+    p.add_argument("--extractor", default="statistical", choices=["statistical", "rules", "model", "none"],
+                   help="statistical: the trained model shipped in the package (default); rules: the pattern"
+                        " extractor; model: an OpenAI-compatible model; none: store documents only")
     p.add_argument("--floor", type=float, default=None, help="confidence floor (separate from the schema check)")
     p.add_argument("--gazetteer", default=None, help="JSON file {name: class} of names to recognise")
     p.add_argument("--model-url", default=None, help="OpenAI-compatible base URL (for --extractor model)")
@@ -60,6 +62,12 @@ def make_extractor(args):
             raise InvalidInput(f"--gazetteer {args.gazetteer!r}: {exc.__class__.__name__}") from None
         if not isinstance(gaz, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in gaz.items()):
             raise InvalidInput("--gazetteer must be a JSON object of name -> class")
+    if args.extractor == "statistical":
+        if gaz is not None:
+            raise InvalidInput("--gazetteer is for --extractor rules")
+        from semantic_rdf.statistical import StatisticalExtractor
+
+        return StatisticalExtractor(args.floor)
     return RuleExtractor(gaz)
 
 
@@ -86,7 +94,9 @@ def run(args, ctx) -> int:
         def progress(ref: str, n: int) -> None:
             ctx.stderr.write(f"\r\x1b[K{n} document(s) … {ref[-60:]}")
             ctx.stderr.flush()
-    model = getattr(getattr(extractor, "model", None), "model", None)
+    # the model behind the extractor, recorded on its PROV agent: a served model's name, or the
+    # statistical extractor's weights and training data hashes
+    model = getattr(extractor, "model_id", None) or getattr(getattr(extractor, "model", None), "model", None)
     hook = None
     try:
         from semantic_rdf.memory import after_ingest_hook  # side tables, when installed

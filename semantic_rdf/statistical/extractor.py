@@ -1,0 +1,366 @@
+"""The statistical extractor: shipped weights in, taxonomy triples with calibrated confidences out.
+
+Per sentence: tokens -> CRF entity tags -> mentions grouped into the document's entities (see
+model.DocState) -> every ordered entity pair scored by one logistic regression per aligned
+Wikidata property -> calibrated -> kept at or above the floor. Deterministic: no sampling, no
+threads, the same weights give the same triples. Loads from disk only; no network.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from semantic_rdf import gazetteer as gz
+from semantic_rdf.errors import InvalidInput, NotFound
+from semantic_rdf.extract import _check_chunk, _check_floor, predicate_hints, sentence_spans
+from semantic_rdf.statistical.model import (DocState, SentMention, alignment, candidate_pairs,
+                                            ner_features, pair_features)
+from semantic_rdf.statistical.text import Token, tokenize
+from semantic_rdf.values import Chunk, Triple
+
+__all__ = ["StatisticalExtractor", "load_manifest", "Weights", "WEIGHTS_DIR", "WEIGHT_FILES", "sha256_file"]
+
+WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
+WEIGHT_FILES = ("ner.crfsuite", "relations.npz", "features.json", "calibration.json")
+_CLASS = {"PER": "Person", "ORG": "Organization", "LOC": "Place", "MISC": "Thing"}
+_FENCE = re.compile(r"^[ \t]{0,3}(?:```|~~~)", re.M)
+_MAX_PAIRS = 400  # entity pairs scored per sentence at most (training never meets that many)
+_CODE_TAG = re.compile(r"<(pre|code)\b[^>]*>.*?</\1\s*>", re.S | re.I)
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def load_manifest(directory: Path | str | None = None) -> dict:
+    path = Path(directory or WEIGHTS_DIR) / "manifest.json"
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as exc:
+        raise NotFound(f"statistical extractor weights: cannot read {path} ({exc.__class__.__name__})") from None
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+@dataclass
+class Weights:
+    """The trained parts, read from a weights directory (the shipped one by default)."""
+
+    directory: Path
+    tagger: object
+    vocab: dict[str, int]
+    coef: np.ndarray  # (features, relations) float32
+    intercept: np.ndarray  # (relations,)
+    relations: tuple[str, ...]  # Wikidata property ids, one per column
+    cal_x: list[np.ndarray]  # per relation: isotonic calibration knots
+    cal_y: list[np.ndarray]
+    floor: float
+    manifest: dict
+    _raw_floor: dict = field(default_factory=dict)  # least calibrated value -> per relation raw threshold
+
+    @classmethod
+    def load(cls, directory: Path | str | None = None, *, calibrated: bool = True) -> "Weights":
+        import pycrfsuite
+
+        d = Path(directory or WEIGHTS_DIR)
+        for name in WEIGHT_FILES[:3]:
+            if not (d / name).is_file():
+                raise NotFound(f"statistical extractor weights: {d / name} is missing"
+                               " (rebuild with python -m semantic_rdf.statistical.train)")
+        try:
+            tagger = pycrfsuite.Tagger()
+            tagger.open(str(d / "ner.crfsuite"))
+            with open(d / "features.json", encoding="utf-8") as f:
+                meta = json.load(f)
+            with np.load(d / "relations.npz", allow_pickle=False) as z:
+                coef = z["coef"].astype(np.float32)
+                intercept = z["intercept"].astype(np.float32)
+            if coef.shape != (len(meta["features"]), len(meta["relations"])) or intercept.shape != (coef.shape[1],):
+                raise ValueError("relation weights do not match the feature list")
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise InvalidInput(f"statistical extractor weights in {d} are unreadable ({exc})") from None
+        rels = tuple(meta["relations"])
+        cal_x = [np.array([0.0, 1.0])] * len(rels)
+        cal_y = [np.array([0.0, 1.0])] * len(rels)
+        floor = 0.5
+        if calibrated and (d / "calibration.json").is_file():
+            with open(d / "calibration.json", encoding="utf-8") as f:
+                cal = json.load(f)
+            floor = float(cal["floor"])
+            # a property with enough tuning facts has its own reliability curve; the rest share one
+            for j, pid in enumerate(rels):
+                c = cal["by"].get(pid, cal["pooled"])
+                cal_x[j], cal_y[j] = np.array(c["x"]), np.array(c["y"])
+        manifest = load_manifest(d) if (d / "manifest.json").is_file() else {}
+        vocab = {name: i for i, name in enumerate(meta["features"])}
+        return cls(d, tagger, vocab, coef, intercept, rels, cal_x, cal_y, floor, manifest)
+
+    def calibrate(self, p: np.ndarray, least: float = 0.02) -> np.ndarray:
+        """Raw probabilities (pairs x relations) -> calibrated. Only entries that can reach `least` are
+        interpolated (the rest are left at 0): below its curve's last knot under `least`, a raw probability
+        cannot calibrate to `least` or more, the curves being non-decreasing."""
+        floor_raw = self._raw_floor.get(least)
+        if floor_raw is None:
+            floor_raw = np.empty(len(self.cal_x))
+            for j, (x, y) in enumerate(zip(self.cal_x, self.cal_y)):
+                hit = np.nonzero(y >= least)[0]
+                floor_raw[j] = np.inf if not len(hit) else (x[hit[0] - 1] if hit[0] > 0 else -np.inf)
+            self._raw_floor[least] = floor_raw
+        out = np.zeros_like(p)
+        for k, j in zip(*np.nonzero(p > floor_raw)):
+            out[k, j] = np.interp(p[k, j], self.cal_x[j], self.cal_y[j])
+        return out
+
+    def score(self, feats: list[list[str]]) -> np.ndarray:
+        """Raw probabilities (pairs x relations): each pair's weights summed in one gather and reduce."""
+        vocab = self.vocab
+        idx: list[int] = []
+        starts: list[int] = []
+        for f in feats:
+            starts.append(len(idx))
+            idx.extend(i for i in map(vocab.get, f) if i is not None)
+        if not idx:
+            return _sigmoid(np.tile(self.intercept, (len(feats), 1)))
+        idx.append(0)  # a sentinel so that an empty last row still has a start inside the array
+        sums = np.add.reduceat(self.coef[idx], starts, axis=0)
+        ends = starts[1:] + [len(idx) - 1]
+        sums[[a == b for a, b in zip(starts, ends)]] = 0.0  # reduceat copies a row for an empty range
+        return _sigmoid(sums + self.intercept)
+
+
+def tag_spans(tagger, words: list[str]) -> list[tuple[int, int, str]]:
+    """BIO tags from the CRF as (token a, token b, type) spans."""
+    tags = tagger.tag(ner_features(words)) if words else []
+    spans: list[tuple[int, int, str]] = []
+    a, typ = -1, ""
+    for i, tag in enumerate(list(tags) + ["O"]):
+        if a >= 0 and (tag == "O" or tag.startswith("B-") or tag[2:] != typ):
+            spans.append((a, i, typ))
+            a = -1
+        if tag.startswith("B-") or (tag.startswith("I-") and a < 0):
+            a, typ = i, tag[2:]
+    return spans
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """One entity pair of a sentence with its calibrated probability for one Wikidata property."""
+
+    h: SentMention
+    t: SentMention
+    pid: str
+    p: float
+    sent: int
+
+
+class Annotator:
+    """A document's sentences -> scored pairs; shared by the extractor, training's tuning pass and the bench."""
+
+    def __init__(self, weights: Weights) -> None:
+        self.w = weights
+
+    def sentence(self, state: DocState, tokens: list[Token],
+                 gold: list[tuple[int, int, str, int | None]] | None = None) -> tuple[list[SentMention], list[Scored]]:
+        words = [t.text for t in tokens]
+        if gold is not None:
+            spans = gold
+        else:
+            spans = [(a, b, typ, None) for a, b, typ in tag_spans(self.w.tagger, words)]
+            spans = state.known_spans(words, spans)
+        mentions = state.add_sentence(tokens, spans)
+        pairs = candidate_pairs(mentions)
+        if not pairs:
+            return mentions, []
+        if len(pairs) > _MAX_PAIRS:  # a list of hundreds of names: score the closest pairs only (bounded work)
+            pairs = sorted(pairs, key=lambda p: (abs(p[0].a - p[1].a) if -1 not in (p[0].a, p[1].a) else 0,
+                                                 p[0].entity, p[1].entity))[:_MAX_PAIRS]
+        lower = [w.lower() for w in words]
+        feats = [features_of(state, lower, h, t, mentions) for h, t in pairs]
+        probs = self.w.calibrate(self.w.score(feats))
+        out = []
+        rel = self.w.relations
+        for k, (h, t) in enumerate(pairs):
+            for j in np.nonzero(probs[k] > 0.02)[0]:
+                out.append(Scored(h, t, rel[j], float(probs[k, j]), state.sent))
+        return mentions, out
+
+
+def features_of(state: DocState, lower: list[str], h: SentMention, t: SentMention,
+                mentions: list[SentMention]) -> list[str]:
+    eh, et = state.entities[h.entity], state.entities[t.entity]
+    return pair_features(lower, h, t, eh.type, et.type, h.entity == state.first, t.entity == state.first,
+                         mentions, state.sent, gz.builtin_class(et.name), gz.builtin_class(eh.name))
+
+
+class _Doc:
+    """Run-time state of one document: its entities, what has been emitted, where a code block is open."""
+
+    def __init__(self) -> None:
+        self.state = DocState()
+        self.seen_end = 0
+        self.emitted: set[tuple[str, str, str]] = set()
+        self.in_fence = False
+        self.topic_at: tuple[int, int] | None = None  # the topic entity's latest named mention (doc offsets)
+        self.named_at: dict[int, tuple[int, int]] = {}  # entity -> its latest named mention before this sentence
+
+
+class StatisticalExtractor:
+    """Trained, deterministic, offline extractor for the 53-predicate taxonomy (see docs/extraction.md).
+
+    floor: confidence floor on the calibrated probability; None takes the floor chosen at training
+    (on the tuning documents, for precision >= 0.80). Chunks of one document should come in order: a
+    document's entities, and the antecedents of its pronouns, are carried from chunk to chunk.
+    `entity_types` maps each entity name in an emitted triple to its ontology class; `aliases(doc_id)`
+    gives each entity's other names in that document; `surfaces` records, per emitted triple, the
+    surface forms its subject and object stood for in the evidence and how each was found (named,
+    demonym, pron, nominal, implicit; "antecedent" for the second selector of a resolved one), for
+    span-fidelity checks. A triple whose subject or object was resolved from a pronoun or nominal comes
+    twice: with the sentence as evidence, and with the antecedent's mention (when it lies in the chunk)."""
+
+    process_safe = True  # the weights are read-only: a forked child (ahead.py) extracts the same
+
+    def __init__(self, floor: float | None = None, *, weights: Weights | str | Path | None = None,
+                 max_sentence: int = 2000) -> None:
+        self.w = weights if isinstance(weights, Weights) else _cached_weights(str(weights or WEIGHTS_DIR))
+        self.floor = self.w.floor if floor is None else _check_floor(floor)
+        self.annotator = Annotator(self.w)
+        self.max_sentence = max_sentence
+        align = alignment()
+        self._pred = {pid: align[pid] for pid in self.w.relations if pid in align}
+        self.hints = predicate_hints()
+        man = self.w.manifest
+        wsha = man.get("weights_sha256", "unversioned")
+        self.agent = f"statistical-extractor-{wsha[:12]}"
+        self.model_id = (f"semantic_rdf.statistical weights sha256:{wsha} training data sha256:"
+                         f"{man.get('training_data_sha256', 'unknown')}")
+        self.entity_types: dict[str, str] = {}
+        self.surfaces: OrderedDict[tuple, tuple[str, str]] = OrderedDict()
+        self._docs: OrderedDict[str, _Doc] = OrderedDict()
+
+    def aliases(self, doc_id: str) -> dict[str, set[str]]:
+        d = self._docs.get(doc_id)
+        if d is None:
+            return {}
+        return {e.name: set(e.aliases) - {e.name} for e in d.state.entities}
+
+    def _class(self, name: str, typ: str, hint: str | None) -> str:
+        if typ == "LOC":
+            return gz.builtin_class(name) or "Place"
+        if typ == "MISC" and hint in ("Work", "Award", "Artifact", "Concept", "Field", "Event"):
+            return hint
+        return _CLASS.get(typ, "Thing")
+
+    def extract(self, chunk: Chunk) -> list[Triple]:
+        _check_chunk(chunk)
+        doc = self._docs.get(chunk.doc_id)
+        if doc is None:
+            doc = self._docs[chunk.doc_id] = _Doc()
+        self._docs.move_to_end(chunk.doc_id)
+        while len(self._docs) > 256:
+            self._docs.popitem(last=False)
+        text = chunk.text
+        code = self._code_regions(doc, text)
+        out: list[Triple] = []
+        for a, b in sentence_spans(text):
+            if chunk.start + a < doc.seen_end:
+                continue  # an overlapping chunk repeats sentences already read
+            if b - a > self.max_sentence or any(a < ce and cs < b for cs, ce in code):
+                continue  # code is not prose; an overlong "sentence" is a table or a dump
+            tokens = [Token(t.text, t.start + chunk.start, t.end + chunk.start) for t in tokenize(text, a, b)]
+            if not tokens:
+                continue
+            mentions, scored = self.annotator.sentence(doc.state, tokens)
+            sa, sb = chunk.start + a, chunk.start + b
+            for m in mentions:
+                if m.entity == doc.state.first and m.kind in ("named", "demonym"):
+                    doc.topic_at = (m.start, m.end)
+            for s in scored:
+                if s.p < self.floor or s.pid not in self._pred:
+                    continue
+                out.extend(self._triple(doc, chunk, s, sa, sb))
+            for m in mentions:
+                if m.kind in ("named", "demonym"):
+                    doc.named_at[m.entity] = (m.start, m.end)
+            doc.seen_end = chunk.start + b
+        return out
+
+    def _triple(self, doc: _Doc, chunk: Chunk, s: Scored, sa: int, sb: int) -> list[Triple]:
+        st = doc.state
+        pred, inverse = self._pred[s.pid]
+        h, t = (s.t, s.h) if inverse else (s.h, s.t)
+        eh, et = st.entities[h.entity], st.entities[t.entity]
+        start = sa
+        if "implicit" in (h.kind, t.kind):
+            # the topic is not named in this sentence: the evidence reaches back to its latest mention,
+            # which must lie in this chunk so that the span holds the name it stands for
+            if doc.topic_at is None or doc.topic_at[0] < chunk.start:
+                return []
+            start = doc.topic_at[0]
+        key = (eh.name, pred, et.name)
+        if key in doc.emitted or eh.name == et.name:
+            return []
+        doc.emitted.add(key)
+        hs, ho = self.hints.get(pred, (None, None))
+        self.entity_types[eh.name] = self._class(eh.name, eh.type, hs)
+        self.entity_types[et.name] = self._class(et.name, et.type, ho)
+        if len(self.entity_types) > 200_000:
+            self.entity_types.clear()
+        def surface(m: SentMention) -> str:
+            a, b = (doc.topic_at or (-1, -1)) if m.kind == "implicit" else (m.start, m.end)
+            return chunk.text[a - chunk.start:b - chunk.start] if chunk.start <= a < b <= chunk.end else m.surface
+
+        surf_h, surf_t = surface(h), surface(t)
+        score = round(s.p, 4)
+        self._note(chunk.doc_id, start, sb, key, (surf_h, surf_t, h.kind, t.kind))
+        out = [Triple(eh.name, pred, et.name, chunk, score, None, start, sb)]
+        # a subject or object read from a pronoun or nominal gets a second selector: the antecedent's
+        # mention, so the evidence for the link is kept beside the sentence that states the relation
+        for m, e, side in ((h, eh, 0), (t, et, 1)):
+            at = doc.named_at.get(m.entity) if m.kind in ("pron", "nominal") else None
+            if at is not None and chunk.start <= at[0] and at[1] <= sa:
+                name = chunk.text[at[0] - chunk.start:at[1] - chunk.start]
+                self._note(chunk.doc_id, at[0], at[1], key, (name, "", "antecedent", "") if side == 0
+                           else ("", name, "", "antecedent"))
+                out.append(Triple(eh.name, pred, et.name, chunk, score, None, at[0], at[1]))
+        return out
+
+    def _note(self, doc_id: str, start: int, end: int, key: tuple[str, str, str], rec: tuple) -> None:
+        self.surfaces[(doc_id, start, end, *key)] = rec
+        while len(self.surfaces) > 100_000:
+            self.surfaces.popitem(last=False)
+
+    @staticmethod
+    def _code_regions(doc: _Doc, text: str) -> list[tuple[int, int]]:
+        """Markdown fenced blocks (carried across chunks) and HTML <pre>/<code> elements of this chunk."""
+        regions: list[tuple[int, int]] = [(m.start(), m.end()) for m in _CODE_TAG.finditer(text)]
+        open_at = 0 if doc.in_fence else None
+        for m in _FENCE.finditer(text):
+            if open_at is None:
+                open_at = m.start()
+            else:
+                regions.append((open_at, text.find("\n", m.end()) % (len(text) + 1) or len(text)))
+                open_at = None
+        if open_at is not None:
+            regions.append((open_at, len(text)))
+        doc.in_fence = open_at is not None
+        return regions
+
+
+@lru_cache(maxsize=4)
+def _cached_weights(directory: str) -> Weights:
+    return Weights.load(directory)

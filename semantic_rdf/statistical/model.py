@@ -1,0 +1,449 @@
+"""What training and run time share: the Wikidata alignment, token features for the entity
+tagger, the grouping of a document's mentions into entities (with pronoun and nominal
+resolution), and the features of an entity pair in a sentence.
+
+Both sides call the same functions — training on gold mentions, run time on tagged ones — so a
+feature means the same thing in both places.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from semantic_rdf import gazetteer as gz
+from semantic_rdf.identity import fold
+from semantic_rdf.statistical.text import Token
+
+__all__ = ["alignment", "ner_features", "DocState", "SentMention", "pair_features", "ENTITY_TYPES"]
+
+ENTITY_TYPES = ("PER", "ORG", "LOC", "MISC")  # TIME and NUM are tagged but never become entities
+
+
+# ------------------------------------------------------------------ Wikidata alignment
+
+
+@lru_cache(maxsize=1)
+def alignment() -> dict[str, tuple[str, bool]]:
+    """Wikidata property id -> (predicate name, inverse?) from ontology/taxonomy.ttl.
+
+    Several predicates may align with one property (born_in and place_of_birth with P19): the first
+    exactMatch in the file wins, then the first inverseMatch, then the first broadMatch."""
+    import pyoxigraph as ox
+
+    from semantic_rdf import vocab
+    from semantic_rdf.resources import files
+
+    ns = vocab.NS
+    skos = "http://www.w3.org/2004/02/skos/core#"
+    wdt = "http://www.wikidata.org/prop/direct/"
+    rank = {skos + "exactMatch": 0, ns + "inverseMatch": 1, skos + "broadMatch": 2}
+    names: dict[str, str] = {}
+    links: list[tuple[int, int, str, str, bool]] = []
+    order = 0
+    for path in files("ontology", "taxonomy.ttl"):
+        for t in ox.parse(path=str(path), format=ox.RdfFormat.TURTLE):
+            p = t.predicate.value
+            if p == ns + "name":
+                names[t.subject.value] = t.object.value
+            elif p in rank and t.object.value.startswith(wdt):
+                order += 1
+                links.append((rank[p], order, t.object.value[len(wdt):], t.subject.value, p == ns + "inverseMatch"))
+    out: dict[str, tuple[str, bool]] = {}
+    for _, _, pid, iri, inverse in sorted(links):
+        if pid not in out and iri in names:
+            out[pid] = (names[iri], inverse)
+    return out
+
+
+# ------------------------------------------------------------------ entity tagger features
+
+
+
+@lru_cache(maxsize=200_000)
+def _shape(w: str) -> str:
+    out = []
+    for c in w:
+        if c.isupper():
+            k = "X"
+        elif c.islower():
+            k = "x"
+        elif c.isdigit():
+            k = "d"
+        else:
+            k = c
+        if not out or out[-1] != k:
+            out.append(k)
+    return "".join(out)[:6]
+
+
+@lru_cache(maxsize=200_000)
+def _word_feats(w: str) -> tuple[str, ...]:
+    lw = w.lower()
+    f = ["w=" + lw, "sh=" + _shape(w), "p3=" + lw[:3], "s3=" + lw[-3:], "s2=" + lw[-2:]]
+    if w[:1].isupper():
+        f.append("up")
+    if w.isupper() and len(w) > 1:
+        f.append("allup")
+    if w.isdigit():
+        f.append("num" + str(min(len(w), 5)))
+    if gz.country_of_demonym(w):
+        f.append("demonym")
+    cls = gz.builtin_class(w)
+    if cls:
+        f.append("gz=" + cls)
+    sc = gz.suffix_class(w) if w[:1].isupper() else None
+    if sc:
+        f.append("sfx=" + sc)
+    return tuple(f)
+
+
+@lru_cache(maxsize=200_000)
+def _context_feats(w: str) -> tuple[tuple[str, str], ...]:
+    """The features a word gives its neighbours at offsets -2, -1, +1, +2 (in that order)."""
+    lw, sh = w.lower(), _shape(w)
+    return tuple((f"{d}w={lw}", f"{d}sh={sh}") for d in (-2, -1, 1, 2))
+
+
+def ner_features(words: list[str]) -> list[list[str]]:
+    """CRF features for each token of one sentence: the word, its shape and affixes, and its neighbours'."""
+    n = len(words)
+    base = [_word_feats(w) for w in words]
+    ctx = [_context_feats(w) for w in words]
+    out = []
+    for i in range(n):
+        f = list(base[i])
+        if i == 0:
+            f.append("BOS")
+        for k, d in enumerate((-2, -1, 1, 2)):
+            j = i + d
+            if 0 <= j < n:
+                f.extend(ctx[j][k])
+        if i > 0:
+            f.append(f"bi=-1{words[i - 1].lower()}|{words[i].lower()}")
+        out.append(f)
+    return out
+
+
+# ------------------------------------------------------------------ entities in a document
+
+_PRON_PER = {"he": "subj", "she": "subj", "him": "obj", "his": "poss", "her": "poss", "hers": "poss"}
+_GENDER = {"he": "m", "him": "m", "his": "m", "she": "f", "her": "f", "hers": "f"}
+_PRON_IT = {"it": "subj", "its": "poss"}
+# definite nominals and the entity type they refer back to
+_NOMINALS = {
+    **dict.fromkeys("company firm band group team club university college school party newspaper magazine "
+                    "label organization organisation agency corporation airline network".split(), "ORG"),
+    **dict.fromkeys("album film movie song single novel book series game show opera play episode "
+                    "single poem painting magazine".split(), "MISC"),
+    **dict.fromkeys("city town village river municipality county district region province island lake "
+                    "station church".split(), "LOC"),
+}
+_LEAD_STRIP = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+_TRAIL_STRIP = re.compile(r"(?:\s*['’]s|[\s,;:.!?\"”’)\]]+)$")
+
+
+def clean_name(s: str) -> str:
+    s = " ".join(s.split())
+    s = _LEAD_STRIP.sub("", s)
+    s = _TRAIL_STRIP.sub("", s)
+    return s.strip()
+
+
+@dataclass
+class Entity:
+    name: str
+    type: str
+    aliases: set[str] = field(default_factory=set)
+    first_sent: int = 0
+    mentions: int = 0
+    gender: str = ""  # "m" or "f" once a confident he/she resolved to it; the other never will
+    votes: dict[str, int] = field(default_factory=dict)  # the tagger's type for each mention: the majority wins
+
+
+@dataclass(frozen=True, slots=True)
+class SentMention:
+    a: int  # token indices in the sentence, a <= b (exclusive); -1/-1 for an implicit mention
+    b: int
+    entity: int
+    kind: str  # named | demonym | pron | nominal | implicit
+    confidence: float
+    surface: str
+    start: int = -1  # character offsets into the document text (-1 for implicit)
+    end: int = -1
+
+
+_RESOLVE_FLOOR = 0.75  # below this a pronoun or nominal is left unresolved: a missed fact beats a wrong one
+
+
+class DocState:
+    """A document's entities, grown one sentence at a time.
+
+    With `gold` entity ids (training) mentions join the gold entity; otherwise (run time) a mention
+    joins an earlier entity with the same folded name, a person's surname or partial name joins the
+    unique earlier person whose name holds those words, and a demonym joins (or names) its country."""
+
+    def __init__(self) -> None:
+        self.entities: list[Entity] = []
+        self.by_key: dict[str, int] = {}
+        self.sent = -1
+        self.first: int | None = None  # the document's first entity: the topic of a Wikipedia-like text
+        self.recent: list[list[int]] = []  # entities named in each of the last sentences
+        self.known: dict[tuple[str, ...], str] = {}  # word sequences named earlier in the document -> type
+        self.by_word: dict[str, set[int]] = {}  # folded word -> entities whose name holds it
+
+    def _index_words(self, name: str, i: int) -> None:
+        for w in fold(name).split():
+            self.by_word.setdefault(w, set()).add(i)
+
+    def _entity(self, surface: str, typ: str, gold: int | None) -> tuple[int, str, str]:
+        name = clean_name(surface) or surface
+        kind = "named"
+        if typ == "LOC":
+            country = gz.country_of_demonym(name)
+            if country:
+                name, kind = country, "demonym"
+        if gold is not None:
+            key = f"#gold{gold}"
+        else:
+            key = fold(name)
+            if key not in self.by_key and typ == "PER":
+                words = set(key.split())
+                cands = set.intersection(*(self.by_word.get(w, set()) for w in words)) if words else set()
+                hits = [i for i in sorted(cands) if self.entities[i].type == "PER"
+                        and len(self.entities[i].name.split()) > len(words)
+                        and words <= set(fold(self.entities[i].name).split())]
+                if len(hits) == 1:
+                    self.by_key[key] = hits[0]
+        i = self.by_key.get(key)
+        if i is None:
+            i = len(self.entities)
+            self.entities.append(Entity(name, typ, {name}, self.sent))
+            self.by_key[key] = i
+            self._index_words(name, i)
+            if gold is not None:
+                self.by_key[fold(name)] = i
+        e = self.entities[i]
+        e.votes[typ] = e.votes.get(typ, 0) + 1
+        if gold is None and e.votes[typ] > e.votes.get(e.type, 0):
+            e.type = typ
+        if gold is not None and len(name) > len(e.name) and kind == "named":
+            e.name = name  # training: the fullest name
+            self._index_words(name, i)
+        e.aliases.add(name if kind == "named" else surface)
+        e.mentions += 1
+        if self.first is None and typ in ENTITY_TYPES:
+            self.first = i
+        return i, kind, name
+
+    def known_spans(self, words: list[str], spans: list[tuple[int, int, str, int | None]]):
+        """The tagged spans plus every untagged run of words that the document named before (a name the
+        tagger found once is a name again; a person's surname alone too): one decision per document."""
+        if not self.known:
+            return spans
+        taken = [False] * len(words)
+        for a, b, _, _ in spans:
+            for k in range(a, b):
+                taken[k] = True
+        out = list(spans)
+        i = 0
+        while i < len(words):
+            if taken[i] or not words[i][:1].isupper():
+                i += 1
+                continue
+            for n in range(min(6, len(words) - i), 0, -1):
+                typ = self.known.get(tuple(words[i:i + n]))
+                if typ is not None and not any(taken[i:i + n]) and (i + n == len(words) or not taken[i + n]):
+                    out.append((i, i + n, typ, None))
+                    i += n
+                    break
+            else:
+                i += 1
+        out.sort()
+        return out
+
+    def _learn(self, words: tuple[str, ...], typ: str) -> None:
+        if len(self.known) < 5000:
+            self.known.setdefault(words, typ)
+            if typ == "PER" and len(words) > 1 and len(words[-1]) > 2 and words[-1][:1].isupper():
+                self.known.setdefault(words[-1:], typ)
+
+    def add_sentence(self, tokens: list[Token], spans: list[tuple[int, int, str, int | None]]) -> list[SentMention]:
+        """The mentions of one sentence: its tagged spans (token a, token b, type, gold entity or None), then
+        the pronouns and definite nominals resolved, then the topic entity as an implicit mention."""
+        self.sent += 1
+        out: list[SentMention] = []
+        for a, b, typ, gold in spans:
+            if typ not in ENTITY_TYPES:
+                continue
+            surface = _surface(tokens, a, b)
+            if not any(c.isupper() for c in surface):
+                continue  # no lower-case common nouns as entities
+            i, kind, _ = self._entity(surface, typ, gold)
+            if gold is None:
+                self._learn(tuple(t.text for t in tokens[a:b]), typ)
+            out.append(SentMention(a, b, i, kind, 1.0, surface, tokens[a].start, tokens[b - 1].end))
+        named = out[:]
+        taken = {(m.a, m.b) for m in out}
+        prev = self.recent[-1] if self.recent else []
+        for k, tok in enumerate(tokens):
+            w = tok.text.lower()
+            if any(m.a <= k < m.b for m in named):
+                continue
+            got = None
+            if w in _PRON_PER:
+                got = self._resolve_person(k, named, prev, _GENDER[w])
+            elif w in _PRON_IT:
+                got = self._resolve_thing(k, named, prev)
+            elif w in _NOMINALS and k > 0 and tokens[k - 1].text.lower() == "the":
+                got = self._resolve_nominal(_NOMINALS[w], k, named, prev)
+            if got is not None and (k, k + 1) not in taken:
+                i, conf = got
+                if conf >= _RESOLVE_FLOOR:
+                    if w in _GENDER and conf >= 0.85 and not self.entities[i].gender:
+                        self.entities[i].gender = _GENDER[w]
+                    a = k - 1 if w in _NOMINALS else k
+                    out.append(SentMention(a, k + 1, i, "nominal" if w in _NOMINALS else "pron", conf,
+                                           _surface(tokens, a, k + 1), tokens[a].start, tok.end))
+        present = {m.entity for m in out}
+        if self.first is not None and self.first not in present and self.sent > 0:
+            out.append(SentMention(-1, -1, self.first, "implicit", 1.0, ""))
+        self.recent.append(sorted({m.entity for m in named}))
+        del self.recent[:-2]
+        return out
+
+    # Confidences below were set against GUM's chains (gum.py; docs/extraction.md): a pronoun resolves only
+    # when one antecedent is plainly the salient one.
+    def _resolve_person(self, k: int, named: list[SentMention], prev: list[int], gender: str) -> tuple[int, float] | None:
+        ents = self.entities
+
+        def fits(i: int) -> bool:
+            return ents[i].type == "PER" and ents[i].gender in ("", gender)
+
+        before = [m.entity for m in named if m.b <= k and fits(m.entity)]
+        window = set(before) | {i for i in prev if fits(i)}
+        topic = self.first if self.first is not None and fits(self.first) else None
+        if topic is not None:
+            most = max((e.mentions for e in ents if e.type == "PER"), default=0)
+            if ents[topic].mentions < most:
+                topic = None  # another person is talked about more: the first one is not plainly the topic
+        if len(window) == 1:
+            (only,) = window
+            return only, 0.9 if (topic is None or only == topic) else 0.6
+        if not window:
+            return (topic, 0.85) if topic is not None else None
+        return None  # two or more people in reach: ambiguous
+
+    def _resolve_thing(self, k: int, named: list[SentMention], prev: list[int]) -> tuple[int, float] | None:
+        topic = self.first
+        if topic is None or self.entities[topic].type == "PER" or k != 0:
+            return None  # only a sentence-opening "It"/"Its" about a non-person topic
+        if any(self.entities[i].type != "PER" and i != topic for i in prev):
+            return topic, 0.6  # another thing was named just before
+        return topic, 0.8
+
+    def _resolve_nominal(self, typ: str, k: int, named: list[SentMention], prev: list[int]) -> tuple[int, float] | None:
+        topic = self.first
+        if any(m.b <= k and self.entities[m.entity].type == typ for m in named):
+            return None
+        cands = [i for i in prev if self.entities[i].type == typ]
+        if topic is not None and self.entities[topic].type == typ and (not cands or cands == [topic]):
+            return topic, 0.8
+        if len(cands) == 1:
+            return cands[0], 0.6
+        return None
+
+
+def _surface(tokens: list[Token], a: int, b: int) -> str:
+    """The text of tokens a..b as written (the document's own spacing is not known here: one space)."""
+    parts = [tokens[a].text]
+    for j in range(a + 1, b):
+        parts.append(("" if tokens[j].start == tokens[j - 1].end else " ") + tokens[j].text)
+    return "".join(parts)
+
+
+# ------------------------------------------------------------------ pair features
+
+
+def _bucket(n: int) -> str:
+    return str(n) if n < 4 else ("4-5" if n < 6 else ("6-9" if n < 10 else "10+"))
+
+
+def pair_features(words: list[str], h: SentMention, t: SentMention, ht: str, tt: str,
+                  h_topic: bool, t_topic: bool, mentions: list[SentMention], sent_index: int,
+                  t_class: str | None, h_class: str | None) -> list[str]:
+    """Features of the ordered pair (head h, tail t) in a sentence of lower-cased `words`."""
+    f = [f"tp={ht}|{tt}", f"hk={h.kind}", f"tk={t.kind}", f"hk={h.kind}|tk={t.kind}|tp={ht}|{tt}"]
+    if h_topic:
+        f.append("h_topic")
+    if t_topic:
+        f.append("t_topic")
+    if h_class:
+        f.append(f"hc={h_class}")
+    if t_class:
+        f.append(f"tc={t_class}|{ht}")
+    f.append("s0" if sent_index == 0 else "s1+")
+    if h.kind == "implicit" or t.kind == "implicit":
+        m = t if h.kind == "implicit" else h
+        side = "h" if h.kind == "implicit" else "t"
+        for d in (1, 2, 3):
+            if m.a - d >= 0:
+                f.append(f"imp{side}|pre{d}={words[m.a - d]}")
+        if m.a >= 2:
+            f.append(f"imp{side}|pre2={words[m.a - 2]}_{words[m.a - 1]}")
+        if m.b < len(words):
+            f.append(f"imp{side}|post={words[m.b]}")
+        for w in sorted(set(words)):  # sorted: the same order, so the same float sums, in every process
+            f.append(f"imp{side}|sw={w}")
+        return f
+    first, second = (h, t) if h.a <= t.a else (t, h)
+    order = "ht" if first is h else "th"
+    gap = max(0, second.a - first.b)
+    between = words[first.b:second.a]
+    f.append(f"ord={order}")
+    f.append(f"gap={_bucket(gap)}")
+    f.append(f"ord={order}|gap={_bucket(gap)}|tp={ht}|{tt}")
+    inside = sum(1 for m in mentions if m.kind != "implicit" and first.b <= m.a and m.b <= second.a)
+    f.append(f"ents_between={_bucket(inside)}")
+    for w in sorted(set(between)):
+        f.append(f"bw={w}|{order}")
+    if gap <= 6:
+        f.append(f"bs={' '.join(between)}|{order}")
+        f.append(f"bs={' '.join(between)}|{order}|{ht}|{tt}")
+    if between:
+        f.append(f"bf={between[0]}|{order}")
+        f.append(f"bl={between[-1]}|{order}")
+    for d in (1, 2):
+        if first.a - d >= 0:
+            f.append(f"pre{d}={words[first.a - d]}")
+        if second.b + d - 1 < len(words):
+            f.append(f"post{d}={words[second.b + d - 1]}")
+    if first.a >= 2:
+        f.append(f"pre2={words[first.a - 2]}_{words[first.a - 1]}")
+    if t.a >= 2:
+        f.append(f"tpre2={words[t.a - 2]}_{words[t.a - 1]}")
+    if t.a >= 1:
+        f.append(f"tpre1={words[t.a - 1]}")
+    if h.a >= 1:
+        f.append(f"hpre1={words[h.a - 1]}")
+    return f
+
+
+def candidate_pairs(mentions: list[SentMention]) -> list[tuple[SentMention, SentMention]]:
+    """Every ordered pair of distinct entities in a sentence, each by its closest pair of mentions
+    (a named mention before a resolved one, an implicit one last). Two implicit mentions never pair."""
+    best: dict[tuple[int, int], tuple[tuple, SentMention, SentMention]] = {}
+    rank = {"named": 0, "demonym": 0, "nominal": 1, "pron": 1, "implicit": 3}
+    for h in mentions:
+        for t in mentions:
+            if h.entity == t.entity or (h.kind == "implicit" and t.kind == "implicit"):
+                continue
+            if h.kind != "implicit" and t.kind != "implicit" and h.a < t.b and t.a < h.b:
+                continue  # overlapping spans
+            dist = 0 if "implicit" in (h.kind, t.kind) else abs(h.a - t.a)
+            key = (rank[h.kind] + rank[t.kind], dist)
+            k = (h.entity, t.entity)
+            if k not in best or key < best[k][0]:
+                best[k] = (key, h, t)
+    return [(h, t) for _, h, t in (best[k] for k in sorted(best))]

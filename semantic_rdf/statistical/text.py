@@ -1,0 +1,120 @@
+"""Tokens with offsets, and Re-DocRED documents turned back into plain text.
+
+The run-time tokenizer and the training data share one tokenisation: a Re-DocRED document is
+detokenised into ordinary text (gold mentions become character spans) and tokenised again with
+`tokenize`, so the model never sees a token boundary it could not see at run time.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Token", "tokenize", "Mention", "GoldDoc", "load_redocred", "detokenize"]
+
+# A word (letters/digits, inner hyphens and apostrophes of names like O'Neill), an abbreviation with
+# dots ("U.S.", "D.C."), a possessive or contraction tail, or any other single non-space character.
+_TOKEN_RX = re.compile(
+    r"(?:[^\W\d_]\.){2,}"
+    r"|[^\W_]+(?:['’](?![sS]\b)[^\W_]+)*(?:[-‐][^\W_]+(?:['’](?![sS]\b)[^\W_]+)*)*"
+    r"|['’][sS]\b|n['’]t\b"
+    r"|\S"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    text: str
+    start: int
+    end: int
+
+
+def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Token]:
+    """Tokens of text[start:end] with offsets into `text`."""
+    return [Token(m.group(), m.start(), m.end()) for m in _TOKEN_RX.finditer(text, start, len(text) if end is None else end)]
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    start: int  # character offsets into the document text
+    end: int
+    type: str
+    entity: int  # index into the document's vertexSet
+    sent: int
+
+
+@dataclass(frozen=True, slots=True)
+class GoldDoc:
+    title: str
+    text: str
+    sentences: tuple[tuple[int, int], ...]  # character spans
+    mentions: tuple[Mention, ...]
+    labels: tuple[tuple[int, int, str, tuple[int, ...]], ...]  # (head, tail, Wikidata property, evidence)
+    entity_types: tuple[str, ...]
+
+
+_NO_SPACE_BEFORE = {",", ".", ";", ":", "!", "?", ")", "]", "}", "%", "'s", "’s", "n't", "'", "''"}
+_NO_SPACE_AFTER = {"(", "[", "{", "``", "$"}
+
+
+def detokenize(sents: list[list[str]]) -> tuple[str, list[list[tuple[int, int]]], list[tuple[int, int]]]:
+    """Text, each token's character span, each sentence's character span."""
+    out: list[str] = []
+    pos = 0
+    spans: list[list[tuple[int, int]]] = []
+    sent_spans: list[tuple[int, int]] = []
+    for si, toks in enumerate(sents):
+        row = []
+        quote_open = False
+        glue = False  # no space before the next token
+        s0 = None
+        for ti, tok in enumerate(toks):
+            tok = tok.replace("\u00a0", " ").strip() or "_"
+            space = bool(out)
+            if tok in _NO_SPACE_BEFORE or glue:
+                space = False
+            if tok == '"':
+                if quote_open:
+                    space = False
+                quote_open = not quote_open
+            if tok in ("-", "–") and ti > 0 and ti + 1 < len(toks) and toks[ti - 1][-1:].isalnum() and toks[ti + 1][:1].isalnum() \
+                    and toks[ti - 1][:1].isupper() == toks[ti + 1][:1].isupper() and not toks[ti + 1][:1].isdigit():
+                space = False  # "Jean - Pierre" was one hyphenated word
+                glue = True
+            else:
+                glue = tok in _NO_SPACE_AFTER or (tok == '"' and quote_open)
+            if space:
+                out.append(" ")
+                pos += 1
+            if s0 is None:
+                s0 = pos
+            out.append(tok)
+            row.append((pos, pos + len(tok)))
+            pos += len(tok)
+        spans.append(row)
+        sent_spans.append((s0 if s0 is not None else pos, pos))
+    return "".join(out), spans, sent_spans
+
+
+def load_redocred(path: str | Path, start: int = 0, stop: int | None = None) -> list[GoldDoc]:
+    with open(path, encoding="utf-8") as f:
+        raw = json.load(f)
+    docs = []
+    for d in raw[start:stop]:
+        text, tspans, sspans = detokenize(d["sents"])
+        mentions = []
+        types = []
+        for ei, ent in enumerate(d["vertexSet"]):
+            types.append(ent[0]["type"])
+            for m in ent:
+                row = tspans[m["sent_id"]]
+                a, b = m["pos"]
+                if not (0 <= a < b <= len(row)):
+                    continue
+                mentions.append(Mention(row[a][0], row[b - 1][1], m["type"], ei, m["sent_id"]))
+        mentions.sort(key=lambda m: (m.start, -m.end))
+        labels = tuple((l["h"], l["t"], l["r"], tuple(l.get("evidence", ()))) for l in d["labels"])
+        docs.append(GoldDoc(d["title"], text, tuple(sspans), tuple(mentions), labels, tuple(types)))
+    return docs

@@ -1,0 +1,254 @@
+"""The statistical extractor (semantic_rdf/statistical): shipped weights, what they extract from real
+sentences, determinism, span fidelity, pronouns, code blocks, the manifest, the PROV agent, the
+`ingest` default, and the training script end to end on a tiny slice."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+from _security import run_cli
+from semantic_rdf.split import splitter_from_spec
+from semantic_rdf.statistical import StatisticalExtractor, load_manifest
+from semantic_rdf.statistical.extractor import WEIGHT_FILES, WEIGHTS_DIR, sha256_file
+from semantic_rdf.values import Chunk, Doc
+
+def _realtext() -> Path:
+    """The corpora folder: $SEMANTIC_RDF_REALTEXT, else ../shared/data/realtext beside the checkout (or a worktree's)."""
+    import os
+
+    if os.environ.get("SEMANTIC_RDF_REALTEXT"):
+        return Path(os.environ["SEMANTIC_RDF_REALTEXT"])
+    repo = Path(__file__).resolve().parents[1]
+    for base in (repo.parent, repo.parent.parent):
+        if (base / "shared" / "data" / "realtext").is_dir():
+            return base / "shared" / "data" / "realtext"
+    return repo.parent / "shared" / "data" / "realtext"
+
+
+REALTEXT = _realtext()
+REDOCRED = REALTEXT / "redocred" / "dev_revised.json"
+
+# Real sentences: the opening of Re-DocRED held-out documents and the issue's example (Wikipedia text).
+ANGELL = "Henrik Angell was a Norwegian military officer. He died in Kristiania."
+SCHNEIDER = ('Wilfried "Willi" Schneider (born 13 March 1963 in Mediaș, Transylvania) is a German skeleton '
+             "racer who competed from 1992 to 2002. He won two medals in the men's skeleton event at the FIBT "
+             "World Championships with a gold in 1998 and a bronze in 1999.")
+ALGER = ("Ross Patterson Alger (August 20, 1920 – January 16, 1992) was a politician in the Canadian province of "
+         "Alberta, who served as mayor of Calgary from 1977 to 1980. Born in Prelate, Saskatchewan, he moved to "
+         "Alberta with his family in 1930s. He received a bachelor of commerce degree from the University of "
+         "Alberta in 1942.")
+
+
+def extract(text: str, doc_id: str = "d", ex: StatisticalExtractor | None = None, **kw):
+    ex = ex or StatisticalExtractor(**kw)
+    doc = Doc(doc_id, doc_id, text)
+    out = []
+    for c in splitter_from_spec("sentences").split(doc):
+        out.extend(ex.extract(c))
+    return ex, out
+
+
+def facts(triples) -> set[tuple[str, str, str]]:
+    return {(t.subject, t.predicate, t.object) for t in triples}
+
+
+def test_manifest_hashes_match_the_shipped_weight_files():
+    man = load_manifest()
+    assert set(man["files"]) == set(WEIGHT_FILES)
+    for name, digest in man["files"].items():
+        assert sha256_file(WEIGHTS_DIR / name) == digest, name
+    import hashlib
+
+    combined = hashlib.sha256("".join(f"{n}:{h}\n" for n, h in sorted(man["files"].items())).encode()).hexdigest()
+    assert man["weights_sha256"] == combined
+    assert len(man["training_data_sha256"]) == 64
+    assert man["training_data"]["held_out_documents"] == [400, 500]
+    assert 0.0 < man["floor"] <= 1.0
+
+
+def test_real_sentences_give_the_expected_facts():
+    _, got = extract(" ".join([ANGELL, SCHNEIDER]))
+    f = facts(got)
+    assert ("Henrik Angell", "country_of_citizenship", "Norway") in f
+    assert ("Wilfried \"Willi\" Schneider", "country_of_citizenship", "Germany") in f
+    _, got = extract(ALGER)
+    f = facts(got)
+    assert ("Ross Patterson Alger", "country_of_citizenship", "Canada") in f
+    # the issue's wrong fact: a resolved pronoun must not become the nationality adjective
+    _, got = extract(ANGELL, floor=0.0)
+    assert not any(t.subject in ("Norwegian", "Norway") for t in got)
+    assert all(t.subject == "Henrik Angell" for t in got if t.predicate == "died_in")
+
+
+def test_scores_are_probabilities_and_the_floor_filters():
+    ex, low = extract(SCHNEIDER + " " + ALGER, floor=0.0)
+    _, high = extract(SCHNEIDER + " " + ALGER)
+    assert all(0.0 <= t.score <= 1.0 for t in low)
+    assert all(t.score >= ex.w.floor for t in high)
+    assert facts(high) <= facts(low) and len(low) > len(high)
+
+
+def test_same_output_twice():
+    text = " ".join([ANGELL, SCHNEIDER, ALGER])
+    _, a = extract(text, floor=0.0)
+    _, b = extract(text, floor=0.0)
+    assert [(t.subject, t.predicate, t.object, t.score, t.start, t.end) for t in a] == \
+           [(t.subject, t.predicate, t.object, t.score, t.start, t.end) for t in b]
+
+
+def _fidelity(ex, doc_text, triples):
+    bad = []
+    for t in triples:
+        ev = doc_text[t.start:t.end]
+        sh, so, _, _ = ex.surfaces[(t.chunk.doc_id, t.start, t.end, t.subject, t.predicate, t.object)]
+        if sh not in ev or so not in ev:
+            bad.append((t, ev))
+        assert t.chunk.text[t.start - t.chunk.start:t.end - t.chunk.start] == ev
+    return bad
+
+
+def test_span_fidelity_and_entities_are_names():
+    texts = [ANGELL, SCHNEIDER, ALGER]
+    if REDOCRED.is_file():  # and the held-out documents themselves, when the corpus is at hand
+        from semantic_rdf.statistical.text import load_redocred
+
+        texts += [d.text for d in load_redocred(REDOCRED, 400, 430)]
+    n = 0
+    for i, text in enumerate(texts):
+        ex, got = extract(text, f"doc{i}", floor=0.3)
+        n += len(got)
+        assert _fidelity(ex, text, got) == []
+        for t in got:
+            assert any(c.isupper() for c in t.subject) and any(c.isupper() for c in t.object)
+    assert n > 5
+
+
+def test_aliases_group_a_surname_and_a_demonym():
+    ex, _ = extract("Paul Desmarais Jr. is a Canadian businessman. Desmarais was born in Montreal, Quebec.")
+    al = ex.aliases("d")
+    assert "Desmarais" in al["Paul Desmarais Jr"]
+    assert "Canadian" in al["Canada"]
+
+
+def test_code_blocks_are_not_read():
+    prose = "Henrik Angell was a Norwegian military officer."
+    md = "```\n" + prose + "\n```\n\nSome text without facts.\n<pre>" + prose + "</pre>"
+    _, got = extract(md, floor=0.0)
+    assert got == []
+    _, got = extract(prose, floor=0.0)
+    assert got
+
+
+def test_agent_identity_is_the_weights_hash_and_retract_by_agent(tmp_path):
+    store = tmp_path / "s"
+    r = run_cli(store, "--json", "ingest", "-", stdin=ALGER.encode())
+    assert r.rc == 0, r.err
+    summary = json.loads(r.out)
+    assert summary["new"] >= 3
+    ex = StatisticalExtractor()
+    man = load_manifest()
+    assert ex.agent == f"statistical-extractor-{man['weights_sha256'][:12]}"
+    assert man["weights_sha256"] in ex.model_id and man["training_data_sha256"] in ex.model_id
+    from semantic_rdf.store import AssertionStore
+
+    s = AssertionStore.open(store)
+    try:
+        labels = {q.object.value for q in s.ox.quads_for_pattern(None, None, ox.Literal(ex.agent), None)}
+        models = list(s.ox.quads_for_pattern(None, None, ox.Literal(ex.model_id), None))
+        assert labels == {ex.agent} and models
+    finally:
+        s.close()
+    r = run_cli(store, "--json", "retract", "--agent", ex.agent, "--reason", "model withdrawn")
+    assert r.rc == 0, r.err
+    assert len(json.loads(r.out)["changed"]) == summary["new"]
+
+
+def test_ingest_defaults_to_statistical_and_rules_stays_available(tmp_path):
+    r = run_cli(tmp_path / "a", "--json", "ingest", "-", stdin=ANGELL.encode())
+    assert r.rc == 0 and json.loads(r.out)["new"] >= 1
+    r = run_cli(tmp_path / "b", "--json", "ingest", "--extractor", "rules", "-", stdin=ANGELL.encode())
+    assert r.rc == 0
+    r = run_cli(tmp_path / "c", "ingest", "--extractor", "statistical", "--gazetteer", "x.json", "-", stdin=b"x")
+    assert r.rc == 2
+
+
+@pytest.mark.slow
+def test_training_runs_end_to_end_on_a_tiny_slice(tmp_path):
+    if not REDOCRED.is_file():
+        pytest.skip(f"the training corpus is not at {REALTEXT} (it never ships)")
+    from semantic_rdf.statistical import train
+
+    out = tmp_path / "w"
+    assert train.main(["--data", str(REALTEXT), "--out", str(out), "--no-crossfit", "--fit", "0:8",
+                       "--tune", "8:12", "--iterations", "10"]) == 0
+    man = load_manifest(out)
+    assert all(sha256_file(out / n) == h for n, h in man["files"].items())
+    ex, got = extract(ALGER, weights=out, floor=0.0)
+    assert ex.w.manifest["weights_sha256"] == man["weights_sha256"]
+    with pytest.raises(SystemExit):
+        train.main(["--data", str(REALTEXT), "--out", str(out), "--no-crossfit", "--fit", "0:450"])
+    # cross-fitting: two folds calibrate, then all the documents fit
+    out2 = tmp_path / "w2"
+    assert train.main(["--data", str(REALTEXT), "--out", str(out2), "--crossfit", "--crossfit-docs", "12",
+                       "--iterations", "10"]) == 0
+    man2 = load_manifest(out2)
+    assert man2["params"]["crossfit"] and man2["training_data"]["crossfit_folds"] == [[[0, 9], [9, 12]], [[3, 12], [0, 3]]]
+    assert sorted(p.name for p in out2.iterdir()) == sorted([*WEIGHT_FILES, "manifest.json"])
+    with pytest.raises(SystemExit):
+        train.main(["--data", str(REALTEXT), "--out", str(out2), "--crossfit", "--crossfit-docs", "450"])
+
+
+def test_same_output_in_processes_with_different_hash_seeds():
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys; from semantic_rdf.statistical import StatisticalExtractor; from semantic_rdf.values import Chunk;"
+            "t = sys.stdin.read(); ex = StatisticalExtractor(floor=0.0);"
+            "print([(x.subject, x.predicate, x.object, x.score, x.start, x.end) for x in ex.extract(Chunk('d', 0, t, 0, len(t)))])")
+    root = Path(__file__).resolve().parents[1]
+    outs = set()
+    for seed in ("1", "2"):
+        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(root))
+        r = subprocess.run([sys.executable, "-c", code], input=SCHNEIDER + " " + ALGER, capture_output=True,
+                           text=True, env=env, check=True)
+        outs.add(r.stdout)
+    assert len(outs) == 1 and "country_of_citizenship" in outs.pop()
+
+
+def test_unreadable_weights_are_a_typed_error(tmp_path):
+    from semantic_rdf.errors import InvalidInput, NotFound
+
+    with pytest.raises(NotFound):
+        StatisticalExtractor(weights=tmp_path)
+    for name in WEIGHT_FILES:
+        (tmp_path / name).write_bytes((WEIGHTS_DIR / name).read_bytes())
+    (tmp_path / "features.json").write_text('{"relations": ["P131"], "features": ["x"]}')
+    with pytest.raises(InvalidInput):
+        StatisticalExtractor(weights=tmp_path)
+    with pytest.raises(InvalidInput):
+        StatisticalExtractor(floor=1.5)
+    with pytest.raises(InvalidInput):
+        StatisticalExtractor().extract("not a chunk")
+
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from([ANGELL, SCHNEIDER, "He", "She said it.", "The company", "```", "<pre>x</pre>",
+                                 "İstanbul ΣΊΣΥΦΟΣ", "\u202e", "Born in Prelate, Saskatchewan,", " ", "\n\n", "."])
+                | st.text(max_size=40), max_size=12).map("".join))
+def test_any_text_gives_spans_inside_the_chunk(text):
+    if not text:
+        return
+    ex = StatisticalExtractor(floor=0.0)
+    chunk = Chunk("d", 0, text, 0, len(text))
+    for t in ex.extract(chunk):
+        assert 0 <= t.start < t.end <= len(text) and t.subject.strip() and t.object.strip()
+        sh, so, _, _ = ex.surfaces[("d", t.start, t.end, t.subject, t.predicate, t.object)]
+        assert sh in text[t.start:t.end] and so in text[t.start:t.end]
