@@ -1,7 +1,7 @@
 """Looking around a store: list assertions, show one, search names and text, list entities and predicates.
 
 Every read here is a packaged query (queries/list.rq, entities.rq, search.rq, text-search.rq,
-decisions-about.rq, predicates.rq) with its parameters bound as terms; names the user types go through
+decisions-about.rq, ontology/predicates.rq) with its parameters bound as terms; names the user types go through
 the entity registry (folded, as identity folds them), never into query text. A name or predicate that
 matches nothing is an error that suggests the closest ones the store (or the taxonomy) holds.
 
@@ -299,7 +299,7 @@ def predicates() -> tuple[PredicateInfo, ...]:
     kinds = {"http://www.w3.org/2004/02/skos/core#exactMatch": "exact",
              "http://www.w3.org/2004/02/skos/core#broadMatch": "broad", NS + "inverseMatch": "inverse"}
     merged: dict[str, dict] = {}
-    for r in scratch.query(packaged("predicates")):
+    for r in scratch.query(packaged("ontology/predicates")):
         p = merged.setdefault(r["name"].value, {
             "label": r["label"].value, "category": r["category"].value if r["category"] else "",
             "comment": r["comment"].value if r["comment"] else "", "wikidata": []})

@@ -98,6 +98,9 @@ def run(args, ctx) -> int:
         return 0
     if args.file is None:
         raise InvalidInput("give a query: a .rq file, a packaged query's name, or - (see --list)")
+    from semantic_rdf.cli._common import require_store
+
+    require_store(ctx.store_path)  # before reading stdin or a file: a mistyped --store is the first error
     limits = Limits.resolve(args.timeout, args.max_rows, args.max_memory)
     text = read_query(args.file)
     params = {}
