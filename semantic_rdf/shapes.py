@@ -22,7 +22,7 @@ from rdflib.namespace import RDF, SH
 from semantic_rdf.errors import ShapeViolation
 from semantic_rdf.resources import files
 
-__all__ = ["shapes_graph", "FastChecker", "fast_checker", "validate_full", "Report"]
+__all__ = ["shapes_graph", "FastChecker", "fast_checker", "validate_full", "Report", "required_datatypes"]
 
 _SUPPORTED_PROPERTY = {
     SH.path, SH.minCount, SH.maxCount, SH.datatype, SH["class"], SH["in"], SH.nodeKind, SH.minInclusive,
@@ -38,6 +38,19 @@ def shapes_graph() -> rdflib.Graph:
     for path in files("shapes", "*.ttl"):
         g.parse(path, format="turtle")
     return g
+
+
+@lru_cache(maxsize=1)
+def required_datatypes() -> dict[str, str]:
+    """Predicate IRI -> the datatype IRI every shape that constrains it with sh:datatype requires (predicates
+    whose shapes disagree are left out). What `sync.pull` maps a server's re-typed literals back to."""
+    g = shapes_graph()
+    seen: dict[str, set[str]] = {}
+    for prop in g.subjects(SH.datatype, None):
+        path, dt = g.value(prop, SH.path), g.value(prop, SH.datatype)
+        if isinstance(path, rdflib.URIRef) and isinstance(dt, rdflib.URIRef):
+            seen.setdefault(str(path), set()).add(str(dt))
+    return {p: next(iter(d)) for p, d in seen.items() if len(d) == 1}
 
 
 def _t(node: rdflib.term.Node) -> str:
