@@ -842,7 +842,7 @@ class AssertionStore:
         out = []
         for row in self.run_query("integrity"):
             out.append(f"{row['a'].value}: {row['problem'].value}")
-        for row in self.run_query("records"):
+        for row in self.ox.query(packaged("records")):   # streamed: one row per record (bounded memory)
             aid = id_of(row["a"])
             want = assertion_id(row["sf"].value, predicate_name(row["p"]),
                                 row["of"].value if row["of"] is not None else row["o"].value)
