@@ -1,4 +1,4 @@
-"""semantic-rdf validate — the whole store against the shapes (pyshacl's verdicts, checked in batches) plus the layout's integrity rules."""
+"""semantic-rdf validate — the shapes (pyshacl's verdicts, checked in batches) plus the integrity rules."""
 
 NAME = "validate"
 HELP = ("validate the whole store against the shapes (pyshacl's verdicts, in batches) and the integrity rules: "
