@@ -22,7 +22,8 @@ from rdflib.namespace import RDF, SH
 from semantic_rdf.errors import ShapeViolation
 from semantic_rdf.resources import files
 
-__all__ = ["shapes_graph", "FastChecker", "fast_checker", "validate_full", "Report"]
+__all__ = ["shapes_graph", "FastChecker", "fast_checker", "validate_full", "pyshacl_results", "Report",
+           "required_datatypes"]
 
 _SUPPORTED_PROPERTY = {
     SH.path, SH.minCount, SH.maxCount, SH.datatype, SH["class"], SH["in"], SH.nodeKind, SH.minInclusive,
@@ -38,6 +39,19 @@ def shapes_graph() -> rdflib.Graph:
     for path in files("shapes", "*.ttl"):
         g.parse(path, format="turtle")
     return g
+
+
+@lru_cache(maxsize=1)
+def required_datatypes() -> dict[str, str]:
+    """Predicate IRI -> the datatype IRI every shape that constrains it with sh:datatype requires (predicates
+    whose shapes disagree are left out). What `sync.pull` maps a server's re-typed literals back to."""
+    g = shapes_graph()
+    seen: dict[str, set[str]] = {}
+    for prop in g.subjects(SH.datatype, None):
+        path, dt = g.value(prop, SH.path), g.value(prop, SH.datatype)
+        if isinstance(path, rdflib.URIRef) and isinstance(dt, rdflib.URIRef):
+            seen.setdefault(str(path), set()).add(str(dt))
+    return {p: next(iter(d)) for p, d in seen.items() if len(d) == 1}
 
 
 def _t(node: rdflib.term.Node) -> str:
@@ -265,6 +279,13 @@ def fast_checker() -> FastChecker:
 
 def validate_full(triples: Iterable[ox.Triple | ox.Quad]) -> Report:
     """Full pyshacl validation of the given triples (graph names ignored: they are validated as one graph)."""
+    conforms, found, text = pyshacl_results(triples)
+    return Report(conforms, sorted(v for _, v in found), text)
+
+
+def pyshacl_results(triples: Iterable[ox.Triple | ox.Quad]) -> tuple[bool, list[tuple[str, str]], str]:
+    """pyshacl over the given triples as one graph: whether they conform, each violation as (its focus node's
+    N-Triples text, the violation as `validate_full` words it), and pyshacl's text report."""
     import pyshacl
 
     g = rdflib.Graph()
@@ -272,13 +293,13 @@ def validate_full(triples: Iterable[ox.Triple | ox.Quad]) -> Report:
         g.add((_to_rdflib(t.subject), _to_rdflib(t.predicate), _to_rdflib(t.object)))
     conforms, results_graph, text = pyshacl.validate(g, shacl_graph=shapes_graph(), inference="none",
                                                      advanced=False, allow_warnings=False)
-    violations = []
+    found = []
     for r in results_graph.subjects(RDF.type, SH.ValidationResult):
         focus = results_graph.value(r, SH.focusNode)
         path = results_graph.value(r, SH.resultPath)
         msg = results_graph.value(r, SH.resultMessage)
-        violations.append(f"{focus} {path or ''}: {msg}")
-    return Report(bool(conforms), sorted(violations), text)
+        found.append((focus.n3(), f"{focus} {path or ''}: {msg}"))
+    return bool(conforms), found, text
 
 
 def _to_rdflib(term):

@@ -797,9 +797,11 @@ class RemoteBackend:
                 f"{{ SELECT DISTINCT {cp.subject} ({cp.subject} AS {cp.object}) WHERE {{ {nodes} }} }} }}")
 
     def _is_node(self, cp: "ClosurePath", t: Term) -> bool:
-        """Whether `t` is the subject or object of some triple in cp's graph (Oxigraph's zero-length rule)."""
+        """Whether `t` is the subject or object of some triple in cp's graph (Oxigraph's zero-length rule): of
+        any predicate, not only the path's (a tombstone has no prov:wasDerivedFrom, yet `trace-nodes` from it
+        returns it)."""
         template = (_IS_NODE_LITERAL if isinstance(t, ox.Literal) else _IS_NODE)[cp.graph is not None]
-        return self.ask(template, __t=t, **cp.bindings)
+        return self.ask(template, __t=t, **{k: v for k, v in cp.bindings.items() if k != "__p"})
 
     # writes ---------------------------------------------------------------------------------
     def insert(self, quads: Iterable[ox.Quad]) -> int:

@@ -26,7 +26,7 @@ from semantic_rdf.errors import InvalidInput, NotFound, SemanticError, StoreInUs
 from semantic_rdf.identity import assertion_id, fold
 from semantic_rdf.queries import Term, bind, packaged
 from semantic_rdf.shapecheck import Settled, shape_check
-from semantic_rdf.shapes import validate_full, Report
+from semantic_rdf.shapes import Report
 from semantic_rdf.values import MAX_NAME, MAX_TEXT, Doc, Triple, Validity, check_text
 from semantic_rdf.vocab import (
     BASE, DOCUMENT_GRAPH, ENTITY_GRAPH, M, NS, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, agent_iri,
@@ -926,11 +926,12 @@ class AssertionStore:
     def quad_count(self) -> int:
         return len(self.ox)
 
-    def validate(self) -> Report:
-        """Full validation: pyshacl over the provenance and entity graphs, plus the layout's integrity rules."""
-        quads = list(self.ox.quads_for_pattern(None, None, None, PROVENANCE_GRAPH))
-        quads += list(self.ox.quads_for_pattern(None, None, None, ENTITY_GRAPH))
-        report = validate_full(quads)
+    def validate(self, *, pyshacl: bool = False) -> Report:
+        """Full validation: the shapes over the provenance and entity graphs (pyshacl's verdicts, checked in
+        batches; `pyshacl=True`: pyshacl on every batch), plus the layout's integrity rules."""
+        from semantic_rdf.validation import validate_store  # in batches: bounded memory (docs/layout.md)
+
+        report = validate_store(self.ox, [PROVENANCE_GRAPH, ENTITY_GRAPH], pyshacl=pyshacl)
         problems = list(report.violations) + self.integrity()
         return Report(not problems, problems, report.text)
 
@@ -939,7 +940,7 @@ class AssertionStore:
         out = []
         for row in self.run_query("integrity"):
             out.append(f"{row['a'].value}: {row['problem'].value}")
-        for row in self.run_query("records"):
+        for row in self.ox.query(packaged("records")):   # streamed: one row per record (bounded memory)
             aid = id_of(row["a"])
             want = assertion_id(row["sf"].value, predicate_name(row["p"]),
                                 row["of"].value if row["of"] is not None else row["o"].value)

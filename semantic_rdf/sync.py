@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import queue
+import re
 import tempfile
 import threading
 import time
@@ -42,7 +43,7 @@ from semantic_rdf.sparql import (
 )
 
 __all__ = ["PushReport", "PushMismatch", "push", "pull", "local_nquads", "export_nquads", "nquads_blocks",
-           "molecules"]
+           "molecules", "as_shapes_require"]
 
 
 class PushMismatch(SemanticError):
@@ -382,6 +383,7 @@ def pull(store, endpoint: str | Endpoint, *, prefix: str = NS_PREFIX, on_erased:
         remote.close()
     if not quads:
         return 0
+    quads = as_shapes_require(quads)
     data = ox.serialize(quads, format=ox.RdfFormat.N_QUADS)
     if hasattr(store, "import_report"):
         n, skipped = store.import_report(data, "nquads", on_erased=on_erased)
@@ -390,3 +392,66 @@ def pull(store, endpoint: str | Endpoint, *, prefix: str = NS_PREFIX, on_erased:
         return n
     _ox(store).extend(quads)
     return len(quads)
+
+
+# ----------------------------------------------------------------------------------------------
+# literals as a server hands them back
+
+_XSD = "http://www.w3.org/2001/XMLSchema#"
+_NUMERIC = frozenset(_XSD + t for t in (
+    "decimal", "integer", "int", "long", "short", "byte", "nonNegativeInteger", "positiveInteger",
+    "nonPositiveInteger", "negativeInteger", "unsignedLong", "unsignedInt", "unsignedShort", "unsignedByte"))
+_DATETIME = re.compile(r"(-?[0-9]{4,}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?")
+_DT_NODES = {t: ox.NamedNode(_XSD + t) for t in ("decimal", "integer", "boolean", "dateTime")}
+
+
+def _canonical_lexical(value: str, source: str, target: str) -> str | None:
+    """The canonical lexical form (Oxigraph's) of `value`, typed `source`, as a `target` literal; None when
+    it is not one (the shapes then refuse it with their own message)."""
+    from decimal import Decimal, InvalidOperation
+
+    v = value.strip()
+    if target in (_XSD + "decimal", _XSD + "integer") and source in _NUMERIC:
+        try:
+            d = Decimal(v)
+        except InvalidOperation:
+            return None
+        if not d.is_finite():
+            return None
+        if d == d.to_integral_value():
+            return str(int(d))
+        return None if target == _XSD + "integer" else format(d.normalize(), "f")
+    if target == _XSD + "boolean" and (source == target or source in _NUMERIC):
+        return {"true": "true", "1": "true", "false": "false", "0": "false"}.get(v)
+    if target == _XSD + "dateTime" and source == target:
+        m = _DATETIME.fullmatch(v)
+        if m is None:
+            return None
+        frac = (m.group(2) or "").rstrip("0")
+        tz = m.group(3) or ""
+        return m.group(1) + (frac if frac != "." else "") + ("Z" if tz in ("+00:00", "-00:00") else tz)
+    return None
+
+
+def as_shapes_require(quads: Iterable[ox.Quad]) -> list[ox.Quad]:
+    """`quads` with each literal given back the datatype the shapes require of its predicate, in the canonical
+    lexical form the embedded store writes, where the value is the same: Virtuoso 7 hands "1"^^xsd:decimal back
+    as "1"^^xsd:integer, true as "1"^^xsd:boolean, and pads dateTime fractions to three or six digits. Only
+    value-preserving changes are made (3.5 never becomes an integer; "abc" stays as it is and the shapes refuse
+    it); literals of predicates the shapes give no datatype keep their datatype, in canonical form."""
+    from semantic_rdf.shapes import required_datatypes  # rdflib: only when pulling
+
+    want = required_datatypes()
+    out = []
+    for q in quads:
+        o = q.object
+        if isinstance(o, ox.Literal) and not o.language:
+            source = o.datatype.value
+            target = want.get(q.predicate.value, source)
+            short = target[len(_XSD):] if target.startswith(_XSD) else None
+            if short in _DT_NODES:
+                lexical = _canonical_lexical(o.value, source, target)
+                if lexical is not None and (lexical != o.value or target != source):
+                    q = ox.Quad(q.subject, q.predicate, ox.Literal(lexical, datatype=_DT_NODES[short]), q.graph_name)
+        out.append(q)
+    return out
