@@ -91,7 +91,6 @@ def test_readme_tour_runs_as_written(tmp_path):
     keys = [
         "ef841e2caf41e08c\n",                                   # id
         "ef841e2caf41e08c  Ada Lovelace wrote Note G",           # assert
-        "assertions  1 new",                                     # ingest: one fact from notes/ada.txt
         "b145c3940fe6541b  Ada Lovelace —born_in→ London",       # list (the id show/trace/erase use)
         "“Ada Lovelace was born in London.”",                    # the quoted span
         "Ada Lovelace wrote Note G.",                            # ask's verified answer
@@ -117,6 +116,32 @@ def test_readme_tour_runs_as_written(tmp_path):
 
 def _python_docs() -> list[pathlib.Path]:
     return [p for p in [README, *DOCS] if blocks(p, "python")]
+
+
+def test_not_run_mark_is_read_only_right_before_its_block(tmp_path):
+    md = tmp_path / "x.md"
+    md.write_text("<!-- not run: needs a model server -->\n```python\nraise SystemExit\n```\n\n"
+                  "<!-- not run: far away -->\ntext between\n```python\nx = 1\n```\n", encoding="utf-8")
+    assert [(line, reason) for line, _, reason in blocks(md, "python")] == [(2, "needs a model server"), (8, None)]
+
+
+def test_readme_sparql_runs_on_the_library_store(tmp_path, monkeypatch):
+    """The SPARQL sample, saved as q.rq, run by `semantic-rdf query q.rq` over the store the Library
+    snippet builds: the span behind "Marie Curie was born in Warsaw." comes back."""
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    for line, code, _ in blocks(README, "python"):
+        exec(compile(code, f"README.md:{line}", "exec"), namespace)
+    [(_, sparql, _)] = blocks(README, "sparql")
+    (tmp_path / "q.rq").write_text(sparql, encoding="utf-8")
+    env = _env()
+    env["SEMANTIC_RDF_STORE"] = "./my-store"          # the directory the Library snippet opens
+    r = subprocess.run(["semantic-rdf", "query", "q.rq", "--format", "csv"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    rows = r.stdout.splitlines()
+    assert rows[0] == "p,ref,start,end" and len(rows) == 2, r.stdout
+    assert rows[1].endswith("/p/born_in,notes.txt,0,31"), r.stdout
 
 
 def test_not_run_marks_are_rare_and_explained():
