@@ -335,9 +335,15 @@ class Endpoint:
             raise InvalidInput(f"not an endpoint name: {dsn!r}")
         parts = urlsplit(dsn)
         scheme = parts.scheme.lower()
+        if parts.username or parts.password:  # checked before any probe: a name's userinfo is never sent
+            raise InvalidInput("credentials do not belong in an endpoint name; use password-file=PATH")
+        if scheme in ("http", "https") and parts.hostname:
+            # a plain http(s) name: ask the server which one it is (oxigraph+/virtuoso+ stay for being explicit)
+            return cls.parse(f"{detect_flavour(dsn)}+{dsn}")
         flavour, _, transport = scheme.partition("+")
         if transport not in ("http", "https"):
-            raise InvalidInput(f"endpoint {dsn!r}: use oxigraph+http://, virtuoso+http:// or sparql+http:// (or +https)")
+            raise InvalidInput(f"endpoint {dsn!r}: use http(s)://HOST:PORT, or oxigraph+http://, virtuoso+http:// "
+                               "or sparql+http:// (or +https) to name the server")
         if flavour == "sparql":
             flavour = "generic"
         if flavour not in FLAVOURS:
@@ -378,6 +384,31 @@ class Endpoint:
             raise InvalidInput("batch must be 1..1000, page positive and streams 1..16")
         return cls(flavour, q, u, g, params.get("isql"), params.get("load-dir"), params.get("password-file"),
                    params.get("user", "dba"), batch, page, streams)
+
+
+_SERVERS = (("oxigraph/", "oxigraph"), ("virtuoso/", "virtuoso"))
+
+
+def detect_flavour(url: str, timeout: float = 10.0) -> str:
+    """Which server answers at `url` ("oxigraph" or "virtuoso"), from the Server header of one GET of its
+    root (both name themselves there, also on an error page); redirects are not followed. Anything else
+    is refused: a generic endpoint is named sparql+http://… with its update URL."""
+    import httpx
+
+    parts = urlsplit(url)
+    root = urlunsplit((parts.scheme, parts.netloc, "/", "", ""))
+    try:
+        with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client:
+            server = client.get(root).headers.get("server", "")
+    except httpx.HTTPError as exc:
+        raise InvalidInput(f"endpoint {url!r}: cannot ask the server which it is ({type(exc).__name__}); "
+                           "name it oxigraph+http://, virtuoso+http:// or sparql+http://") from None
+    low = server.lower()
+    for mark, flavour in _SERVERS:
+        if low.startswith(mark):
+            return flavour
+    raise InvalidInput(f"endpoint {url!r}: the server says it is {server[:60]!r}, neither Oxigraph nor Virtuoso; "
+                       "name a generic endpoint sparql+http://HOST/PATH?update=URL")
 
 
 BLOCK = 1 << 22   # bytes of N-Quads per streamed block

@@ -29,7 +29,7 @@ from semantic_rdf.shapecheck import Settled, shape_check
 from semantic_rdf.shapes import Report
 from semantic_rdf.values import MAX_NAME, MAX_TEXT, Doc, Triple, Validity, check_text
 from semantic_rdf.vocab import (
-    BASE, DOCUMENT_GRAPH, ENTITY_GRAPH, M, NS, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, agent_iri,
+    BASE, DOCUMENT_GRAPH, ENTITY_GRAPH, M, NS, OA_, P, PREFIXES, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, agent_iri,
     assertion_iri, assertion_ref, entity_iri, id_of, predicate_iri, predicate_name, segment_iri, slug,
 )
 
@@ -898,9 +898,11 @@ class AssertionStore:
             raise InvalidInput(f"unknown export format {fmt!r} (one of {', '.join(sorted(FORMATS))})")
         if graph is None and fmt not in _DATASET_FORMATS:
             raise InvalidInput(f"format {fmt} holds one graph: name one (e.g. --graph provenance)")
+        # Turtle and TriG carry the project's prefix map (the line formats and JSON-LD ignore it)
+        prefixes = dict(PREFIXES) if fmt in ("trig", "turtle") else None
         if graph is None:
-            return self.ox.dump(format=FORMATS[fmt])
-        return self.ox.dump(format=FORMATS[fmt], from_graph=graph)
+            return self.ox.dump(format=FORMATS[fmt], prefixes=prefixes)
+        return self.ox.dump(format=FORMATS[fmt], from_graph=graph, prefixes=prefixes)
 
     def import_(self, data: bytes, fmt: str = "nquads", *, on_erased: str = "refuse") -> int:
         """Load an export back. The data is checked against the shapes first; nothing is written if it fails.

@@ -20,7 +20,7 @@ from semantic_rdf.sparql import EmbeddedBackend, canonical_rows
 from semantic_rdf.store import AssertionStore
 from semantic_rdf.sync import push
 from semantic_rdf.temporal import bind_rows
-from semantic_rdf.vocab import M, PROVENANCE_GRAPH, agent_iri, assertion_iri, entity_iri, segment_iri
+from semantic_rdf.vocab import M, PROVENANCE_GRAPH, agent_iri, assertion_iri, entity_iri, predicate_iri, segment_iri
 
 from _cross_store import build, build_small, instants
 
@@ -68,6 +68,10 @@ def _grid(store, built, text: str) -> list[dict]:
         "agent": [agent_iri("guide"), agent_iri("caller"), agent_iri("rules-extractor")],
         "doc": [doc], "reference": [ox.Literal("places.txt")],
         "d": [segment_iri("decision", built["d2"]), segment_iri("decision", built["d1"])],
+        # the browse queries (list, search, text-search, entity-by-name, entities) and functional-records
+        "needle": [ox.Literal("curie"), ox.Literal("kew")], "folded": [ox.Literal("marie curie"), ox.Literal("kew")],
+        "p": [predicate_iri("located_in"), predicate_iri("born_in")],
+        "state": [ox.Literal("believed"), ox.Literal("retracted")],
     }
     if "Parameters" not in text and "parameters" not in text:
         return [{}]  # a whole-store query (integrity, stats, records): its variables are not parameters

@@ -137,7 +137,9 @@ def test_bind_substitutes_tokens_not_text():
 
 
 @pytest.mark.parametrize("dsn,error", [
-    ("http://127.0.0.1:1/sparql", "use oxigraph"),
+    ("http://127.0.0.1:1/sparql", "cannot ask the server which it is"),
+    ("http://dba:dba@127.0.0.1:1/sparql", "credentials"),
+    ("ftp://127.0.0.1:1/sparql", "use http"),
     ("mongo+http://x", "unknown server flavour"),
     ("virtuoso+http://dba:dba@127.0.0.1:8890", "credentials"),
     ("virtuoso+http://127.0.0.1:8890?load-dir=relative", "absolute"),

@@ -3,12 +3,13 @@
 from semantic_rdf.sync import push
 
 NAME = "push"
-HELP = "load the store into a triplestore (oxigraph+http://…, virtuoso+http://…, sparql+http://…) and verify counts"
+HELP = ("load the store into a triplestore (http://HOST:PORT of an Oxigraph or Virtuoso server, which says which it "
+        "is; or oxigraph+http://…, virtuoso+http://…, sparql+http://…) and verify counts")
 
 
 def add_arguments(p) -> None:
     p.add_argument("endpoint", metavar="ENDPOINT",
-                   help="oxigraph+http://127.0.0.1:7878[?streams=N] | virtuoso+http://127.0.0.1:8890[?isql=HOST:PORT&load-dir=DIR"
+                   help="http://127.0.0.1:7878 (the server is asked which it is) | oxigraph+http://127.0.0.1:7878[?streams=N] | virtuoso+http://127.0.0.1:8890[?isql=HOST:PORT&load-dir=DIR"
                         "&password-file=FILE] | sparql+http://HOST/PATH?update=URL")
     p.add_argument("--since-last", action="store_true",
                    help="send only what changed since the last push to this endpoint (state in <store>/push-state)")

@@ -13,13 +13,22 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
-    report = ctx.store(read_only=True).validate(pyshacl=args.pyshacl)
+    from semantic_rdf.conflicts import warnings
+
+    store = ctx.store(read_only=True)
+    report = store.validate(pyshacl=args.pyshacl)
+    found = warnings(store)  # sh:Warning: reported, never a reason to exit 1
+    notes = [w.text() for w in found[: args.limit]]
+    more_w = len(found) - len(notes)
+    tail = ("" if not found else f"\n{len(found)} warning(s) (sh:Warning; the store still conforms):\n"
+            + "\n".join("  " + n for n in notes) + (f"\n  … and {more_w} more" if more_w > 0 else ""))
+    as_json = [w.as_dict() for w in found]
     if report.conforms:
-        ctx.emit({"conforms": True, "violations": []}, "conforms")
+        ctx.emit({"conforms": True, "violations": [], "warnings": as_json}, "conforms" + tail)
         return 0
     shown = report.violations[: args.limit]
     more = len(report.violations) - len(shown)
-    ctx.emit({"conforms": False, "violations": report.violations},
+    ctx.emit({"conforms": False, "violations": report.violations, "warnings": as_json},
              f"does not conform: {len(report.violations)} problem(s)\n" + "\n".join("  " + v for v in shown)
-             + (f"\n  … and {more} more" if more > 0 else ""))
+             + (f"\n  … and {more} more" if more > 0 else "") + tail)
     return 1

@@ -1,0 +1,63 @@
+"""Conflicts on functional predicates: SHACL warnings (pyshacl, sh:Warning) in `validate`, never violations."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+
+from semantic_rdf import temporal as T
+from semantic_rdf.conflicts import functional_predicates, warnings
+from semantic_rdf.store import AssertionStore
+from semantic_rdf.values import Validity
+
+from _security import run_cli
+
+
+def _t(year: int) -> datetime:
+    return datetime(year, 1, 1, tzinfo=timezone.utc)
+
+
+def test_the_ontology_declares_the_functional_predicates():
+    assert functional_predicates() == {"born_in", "died_in", "place_of_birth", "place_of_death", "capital_of"}
+
+
+def test_two_birthplaces_are_one_warning_naming_both():
+    s = AssertionStore.memory()
+    a = s.assert_("Ada Lovelace", "born_in", "London")
+    b = s.assert_("Ada Lovelace", "born_in", "Paris")
+    s.assert_("Charles Babbage", "born_in", "London")          # another subject: no conflict
+    s.assert_("Ada Lovelace", "wrote", "Note G")
+    s.assert_("Ada Lovelace", "wrote", "Note H")               # not functional: no conflict
+    got = warnings(s)
+    assert [w.ids for w in got] == [tuple(sorted((a, b)))]
+    w = got[0]
+    assert w.subject == "Ada Lovelace" and w.predicate == "born_in" and set(w.objects) == {"London", "Paris"}
+    assert "London" in w.text() and "Paris" in w.text() and a in w.text() and b in w.text()
+
+
+def test_a_retracted_side_or_disjoint_valid_times_are_no_conflict():
+    s = AssertionStore.memory()
+    a = s.assert_("Ada Lovelace", "born_in", "London")
+    s.assert_("Ada Lovelace", "born_in", "Paris")
+    T.retract(s, a, "misread")
+    assert warnings(s) == []
+    s.assert_("Bonn", "capital_of", "West Germany", valid=Validity(_t(1949), _t(1990)))
+    s.assert_("Bonn", "capital_of", "Germany", valid=Validity(_t(1990), _t(1991)))
+    assert warnings(s) == []  # one after the other
+    s.assert_("Bonn", "capital_of", "Prussia", valid=Validity(_t(1980), None))
+    assert len(warnings(s)) == 2  # overlaps both
+
+
+def test_validate_lists_warnings_and_still_conforms(tmp_path):
+    store = tmp_path / "s"
+    with AssertionStore.open(store) as s:
+        s.assert_("Ada Lovelace", "born_in", "London")
+        s.assert_("Ada Lovelace", "born_in", "Paris")
+    r = run_cli(store, "validate")
+    assert r.rc == 0, r.err
+    assert r.out.startswith("conforms") and "1 warning(s) (sh:Warning" in r.out and "Paris" in r.out
+    data = json.loads(run_cli(store, "--json", "validate").out)
+    assert data["conforms"] is True and data["warnings"][0]["severity"] == "sh:Warning"
+    assert set(data["warnings"][0]["objects"]) == {"London", "Paris"}
