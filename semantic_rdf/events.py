@@ -61,25 +61,26 @@ class Subscribers:
     """The subscribers of one store object (state on that object: no module-level registry)."""
 
     def __init__(self) -> None:
-        self._subs: list[Subscriber] = []
+        # (token, callback): the token tells registrations apart (one callback may be subscribed twice)
+        self._subs: list[tuple[object, Subscriber]] = []
         self._lock = threading.Lock()
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         """Register `callback`; returns the function that unregisters it (calling it twice is harmless)."""
         if not callable(callback):
             raise TypeError("a store subscriber must be callable")
-        token = [callback]  # identity of this registration (one callback may be subscribed twice)
+        token = object()
         with self._lock:
-            self._subs = self._subs + [token]  # type: ignore[list-item]  # copy-on-write: publish iterates a snapshot
+            self._subs = self._subs + [(token, callback)]  # copy-on-write: publish iterates a snapshot
 
         def unsubscribe() -> None:
             with self._lock:
-                self._subs = [s for s in self._subs if s is not token]
+                self._subs = [s for s in self._subs if s[0] is not token]
 
         return unsubscribe
 
     def callbacks(self) -> tuple[Subscriber, ...]:
-        return tuple(s[0] for s in self._subs)  # type: ignore[index]
+        return tuple(cb for _, cb in self._subs)
 
     def publish(self, event: StoreEvent) -> None:
         """Call every subscriber with `event`, in order of subscription; then re-raise the first failure."""
