@@ -24,8 +24,9 @@ the erased claim restated (e.g. the inverse of an erased parent_of).
 
 Oxigraph (RocksDB) keeps deleted values in older files until they are compacted away, so after an
 erasure the text can still sit in the store's files. `compact(store_dir)` copies every live quad into a
-fresh store directory and swaps it in atomically, then deletes the old one; side tables get the same
-treatment through `semantic_rdf.sidetables` (or the hooks below).
+fresh store directory and swaps it in atomically, then deletes the old one. `AssertionStore.compact` runs it
+for an open store and publishes `compacted`, on which the side tables vacuum their file; `erase` publishes
+`erased`, on which they drop the erased rows (semantic_rdf/events.py).
 """
 
 from __future__ import annotations
@@ -40,13 +41,14 @@ import sqlite3
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Iterable
 
 import pyoxigraph as ox
 
 from semantic_rdf import layout as L
 from semantic_rdf import temporal as T
 from semantic_rdf.errors import ErasedData, InvalidInput, NotFound, SharedEvidence, StoreInUse
+from semantic_rdf.events import StoreEvent
 from semantic_rdf.identity import fold
 from semantic_rdf.vocab import (
     DOCUMENT_GRAPH, ENTITY_GRAPH, M, NS, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, assertion_iri, claim_graph,
@@ -54,27 +56,11 @@ from semantic_rdf.vocab import (
 )
 
 __all__ = ["erase", "erase_entity", "erase_document", "erased_documents", "tombstoned", "refuse_erased",
-           "screen", "Screened", "compact", "CompactReport", "FILLER", "ERASE_HOOKS", "COMPACT_HOOKS"]
+           "screen", "Screened", "compact", "CompactReport", "FILLER"]
 
 G = PROVENANCE_GRAPH
 FILLER = "\u2588"  # FULL BLOCK: visibly redacted, one code point per erased character
 redacted = ox.NamedNode(NS + "redacted")
-
-# Side-table hooks. erase(store, ids) runs after the RDF commit: delete rows keyed by the erased ids.
-# compact(store_dir) runs during `compact`: make deleted rows unrecoverable (secure_delete + VACUUM).
-ERASE_HOOKS: list[Callable[[object, list[str]], None]] = []
-COMPACT_HOOKS: list[Callable[[Path], None]] = []
-
-
-def _sidetables():
-    try:
-        from semantic_rdf import sidetables  # type: ignore[attr-defined]
-    except ModuleNotFoundError as exc:
-        if exc.name == "semantic_rdf.sidetables":
-            return None
-        raise
-    return sidetables
-
 
 # ------------------------------------------------------------------ erase
 
@@ -521,8 +507,9 @@ def _apply(store, plan: _Plan, root: str | None, reason: str, agent: str, *, lab
     nodes = getattr(store, "_known_nodes", None)
     if isinstance(nodes, set):
         nodes.difference_update(d.value for d in drop_docs)
-    _run_erase_hooks(store, ids)
     _forget_push_state(store)
+    # after everything above is durable: the side tables drop the rows (semantic_rdf/events.py)
+    store.publish(StoreEvent("erased", tuple(ids), tuple(cascaded), activity=act.value))
     kept = tuple(sorted(detach or {}))
     return T.Change(act.value, at, tuple(x for x in ([root] if root else [])), kept, tuple(cascaded), (), tuple(ids))
 
@@ -658,15 +645,6 @@ def screen(store, quads: list[ox.Quad], on_erased: str = "refuse") -> tuple[list
     return rest, rep
 
 
-def _run_erase_hooks(store, ids: list[str]) -> None:
-    hooks = list(ERASE_HOOKS)
-    st = _sidetables()
-    if st is not None and hasattr(st, "erase"):
-        hooks.append(st.erase)
-    for h in hooks:
-        h(store, ids)
-
-
 # ------------------------------------------------------------------ compact
 
 @dataclass(frozen=True)
@@ -763,16 +741,9 @@ def compact(store_dir: str | os.PathLike) -> CompactReport:
 
 
 def _compact_side_tables(root: Path) -> list[str]:
-    hooks = list(COMPACT_HOOKS)
-    st = _sidetables()
-    if st is not None and hasattr(st, "compact"):
-        hooks.append(st.compact)
-        for h in hooks:
-            h(root)
-        return [getattr(h, "__name__", "hook") for h in hooks]
-    for h in hooks:
-        h(root)
-    # No side-table module: make every SQLite file in the store directory drop its free pages.
+    """Make every SQLite file inside the store directory drop its free pages. The side tables beside it
+    (<store>.side.sqlite) are not this module's: they vacuum their file on the `compacted` event that
+    `AssertionStore.compact` publishes (semantic_rdf/events.py)."""
     done = []
     for f in sorted(root.glob("*.sqlite")) + sorted(root.glob("*.db")):
         con = sqlite3.connect(str(f))

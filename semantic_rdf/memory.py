@@ -4,14 +4,16 @@
     mem = Memory.attach(store)                 # an open AssertionStore (in-memory SQLite for an in-memory store)
     mem.sync()                                 # reconcile again (after writes made behind our back)
     mem.index(ids) / mem.drop(ids)             # keep in step after a write / a withdrawal
-    mem.index_written(report)                  # … after one committed write (after_ingest_hook)
-    mem.retract(id, reason) / mem.reinstate(…) / mem.erase(…)   # the store operation, then the side tables
+    mem.retract(id, reason) / mem.reinstate(…) / mem.erase(…)   # the store operation (the event does the rest)
+    stop = follow(store)                       # no Memory open: the side file beside an on-disk store follows
 
 What is derived from the store (fact rows, term vectors, document path memories) is rebuilt from it
 whenever they disagree; Hebbian weights cannot be rebuilt, so they are only ever forgotten, and only
-for entities the store itself no longer knows (erasure). Importing this module registers an erasure
-hook and a compaction hook with `semantic_rdf.erasure`, so `erase` and `compact` reach the side tables
-of a store directory even when no Memory is open.
+for entities the store itself no longer knows (erasure). A Memory subscribes to its store's events
+(semantic_rdf/events.py) when attached and unsubscribes on close: whatever writes, retracts, reinstates,
+erases or compacts through that store object keeps the side tables in step. `follow(store)` does the same
+for the CLI's verbs, which open no Memory: each event opens `<store>.side.sqlite`, applies, closes it.
+Nothing is registered at import time.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import pyoxigraph as ox
 
 from semantic_rdf import temporal as T
 from semantic_rdf.gate import Config, FactIndex, entity_key
+from semantic_rdf.events import StoreEvent
 from semantic_rdf.hdc import Encoder
 from semantic_rdf.identity import assertion_id
 from semantic_rdf.paths import document_memory, enumerate_paths
@@ -39,9 +42,8 @@ from semantic_rdf.vocab import (
     predicate_name,
 )
 
-__all__ = ["Memory", "Entity", "SyncReport", "believed_facts", "after_ingest_hook", "shared_encoder"]
+__all__ = ["Memory", "Entity", "SyncReport", "believed_facts", "after_ingest_hook", "follow", "shared_encoder"]
 
-_OPEN: "weakref.WeakSet[Memory]" = weakref.WeakSet()
 _ENCODERS: dict[tuple, Encoder] = {}
 
 
@@ -137,7 +139,7 @@ class Memory:
         self._index: FactIndex | None = None
         self._entities: list[Entity] | None = None
         self.reservoirs = ReservoirBank(self.config.dim, self.config.decay, self.config.reservoir_conversations)
-        _OPEN.add(self)
+        self._unsubscribe = store.subscribe(_Listener(self))  # until close (semantic_rdf/events.py)
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -173,7 +175,7 @@ class Memory:
         return mem
 
     def close(self) -> None:
-        _OPEN.discard(self)
+        self._unsubscribe()
         try:
             self.side.close()
         finally:
@@ -253,21 +255,29 @@ class Memory:
         return n
 
     def retract(self, aid: str, reason: str, agent: str = "caller") -> T.Change:
-        ch = T.retract(self.store, aid, reason, agent)
-        self.drop(ch.changed + ch.cascaded)
-        return ch
+        return T.retract(self.store, aid, reason, agent)  # the `retracted` event drops the rows
 
     def reinstate(self, aid: str, reason: str, agent: str = "caller") -> T.Change:
-        ch = T.reinstate(self.store, aid, reason, agent)
-        self.index(ch.changed + ch.cascaded)
-        return ch
+        return T.reinstate(self.store, aid, reason, agent)  # the `reinstated` event indexes them again
 
     def erase(self, aid: str, reason: str, agent: str = "caller", **kw) -> T.Change:
         from semantic_rdf import erasure
 
-        ch = erasure.erase(self.store, aid, reason, agent, **kw)  # the registered hook drops the rows
-        self.drop(ch.erased + ch.cascaded)
-        return ch
+        return erasure.erase(self.store, aid, reason, agent, **kw)  # the `erased` event drops the rows
+
+    def _on_event(self, ev: StoreEvent) -> None:
+        """Keep the side tables in step with one durable change of the store (subscribed by __init__)."""
+        if ev.kind == "committed":
+            self.index(ev.ids, ev.observed or None)
+        elif ev.kind == "reinstated":
+            self.index(ev.affected)
+        elif ev.kind == "retracted":
+            self.drop(ev.affected)
+        elif ev.kind == "erased":
+            self.drop(ev.affected)
+            self.after_erasure()
+        elif ev.kind == "compacted" and self.side.path is not None:
+            self.side.vacuum()
 
     def after_erasure(self) -> None:
         """What an erasure needs beyond `drop`: path memories of documents the store no longer holds (erase
@@ -435,36 +445,47 @@ class Memory:
         return out if limit is None else out[:limit]
 
 
-# ------------------------------------------------------------------ hooks for other writers
+# ------------------------------------------------------------------ the side file of a store with no Memory open
 
-def _memories_for(store) -> list[Memory]:
-    return [m for m in list(_OPEN) if m.store is store]
+class _Listener:
+    """A Memory's subscription, holding it weakly: a Memory dropped without `close` is not kept alive (with
+    its SQLite connection) by the store it was attached to, and stops receiving events."""
+
+    __slots__ = ("memory",)
+
+    def __init__(self, mem: Memory) -> None:
+        self.memory = weakref.ref(mem)
+
+    def __call__(self, ev: StoreEvent) -> None:
+        mem = self.memory()
+        if mem is not None:
+            mem._on_event(ev)
 
 
-def _erase_hook(store, ids: list[str]) -> None:
-    mems = _memories_for(store)
-    if mems:
-        for m in mems:
-            m.drop(ids)
-            m.after_erasure()
-        return
+def _attached(store) -> list[Memory]:
+    """The Memories subscribed to this store object (its subscriber list: no module-level registry)."""
+    mems = (cb.memory() for cb in store.subscribers() if isinstance(cb, _Listener))
+    return [m for m in mems if m is not None]
+
+
+def _erased(store, ev: StoreEvent) -> None:
     path = getattr(store, "path", None)
     if path is None or not side_path(path).exists():
         return
     side = SideTables(side_path(path))
+    tmp = Memory(store, side)
     try:
-        tmp = Memory(store, side)
         if side.rebuilt:  # was damaged: filled again from the store, which no longer believes `ids`
             tmp.sync()
         else:
-            tmp.drop(ids)
+            tmp.drop(ev.affected)
         tmp.after_erasure()
-        _OPEN.discard(tmp)
     finally:
+        tmp._unsubscribe()
         side.close()
 
 
-def _compact_hook(root: Path) -> None:
+def _compacted(root: Path) -> None:
     p = side_path(root)
     if p.exists():
         side = SideTables(p)
@@ -477,41 +498,41 @@ def _compact_hook(root: Path) -> None:
                 p.with_name(p.name + x).unlink(missing_ok=True)
 
 
+def follow(store) -> Callable[[], None]:
+    """Keep the side tables beside an on-disk store in step while no Memory is open on it (the CLI's
+    `erase` and `compact`): on `erased` the file, if there is one, drops the erased rows (and forgets
+    Hebbian pairs of entities the store no longer knows); on `compacted` it is vacuumed. Events a Memory
+    attached to the store handles itself are left to it. Returns the unsubscribe function."""
+
+    def on_event(ev: StoreEvent) -> None:
+        if _attached(store):
+            return
+        if ev.kind == "erased":
+            _erased(store, ev)
+        elif ev.kind == "compacted" and ev.path is not None:
+            _compacted(Path(ev.path))
+
+    return store.subscribe(on_event)
+
+
 def after_ingest_hook(store) -> Callable[[object], None]:
-    """A callback for `loader.load(on_commit=…)`: indexes each committed batch in the store's side tables.
-    Their file is opened (and rebuilt from the store if it is missing or damaged) now, before the ingest
-    commits anything, so a damaged file costs a notice, not a half-finished ingest."""
-    mems = _memories_for(store)
-    if not mems and getattr(store, "path", None) is not None and not getattr(store, "read_only", False):
+    """A callback for `loader.load(on_commit=…)`: indexes each committed batch in the side tables beside an
+    on-disk store (one call per loader flush). Their file is opened (and rebuilt from the store if it is
+    missing or damaged) now, before the ingest commits anything, so a damaged file costs a notice, not a
+    half-finished ingest. A Memory attached to the store indexes each write itself (its `committed`
+    event), so then the callback does nothing."""
+    if not _attached(store) and getattr(store, "path", None) is not None and not getattr(store, "read_only", False):
         Memory.attach(store, reconcile=False).close()
 
     def hook(report) -> None:
         ids = list(getattr(report, "ids", ()) or ())
-        if not ids:
-            return
-        if mems:
-            for m in mems:
-                m.index_written(report)
+        if not ids or _attached(store):
             return
         m = Memory.attach(store, reconcile=False)
+        m._unsubscribe()  # indexes this report only, not the events of other writes meanwhile
         try:
             m.index_written(report)
         finally:
             m.close()
 
     return hook
-
-
-def _register() -> None:
-    try:
-        from semantic_rdf import erasure
-    except ImportError:  # pragma: no cover
-        return
-    if _erase_hook not in erasure.ERASE_HOOKS:
-        erasure.ERASE_HOOKS.append(_erase_hook)
-    if _compact_hook not in erasure.COMPACT_HOOKS:
-        erasure.COMPACT_HOOKS.append(_compact_hook)
-
-
-_register()
-

@@ -30,6 +30,7 @@ import pyoxigraph as ox
 from semantic_rdf import layout as L
 from semantic_rdf import temporal as T
 from semantic_rdf.errors import InvalidInput
+from semantic_rdf.events import StoreEvent
 from semantic_rdf.identity import assertion_id
 from semantic_rdf.queries import GuardedQuery, check_algebra, guard, preload_checker
 from semantic_rdf.resources import files
@@ -254,6 +255,7 @@ def derive(store, rules: Sequence[Rule] | None = None, *, max_rounds: int = 10,
         while report.rounds < max_rounds:
             report.rounds += 1
             batch = T._Batch(store)
+            n_new0, n_reopened0 = len(report.new), len(report.reopened)
             fresh: list[str] = []
             at = store.now()
             for rule in rules:
@@ -297,6 +299,11 @@ def derive(store, rules: Sequence[Rule] | None = None, *, max_rounds: int = 10,
                     report.by_rule[rule.name] += 1
             if batch.add:
                 batch.commit()
+                # this round's derived assertions, told to the store's subscribers (semantic_rdf/events.py)
+                if len(report.new) > n_new0:
+                    store.publish(StoreEvent("committed", tuple(report.new[n_new0:])))
+                if len(report.reopened) > n_reopened0:
+                    store.publish(StoreEvent("reinstated", tuple(report.reopened[n_reopened0:]), activity=run.iri.value))
             if not fresh:
                 report.fixpoint = True
                 break

@@ -17,12 +17,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import pyoxigraph as ox
 
 from semantic_rdf import layout as L, ntriples as N
 from semantic_rdf.errors import InvalidInput, NotFound, SemanticError, StoreInUse
+from semantic_rdf.events import StoreEvent, Subscriber, Subscribers
 from semantic_rdf.identity import assertion_id, fold
 from semantic_rdf.queries import Term, bind, packaged
 from semantic_rdf.shapecheck import Settled, shape_check
@@ -272,6 +273,7 @@ class AssertionStore:
         # that writes anything carries them in its own transaction, so a run that commits nothing, or whose
         # writes are refused, leaves no trace (docs/security.md, "A refused write writes nothing").
         self._pending: dict[str, list[N.AnyQuad]] = {}
+        self._subscribers = Subscribers()  # told of each durable change (semantic_rdf/events.py)
         self._restore_clock()
 
     # ------------------------------------------------------------------ opening
@@ -362,6 +364,21 @@ class AssertionStore:
 
     def now(self) -> datetime:
         return self._clock.now()
+
+    # ------------------------------------------------------------------ events (semantic_rdf/events.py)
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call `callback(StoreEvent)` after each durable change of this store object; returns the
+        function that unsubscribes it. docs/architecture.md ("Store events")."""
+        return self._subscribers.subscribe(callback)
+
+    def subscribers(self) -> tuple[Subscriber, ...]:
+        return self._subscribers.callbacks()
+
+    def publish(self, event: StoreEvent) -> None:
+        """Tell the subscribers of a change already durable. Called by the store and by the modules that
+        change its state through `commit` (temporal, erasure, reason); every subscriber runs, then the first
+        failure is re-raised (the change stands)."""
+        self._subscribers.publish(event)
 
     def _restore_clock(self) -> None:
         rows = self.ox.query(
@@ -607,7 +624,11 @@ class AssertionStore:
         check_text("source", note, MAX_TEXT, required=False)
         triples = list(triples)
         with self._lock, _gc_paused():
-            return self._assert_batch(triples, run, note, entity_types or {})
+            report = self._assert_batch(triples, run, note, entity_types or {})
+        if report.quads_added:  # outside the lock: no subscriber runs while it is held
+            self.publish(StoreEvent("committed", tuple(dict.fromkeys(report.ids)),
+                                    observed=tuple(sorted(report.observed))))
+        return report
 
     def _assert_batch(self, triples: list[Triple], run: Run, note: str,
                       entity_types: Mapping[str, str]) -> WriteReport:
@@ -923,7 +944,32 @@ class AssertionStore:
             _check_imported(q)
         quads, screened = erasure.screen(self, quads, on_erased)  # tombstones win (docs/security.md)
         self.commit(quads)
+        ids = sorted({id_of(q.subject) for q in quads if q.predicate == M.claimGraph and q.graph_name == PROVENANCE_GRAPH})
+        if ids:
+            self.publish(StoreEvent("committed", tuple(ids)))
         return len(quads), screened
+
+    def compact(self):
+        """Rebuild this on-disk store's directory from its live quads (`erasure.compact`: erased data leaves
+        its files), then publish `compacted` (the side tables vacuum theirs). The handle is closed for the
+        swap and opened again; returns the erasure.CompactReport."""
+        from semantic_rdf import erasure
+
+        self._writable()
+        if self.path is None:
+            raise InvalidInput("an in-memory store has no files to compact")
+        with self._lock:
+            self.close()
+            try:
+                report = erasure.compact(self.path)
+            finally:
+                try:
+                    self.ox = ox.Store(str(self.path / "oxigraph"))
+                except OSError as exc:
+                    raise StoreInUse(f"store {str(self.path)!r} was opened by another process during "
+                                     f"compaction: {exc}") from None
+        self.publish(StoreEvent("compacted", path=str(self.path)))
+        return report
 
     def quad_count(self) -> int:
         return len(self.ox)

@@ -29,6 +29,7 @@ import pyoxigraph as ox
 
 from semantic_rdf import layout as L, ntriples as N
 from semantic_rdf.errors import InvalidInput, NotFound
+from semantic_rdf.events import StoreEvent
 from semantic_rdf.queries import Term
 from semantic_rdf.resources import query as load_query
 from semantic_rdf.values import MAX_TEXT, Validity, check_text, utc
@@ -492,6 +493,12 @@ def _begin_one(store, aid: str, reason: str, agent: str, cls: ox.NamedNode, verb
     return a, st, act, at, batch
 
 
+def _published(store, kind: str, ch: Change) -> Change:
+    """Tell the store's subscribers (semantic_rdf/events.py) of a change just committed; returns `ch`."""
+    store.publish(StoreEvent(kind, ch.changed, ch.cascaded, activity=ch.activity))  # type: ignore[arg-type]
+    return ch
+
+
 def retract(store, aid: str, reason: str, agent: str = "caller") -> Change:
     """Withdraw belief in one assertion: the record and claim stay, the open belief interval closes now.
     Retracting what is already retracted is a no-op (`Change.nothing_changed`; nothing is written)."""
@@ -503,7 +510,7 @@ def retract(store, aid: str, reason: str, agent: str = "caller") -> Change:
     _close(batch, a, act, at)  # believed, so it has an open interval to close
     cascaded = _cascade_withdraw(batch, [aid], act, at)
     batch.commit()
-    return Change(act.value, at, (aid,), (), tuple(cascaded))
+    return _published(store, "retracted", Change(act.value, at, (aid,), (), tuple(cascaded)))
 
 
 def reinstate(store, aid: str, reason: str, agent: str = "caller") -> Change:
@@ -517,7 +524,7 @@ def reinstate(store, aid: str, reason: str, agent: str = "caller") -> Change:
     _open(batch, a, act, at)
     cascaded = _cascade_reopen(batch, [aid], act, at)
     batch.commit()
-    return Change(act.value, at, (aid,), (), tuple(cascaded))
+    return _published(store, "reinstated", Change(act.value, at, (aid,), (), tuple(cascaded)))
 
 
 def _set_members(store, run: str | None, agent: str | None, source: str | None) -> tuple[list[dict], list]:
@@ -608,7 +615,8 @@ def retract_set(store, *, reason: str, run: str | None = None, agent: str | None
     changed = [aid for aid in closing if _close(batch, assertion_iri(aid), act, at)]
     cascaded = _cascade_withdraw(batch, changed, act, at, skip=set(members))
     batch.commit()
-    return Change(act.value, at, tuple(changed), tuple(kept), tuple(cascaded), tuple(unchanged))
+    return _published(store, "retracted",
+                      Change(act.value, at, tuple(changed), tuple(kept), tuple(cascaded), tuple(unchanged)))
 
 
 def _derived_support(store, a: ox.NamedNode) -> bool:

@@ -1,6 +1,5 @@
 """semantic-rdf compact — rebuild the store directory so erased data is in none of its files."""
 
-import semantic_rdf.memory  # noqa: F401  (registers the side-table hooks for erasure and compaction)
 
 NAME = "compact"
 HELP = "rebuild the store from its live quads (after erase) and swap it in atomically; vacuum side tables"
@@ -11,10 +10,10 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
-    from semantic_rdf import erasure
-    from semantic_rdf.cli._common import require_store
+    from semantic_rdf.memory import follow
 
-    require_store(ctx.store_path)
-    r = erasure.compact(ctx.store_path)
+    store = ctx.store(create=False)  # refuses a missing store before anything is created
+    follow(store)  # the side file beside the store is vacuumed on the `compacted` event
+    r = store.compact()
     ctx.emit(r.as_dict(), f"compacted {r.quads} quads: {r.bytes_before} -> {r.bytes_after} bytes")
     return 0

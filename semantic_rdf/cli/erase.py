@@ -1,6 +1,5 @@
 """semantic-rdf erase [ID | --document REF | --entity NAME] --reason R — remove data and leave tombstones."""
 
-import semantic_rdf.memory  # noqa: F401  (registers the side-table hooks for erasure and compaction)
 from semantic_rdf.cli._common import add_change_arguments, cascade_note
 from semantic_rdf.errors import InvalidInput
 
@@ -29,6 +28,9 @@ def run(args, ctx) -> int:
     if len(given) != 1:
         raise InvalidInput("name exactly one of an assertion ID, --document REF or --entity NAME")
     store = ctx.store(create=False)  # nothing to erase in a missing store: refused, none created
+    from semantic_rdf.memory import follow
+
+    follow(store)  # the side file beside the store drops the erased rows (the `erased` event)
     if args.document is not None:
         ch = erasure.erase_document(store, args.document, args.reason, agent=args.by)
         text = (f"erased document {args.document}: {len(ch.erased)} assertion(s) tombstoned, "

@@ -1,6 +1,5 @@
 """semantic-rdf retract — withdraw belief in one assertion, or in everything a run, agent or source produced."""
 
-import semantic_rdf.memory  # noqa: F401  (registers the side-table hooks for erasure and compaction)
 from semantic_rdf.cli._common import add_change_arguments, change_one
 from semantic_rdf.errors import InvalidInput
 

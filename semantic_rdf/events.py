@@ -1,0 +1,97 @@
+"""Store events: what changed in one AssertionStore, told to the subscribers registered on that store object.
+
+    unsubscribe = store.subscribe(callback)   # callback(event: StoreEvent) after each durable change
+    unsubscribe()
+
+Who publishes: the store itself (`committed`: `assert_triples`, `import_`; `compacted`: `compact`), and the
+modules that change its state through `store.commit` (temporal: `retracted` / `reinstated`; erasure: `erased`;
+reason: `committed` / `reinstated` for derived assertions). Always after the change is durable, on the thread
+that made it, in that thread's order of changes. Nothing is published for a no-op.
+
+Failure rule: every subscriber runs, even after one raised; then the first exception is re-raised (the
+others added to it as notes). The store change stands (it is durable before anyone is told), so the caller
+learns that a subscriber is out of step instead of the change being undone or half-applied. Not logged and
+swallowed, because the subscribers are the side tables, and a silent failure after an erasure would leave
+the erased names in them while the erasure looked complete; what they derive is rebuilt from the store at
+the next `Memory.attach` / `sync`. docs/architecture.md ("Store events") is the full statement.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Callable, Literal
+
+__all__ = ["StoreEvent", "Subscribers", "Subscriber", "KINDS"]
+
+Kind = Literal["committed", "retracted", "reinstated", "erased", "compacted"]
+KINDS: tuple[str, ...] = ("committed", "retracted", "reinstated", "erased", "compacted")
+
+
+@dataclass(frozen=True, slots=True)
+class StoreEvent:
+    """One durable change of a store.
+
+    `ids`: the assertions the change is about (written, retracted, reinstated or tombstoned); `cascaded`: the
+    derived assertions withdrawn (or reopened) as a consequence; `observed`: for `committed`, the
+    (assertion id, document IRI) observations the write added; `activity`: the IRI of the recorded
+    prov:Activity (retract, reinstate, erase); `path`: the store directory (`compacted`; None in memory)."""
+
+    kind: Kind
+    ids: tuple[str, ...] = ()
+    cascaded: tuple[str, ...] = ()
+    observed: tuple[tuple[str, str], ...] = ()
+    activity: str | None = None
+    path: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown store event kind {self.kind!r} (one of {', '.join(KINDS)})")
+
+    @property
+    def affected(self) -> tuple[str, ...]:
+        """`ids` then `cascaded`: every assertion whose state this change moved."""
+        return self.ids + self.cascaded
+
+
+Subscriber = Callable[[StoreEvent], None]
+
+
+class Subscribers:
+    """The subscribers of one store object (state on that object: no module-level registry)."""
+
+    def __init__(self) -> None:
+        # (token, callback): the token tells registrations apart (one callback may be subscribed twice)
+        self._subs: list[tuple[object, Subscriber]] = []
+        self._lock = threading.Lock()
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Register `callback`; returns the function that unregisters it (calling it twice is harmless)."""
+        if not callable(callback):
+            raise TypeError("a store subscriber must be callable")
+        token = object()
+        with self._lock:
+            self._subs = self._subs + [(token, callback)]  # copy-on-write: publish iterates a snapshot
+
+        def unsubscribe() -> None:
+            with self._lock:
+                self._subs = [s for s in self._subs if s[0] is not token]
+
+        return unsubscribe
+
+    def callbacks(self) -> tuple[Subscriber, ...]:
+        return tuple(cb for _, cb in self._subs)
+
+    def publish(self, event: StoreEvent) -> None:
+        """Call every subscriber with `event`, in order of subscription; then re-raise the first failure."""
+        errors: list[Exception] = []
+        for cb in self.callbacks():
+            try:
+                cb(event)
+            except Exception as exc:  # noqa: BLE001 - the others still run; re-raised below
+                errors.append(exc)
+        if errors:
+            first = errors[0]
+            for other in errors[1:]:
+                first.add_note(f"another store subscriber also failed on {event.kind}: {other!r}")
+            raise first
