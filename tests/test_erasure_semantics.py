@@ -55,7 +55,7 @@ def test_reproduction_1_erase_refuses_when_a_survivor_quotes_the_same_text(tmp_p
     root = tmp_path / "store"
     doc = tmp_path / "a.txt"
     doc.write_text("Ada Lovelace wrote Note G. Charles Babbage designed the Analytical Engine.\n")
-    assert cli(root, "ingest", str(doc)).rc == 0
+    assert cli(root, "ingest", "--extractor", "rules", str(doc)).rc == 0
     wrote = assertion_id("Ada Lovelace", "wrote", "Note G")
     designed = assertion_id("Charles Babbage", "designed", "Analytical Engine")
     before = dump(root)
@@ -125,7 +125,7 @@ def test_erase_document_revokes_a_source_and_refuses_its_content_again(tmp_path)
     doc.write_text(body)
     other = tmp_path / "other.txt"
     other.write_text("Charles Babbage was born in Walworth.\n")
-    assert cli(root, "ingest", str(doc), str(other)).rc == 0
+    assert cli(root, "ingest", "--extractor", "rules", str(doc), str(other)).rc == 0
     zorb = assertion_id("Zorblax Quintavenn", "born_in", "Vexmoor")
     ada = assertion_id("Ada Lovelace", "born_in", "London")
     babbage = assertion_id("Charles Babbage", "born_in", "Walworth")
@@ -150,10 +150,10 @@ def test_erase_document_revokes_a_source_and_refuses_its_content_again(tmp_path)
     for needle in ("Quintavenn", "Zorblax", "Vexmoor", "born in London"):
         assert files_with(root, needle) == [], needle
 
-    r = cli(root, "ingest", str(doc))  # the same content again: refused, nothing written
+    r = cli(root, "ingest", "--extractor", "rules", str(doc))  # the same content again: refused, nothing written
     assert r.rc == 2 and "--allow-erased" in r.err
     assert files_with(root, "Vexmoor") == []
-    r = cli(root, "ingest", str(doc), "--allow-erased")
+    r = cli(root, "ingest", "--extractor", "rules", str(doc), "--allow-erased")
     assert r.rc == 0, r.err
     s = AssertionStore.open(root)
     try:
