@@ -209,3 +209,21 @@ def test_linker_links_aliases_and_refuses_shared_ones():
     assert isinstance(p.ambiguous[0], Ambiguous) and set(p.ambiguous[0].entities) == {jr, sr}
     p = parse_question("Where was Curie born?", lk)  # a registry entity of that name links; the holder comes along
     assert p.linked == (curie,) and marie in p.aliases
+
+
+@pytest.mark.parametrize("mode", ["thread", "child"])
+def test_findings_cross_the_read_ahead(tmp_path, mode):
+    """In a forked child (ahead.py) the extractor's state never reaches the parent: the findings ride on
+    each PipelineResult, so classes and other names are stored in both read-ahead modes."""
+    from semantic_rdf.loader import load
+    from semantic_rdf.stages import build_pipeline
+    from semantic_rdf.statistical import StatisticalExtractor
+
+    f = tmp_path / "paul.txt"
+    f.write_text(PAUL, encoding="utf-8")
+    store = AssertionStore.memory()
+    load(store, build_pipeline([str(f)], extractor=StatisticalExtractor()), [str(f)], read_ahead=mode)
+    people = [q.subject for q in store.ox.quads_for_pattern(None, RDF_TYPE, ox.NamedNode(NS + "Person"), ENTITY_GRAPH)]
+    assert len(people) >= 2
+    assert any(q.object.value == "Desmarais" for p in people for q in store.ox.quads_for_pattern(p, ALT, None, ENTITY_GRAPH))
+    store.close()
