@@ -53,7 +53,7 @@ from semantic_rdf.paths import Candidate, probe
 from semantic_rdf.vocab import claim_graph, predicate_iri, predicate_names
 
 __all__ = [
-    "MODES", "REFUSAL", "Citation", "AnswerFact", "Answer", "Parsed", "Linker", "Word", "question_words", "parse_question",
+    "MODES", "REFUSAL", "Ambiguous", "Citation", "AnswerFact", "Answer", "Parsed", "Linker", "Word", "question_words", "parse_question",
     "map_predicates", "Renderer", "TemplateRenderer", "ModelRenderer", "Answerer", "sentence",
 ]
 
@@ -328,13 +328,20 @@ class Linker:
     A name made only of stop words or pronouns ("ITS", "It", "The Who") links only where the question
     writes it exactly as the registry does, and only where that case is telling: not all lower case, and
     not a single capitalised word starting a sentence ("Who manufactured ITS?" links ITS, never "Who").
-    Such names need the words as written (`spans(words, raw)`); folded words alone never link them."""
+    Such names need the words as written (`spans(words, raw)`); folded words alone never link them.
+
+    An entity's other names (`Entity.aliases`, skos:altLabel) link it like its name, unless a registry
+    entity is named so (that one links, and the alias's owner comes as an alias, `aliases`). An other name
+    that two or more entities share links none of them: it comes out of `spans` as an `Ambiguous`, and the
+    answer path refuses, naming the candidates, rather than pick one."""
 
     def __init__(self, entities: Iterable[Entity]):
-        self.by_first: dict[str, list[tuple[tuple[str, ...], Entity]]] = {}
+        self.by_first: dict[str, list[tuple[tuple[str, ...], Entity | Ambiguous]]] = {}
         self.by_cased: dict[str, list[tuple[tuple[str, ...], Entity]]] = {}
         self.by_folded: dict[str, Entity] = {}
+        self.alias_of: dict[str, list[Entity]] = {}  # a folded other name -> the entities holding it
         surnames: dict[str, list[Entity]] = {}
+        entities = list(entities)
         for e in entities:
             ws = tuple(_WORD.findall(e.folded))
             if not ws or (len(ws) == 1 and len(ws[0]) < 2):
@@ -350,6 +357,19 @@ class Linker:
             self.by_folded.setdefault(e.folded, e)
             if self._personlike(e, ws):
                 surnames.setdefault(ws[-1], []).append(e)
+        written: dict[str, str] = {}
+        for e in entities:
+            for a in getattr(e, "aliases", ()):
+                written.setdefault(fold(a), a)
+                owners = self.alias_of.setdefault(fold(a), [])
+                if e not in owners:
+                    owners.append(e)
+        for key, owners in self.alias_of.items():
+            ws = tuple(_WORD.findall(key))
+            if key in self.by_folded or not ws or _stop_name(ws) or (len(ws) == 1 and len(ws[0]) < 2):
+                continue  # a registry entity of that name links instead; stop words never link as an alias
+            target = owners[0] if len(owners) == 1 else Ambiguous(written[key], tuple(owners))
+            self.by_first.setdefault(ws[0], []).append((ws, target))
         for v in (*self.by_first.values(), *self.by_cased.values()):
             v.sort(key=lambda x: -len(x[0]))
         self.surnames = surnames
@@ -361,11 +381,12 @@ class Linker:
                 and all(p[:1].isupper() for p in parts))
 
     def link(self, words: Sequence[str], raw: Sequence[Word] | None = None) -> list[Entity]:
-        return [e for e, _ in self.spans(words, raw)]
+        return [e for e, _ in self.spans(words, raw) if isinstance(e, Entity)]
 
-    def spans(self, words: Sequence[str], raw: Sequence[Word] | None = None) -> list[tuple[Entity, range]]:
+    def spans(self, words: Sequence[str], raw: Sequence[Word] | None = None) -> list[tuple[Entity | Ambiguous, range]]:
         """Linked entities with the word positions they cover (first occurrence of each). `raw`, the
-        question's words as written (`question_words`), lets names of stop words link by exact case."""
+        question's words as written (`question_words`), lets names of stop words link by exact case. An
+        other name several entities share comes as an `Ambiguous`, which links none of them."""
         cased = raw is not None and bool(self.by_cased) and any(c.islower() for w in raw for c in w.raw)
         out: list[tuple[Entity, range]] = []
         i = 0
@@ -396,6 +417,9 @@ class Linker:
         """Surname <-> full name: 'Brandvold' for 'Ottilie Brandvold', and the one person a bare surname names."""
         out: list[Entity] = []
         for e in linked:
+            owners = self.alias_of.get(e.folded, ())
+            if len(owners) == 1 and owners[0] not in linked and owners[0] not in out:
+                out.append(owners[0])  # the registry entity "Desmarais" and the one whose other name it is
             ws = tuple(_WORD.findall(e.folded))
             if len(ws) >= 2 and e in self.surnames.get(ws[-1], ()):
                 a = self.by_folded.get(ws[-1])
@@ -406,6 +430,19 @@ class Linker:
                 if len(people) == 1 and people[0] not in linked and people[0] not in out:
                     out.append(people[0])
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class Ambiguous:
+    """An other name (skos:altLabel) that several entities hold: a question naming it names none of them."""
+
+    alias: str  # as one of them writes it
+    entities: tuple[Entity, ...]
+
+    def describe(self) -> str:
+        names = [e.name for e in self.entities[:5]]
+        more = "" if len(self.entities) <= 5 else f" and {len(self.entities) - 5} more"
+        return f"{self.alias[:100]!r} (another name of {', '.join(repr(n[:100]) for n in names)}{more})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -420,6 +457,7 @@ class Parsed:
     where: bool
     when: bool  # asks for a time: only facts with a valid time or a literal object can answer
     unknown: tuple[str, ...] = ()  # names the question writes that no registry entity covers (as written)
+    ambiguous: tuple[Ambiguous, ...] = ()  # other names it writes that several entities share
 
     @property
     def predicates(self) -> tuple[str, ...]:
@@ -478,7 +516,8 @@ def parse_question(question: str, linker: Linker) -> Parsed:
     content = [w for w in ws if w not in STOP and len(w) > 1]
     grams = [" ".join(content[i:i + n]) for n in (2, 3) for i in range(len(content) - n + 1)]
     spans = linker.spans(ws, qw)
-    linked = [e for e, _ in spans]
+    linked = [e for e, _ in spans if isinstance(e, Entity)]
+    ambiguous = tuple(e for e, _ in spans if isinstance(e, Ambiguous))
     inside = {i for _, r in spans for i in r}
     outside = [w for i, w in enumerate(ws) if i not in inside]  # no cues from inside names
     groups = map_predicates(outside)
@@ -490,7 +529,7 @@ def parse_question(question: str, linker: Linker) -> Parsed:
         groups = [tuple(sorted(set(WHERE_DEFAULT) & predicate_names()))]
     return Parsed(tuple(ws), tuple(dict.fromkeys(tokens)), tuple(dict.fromkeys(grams)), tuple(linked),
                   tuple(linker.aliases(linked)), tuple(groups), any(w in PRONOUNS for w in outside), where,
-                  "when" in ws or ("what" in ws and "year" in ws), tuple(_unknown_names(qw, inside)))
+                  "when" in ws or ("what" in ws and "year" in ws), tuple(_unknown_names(qw, inside)), ambiguous)
 
 
 def _chained(facts: Sequence[AnswerFact], named: set[str]) -> bool:
@@ -778,6 +817,11 @@ class Answerer:
             notes.append(f"the question names {', '.join(repr(n[:100]) for n in parsed.unknown[:5])}, "
                          "which the store does not hold")
             cands: list[str] = []
+        elif parsed.ambiguous:
+            # an other name several entities share: which one is meant is the asker's to say, not ours
+            notes.append(f"the question names {', '.join(a.describe() for a in parsed.ambiguous[:3])}; "
+                         "ask again with the full name")
+            cands = []
         elif names:
             cands = self._candidates(index, names, as_of)
         else:
@@ -794,7 +838,7 @@ class Answerer:
 
         facts: list[AnswerFact] = []
         path: tuple[str, ...] = ()
-        hop = None if parsed.unknown else self._multihop(parsed, linked + aliases, as_of)
+        hop = None if parsed.unknown or parsed.ambiguous else self._multihop(parsed, linked + aliases, as_of)
         if hop is not None:
             for s, p, o in hop.path.hop_triples():
                 f = self._verify(assertion_id(s, p, o), as_of)

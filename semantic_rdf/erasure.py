@@ -52,7 +52,7 @@ from semantic_rdf.events import StoreEvent
 from semantic_rdf.identity import fold
 from semantic_rdf.vocab import (
     DOCUMENT_GRAPH, ENTITY_GRAPH, M, NS, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, assertion_iri, claim_graph,
-    entity_iri, id_of,
+    SKOS, entity_iri, id_of,
 )
 
 __all__ = ["erase", "erase_entity", "erase_document", "erased_documents", "tombstoned", "refuse_erased",
@@ -61,6 +61,7 @@ __all__ = ["erase", "erase_entity", "erase_document", "erased_documents", "tombs
 G = PROVENANCE_GRAPH
 FILLER = "\u2588"  # FULL BLOCK: visibly redacted, one code point per erased character
 redacted = ox.NamedNode(NS + "redacted")
+_ALT_LABEL = ox.NamedNode(SKOS + "altLabel")  # an entity's other names (layout.alias_quads)
 
 # ------------------------------------------------------------------ erase
 
@@ -182,6 +183,20 @@ def _registry_names(store) -> dict[str, str]:
     return {q.subject.value: q.object.value for q in store.ox.quads_for_pattern(None, RDFS_LABEL, None, ENTITY_GRAPH)}
 
 
+def _own_aliases(store, iris: Iterable[str]) -> list[str]:
+    """The other names (skos:altLabel) of these entities that no other entity holds as its name or as one
+    of its other names: an erasure of the entities removes them with the entity and scrubs them from text;
+    a shared one ("Desmarais" of two Desmarais) names someone who stays."""
+    iris = set(iris)
+    own = {q.object.value for i in iris for q in store.ox.quads_for_pattern(ox.NamedNode(i), _ALT_LABEL, None, ENTITY_GRAPH)}
+    if not own:
+        return []
+    held = {fold(n) for i, n in _registry_names(store).items() if i not in iris}
+    held |= {fold(q.object.value) for q in store.ox.quads_for_pattern(None, _ALT_LABEL, None, ENTITY_GRAPH)
+             if q.subject.value not in iris}
+    return sorted(a for a in own if fold(a) not in held)
+
+
 def _scrub_terms(store, names: Iterable[str], forgotten: set[str]) -> list[str]:
     """The names to scrub from surviving literals: each erased name, and each word of it (3+ letters) that no
     surviving registry entry's name uses ("Quintavenn" alone names only the erased person; "Ada" may not)."""
@@ -301,7 +316,11 @@ def erase_entity(store, name: str, reason: str, agent: str = "caller", *,
     e = entity_iri(name)
     names = _registry_names(store)
     if e.value not in names:
-        raise NotFound(f"no entity named {name!r} in the registry")
+        holders = sorted(names.get(q.subject.value, "") for q in store.ox.quads_for_pattern(
+            None, _ALT_LABEL, None, ENTITY_GRAPH) if fold(q.object.value) == fold(name))
+        hint = f" ({name[:100]!r} is another name of {', '.join(repr(h[:100]) for h in holders[:5])}: erase by that name)" \
+            if holders else ""
+        raise NotFound(f"no entity named {name[:100]!r} in the registry{hint}")
     targets = {e.value: names[e.value]}
     words = fold(names[e.value]).split()
     if len(words) >= 2:  # a bare surname is an alias when it names only this person (answer.Linker.aliases)
@@ -317,7 +336,8 @@ def erase_entity(store, name: str, reason: str, agent: str = "caller", *,
             for q in store.ox.quads_for_pattern(None, p, node, G):
                 if q.subject.value.startswith(_A):
                     roots[id_of(q.subject)] = None
-    mentions = _names(store, targets.values(), set(targets))  # the name, and its own words
+    # the name, its own words, and its other names no one else holds
+    mentions = _names(store, list(targets.values()) + _own_aliases(store, targets), set(targets))
     extra: dict[str, list[tuple[int, int]]] = {}
     for q in store.ox.quads_for_pattern(None, M.text, None, DOCUMENT_GRAPH):
         found = mentions.spans(q.object.value)
@@ -433,7 +453,13 @@ def _apply(store, plan: _Plan, root: str | None, reason: str, agent: str, *, lab
         # its reference, and a title long enough not to be a common word ("Home", "Notes")
         doc_names += [q.object.value for q in dq if isinstance(q.object, ox.Literal) and (
             q.predicate == M.reference or q.predicate == RDFS_LABEL and len(q.object.value) >= _MIN_QUOTE)]
-    scrub = _names(store, [names[e] for e in forgotten_iris if e in names], forgotten_iris, doc_names)
+    # an erased name stays nowhere as an other name (skos:altLabel) of an entity that survives
+    gone = set(forgotten)
+    for q in store.ox.quads_for_pattern(None, _ALT_LABEL, None, ENTITY_GRAPH):
+        if q.subject.value not in forgotten_iris and fold(q.object.value) in gone:
+            removing.append(q)
+    scrub = _names(store, [names[e] for e in forgotten_iris if e in names] + _own_aliases(store, forgotten_iris),
+                   forgotten_iris, doc_names)
 
     def clean(text: str) -> str:
         for qt in quotes:

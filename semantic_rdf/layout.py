@@ -16,11 +16,11 @@ import pyoxigraph as ox
 
 from semantic_rdf import ntriples as N
 from semantic_rdf.identity import fold, fnv1a64
-from semantic_rdf.values import Doc, Triple, Validity, utc
+from semantic_rdf.values import MAX_NAME, Doc, Triple, Validity, utc
 from semantic_rdf.vocab import (
     DOCUMENT_GRAPH, ENTITY_GRAPH, M, NS, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, XSD_BOOLEAN,
     XSD_DATETIME, XSD_DECIMAL, XSD_INTEGER, assertion_ref, claim_graph_ref, entity_iri, entity_ref,
-    predicate_ref, segment_iri, segment_ref,
+    predicate_ref, segment_iri, segment_ref, SKOS,
 )
 
 Quad = N.NQ
@@ -196,13 +196,52 @@ def document_quads(doc: Doc, iri: Ref, sha256: str) -> list[Quad]:
     return q
 
 
-def entity_quads(name: str, cls: Ref | None) -> list[Quad]:
+def entity_quads(name: str, cls: Ref | None, aliases: Iterable[str] = ()) -> list[Quad]:
     e, G = entity_ref(name), ENTITY_G
     return [
         (e, TYPE, ref(cls) if cls is not None else Mt.Thing, G),
         (e, LABEL, string_t(" ".join(name.split())), G),
         (e, Mt.folded, string_t(fold(name)), G),
+        *alias_quads(name, aliases),
     ]
+
+
+ALT_LABEL = f"<{SKOS}altLabel>"
+
+# Words that never stand as an entity's other name, even capitalised at a sentence's start: pronouns,
+# determiners and the like (a coreference chain holds "He" and "The company" beside the names).
+_NOT_ALIASES = frozenset("""he she it they we i you him her hers his its them their theirs our ours us me my mine
+your yours himself herself itself themselves this that these those who whom whose which what the a an""".split())
+_PARTICLES = frozenset("of the and de du des la le van von der den di da del y for in on at".split())
+
+
+def alias_names(name: str, aliases: Iterable[str]) -> list[str]:
+    """The other names of entity `name` worth storing as skos:altLabel: each written like a name (its first
+    letter a capital, every other word a capital-initial word or a short particle such as "of", "de"), not a
+    pronoun or determiner, not the entity's own name folded, at most MAX_NAME characters and free of control
+    characters. Sorted, one per folded form."""
+    own = fold(name)
+    out: dict[str, str] = {}
+    for a in aliases:
+        if not isinstance(a, str):
+            continue
+        a = " ".join(a.split())
+        if not a or len(a) > MAX_NAME or not a[0].isupper() or any(ord(c) < 32 or ord(c) == 127 for c in a):
+            continue
+        words = a.split()
+        if fold(a) == own or all(w.lower().strip(".,'") in _NOT_ALIASES for w in words):
+            continue
+        if words[0].lower() in _NOT_ALIASES and len(words) > 1 or not all(
+                w[:1].isupper() or w[:1].isdigit() or w.lower() in _PARTICLES for w in words[1:]):
+            continue  # "The company", "His father": a description, not a name
+        out.setdefault(fold(a), a)
+    return sorted(out.values())
+
+
+def alias_quads(name: str, aliases: Iterable[str]) -> list[Quad]:
+    """skos:altLabel quads, in the entity graph, for the storable other names of `name` (`alias_names`)."""
+    e = entity_ref(name)
+    return [(e, ALT_LABEL, string_t(a), ENTITY_G) for a in alias_names(name, aliases)]
 
 
 def claim_quad(aid: str, t: Triple) -> Quad:

@@ -93,7 +93,11 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
     run = None  # begun at the first readable document: an ingest that reads nothing writes nothing
     pending: list[tuple[PipelineResult, Screened]] = []  # read documents awaiting storage
     pending_triples = pending_chars = 0
-    types = getattr(ex, "entity_types", None) or {}
+    # What the extractor found about each pending document's entities (PipelineResult.entity_types and
+    # .aliases, made where the document was read: the extractor may run in a forked child), by reference.
+    # Reading `ex.entity_types` here instead would miss a child's findings, and `or {}` replaced the
+    # extractor's dict, empty when the ingest begins, by a new one: no entity class ever reached the store.
+    findings: dict[str, tuple[dict[str, str], dict[str, set[str]]]] = {}
     from semantic_rdf import erasure, layout
 
     # tombstones win: content whose document an erasure revoked is refused unless the caller allows it
@@ -125,18 +129,30 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
     def fail(ref: str, exc: SemanticError) -> None:
         summary.failed.append({"ref": ref, "error": " ".join(str(exc).split())})
 
+    def found(refs: Iterable[str]) -> tuple[dict[str, str], dict[str, set[str]]]:
+        types: dict[str, str] = {}
+        aliases: dict[str, set[str]] = {}
+        for ref in refs:
+            t, a = findings.get(ref, ({}, {}))
+            types.update(t)
+            for name, other in a.items():
+                aliases.setdefault(name, set()).update(other)
+        return types, aliases
+
     def commit(items: list[tuple[str, list]]) -> None:
         triples = [t for _, kept in items for t in kept]
         if not triples:
             return
+        types, aliases = found(ref for ref, _ in items)
         try:
-            record(store.assert_triples(triples, run=run, entity_types=types))
+            record(store.assert_triples(triples, run=run, entity_types=types, aliases=aliases))
         except SemanticError:
             for ref, kept in items:
                 if ref in refused:
                     continue
+                types, aliases = found([ref])
                 try:
-                    record(store.assert_triples(list(kept), run=run, entity_types=types))
+                    record(store.assert_triples(list(kept), run=run, entity_types=types, aliases=aliases))
                 except SemanticError as exc:
                     refused.add(ref)
                     fail(ref, exc)
@@ -185,6 +201,7 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
         try:
             commit(fresh)
             commit([(ref, kept) for ref, kept in again if ref not in refused])
+            findings.clear()
         finally:  # one call for both batches (a document's new and repeated facts), also after a failure
             if on_commit and written:
                 merged = WriteReport()
@@ -215,6 +232,11 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
                     for note in result.doc.meta.get("notes") or ():  # type: ignore[union-attr]
                         summary.notes.append({"ref": result.ref, "note": str(note)})
                     pending.append((result, kept))
+                    if kept.kept and (result.entity_types or result.aliases):
+                        t, a = findings.setdefault(result.ref, ({}, {}))
+                        t.update(result.entity_types or {})
+                        for name, other in (result.aliases or {}).items():
+                            a.setdefault(name, set()).update(other)
                     pending_triples += len(kept.kept)
                     pending_chars += len(result.doc.text)  # type: ignore[union-attr]
                     if pending_triples >= limit or pending_chars >= _DOC_CHARS:

@@ -38,7 +38,7 @@ from semantic_rdf.queries import packaged
 from semantic_rdf.reservoir import ReservoirBank
 from semantic_rdf.sidetables import ReconcileReport, SideTables, corrupt, side_path
 from semantic_rdf.vocab import (
-    ENTITY_GRAPH, M, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, XSD_INTEGER, assertion_iri, id_of,
+    ENTITY_GRAPH, M, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, SKOS, XSD_INTEGER, assertion_iri, id_of,
     predicate_name,
 )
 
@@ -66,6 +66,7 @@ class Entity:
     name: str
     folded: str
     cls: str  # local name of its class (Person, Place, Organization, Thing, …)
+    aliases: tuple[str, ...] = ()  # its other names (skos:altLabel), which the answer path links too
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +76,9 @@ class SyncReport:
     reencoded: int
     documents: int  # documents whose path memory was rebuilt
     forgotten: int  # Hebbian pairs dropped for entities the store no longer knows
+
+
+_ALT_LABEL = ox.NamedNode(SKOS + "altLabel")
 
 
 def _label_map(store) -> dict[str, str]:
@@ -324,7 +328,11 @@ class Memory:
             classes = {}
             for q in self.store.ox.quads_for_pattern(None, RDF_TYPE, None, ENTITY_GRAPH):
                 classes[q.subject.value] = q.object.value.rsplit("#", 1)[-1]
-            self._entities = [Entity(iri, labels.get(iri, f), f, classes.get(iri, "Thing")) for iri, f in sorted(folded.items())]
+            alt: dict[str, list[str]] = {}
+            for q in self.store.ox.quads_for_pattern(None, _ALT_LABEL, None, ENTITY_GRAPH):
+                alt.setdefault(q.subject.value, []).append(q.object.value)
+            self._entities = [Entity(iri, labels.get(iri, f), f, classes.get(iri, "Thing"), tuple(sorted(alt.get(iri, ()))))
+                              for iri, f in sorted(folded.items())]
         return self._entities
 
     def has_claim(self, subject: str, predicate: str, obj: str, at: datetime | None = None) -> bool:

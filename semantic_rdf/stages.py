@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Protocol, runtime_checkable
+from typing import Iterable, Iterator, Mapping, Protocol, runtime_checkable
 
 from semantic_rdf.errors import InvalidInput, ParseError, SemanticError, SourceError
 from semantic_rdf.values import MAX_NAME, Chunk, Doc, Triple, check_text
@@ -69,6 +69,11 @@ class PipelineResult:
     triples: tuple[Triple, ...] = ()
     error: SemanticError | None = None
     ref: str = ""  # the reference (or, inside a directory, the file) this result came from
+    # The extractor's findings about this document's entities, carried with the result (it may come from a
+    # forked child, ahead.py, whose extractor state the parent never sees): name -> ontology class local
+    # name, for the names of its triples, and name -> the entity's other names in the document.
+    entity_types: Mapping[str, str] | None = None
+    aliases: Mapping[str, tuple[str, ...]] | None = None
 
     @property
     def ok(self) -> bool:
@@ -174,7 +179,28 @@ class Pipeline:
             return PipelineResult(None, error=e, ref=ref)
         except RecursionError:
             return PipelineResult(None, error=ParseError(f"{ref}: nested too deeply ({stage})"), ref=ref)
-        return PipelineResult(doc, chunks, tuple(triples), None, ref)
+        types, aliases = _entity_findings(self.extractor, doc.id, triples)
+        return PipelineResult(doc, chunks, tuple(triples), None, ref, types, aliases)
+
+
+def _entity_findings(ex: object, doc_id: str, triples: list[Triple]
+                     ) -> tuple[dict[str, str] | None, dict[str, tuple[str, ...]] | None]:
+    """The classes (`ex.entity_types`) and other names (`ex.aliases(doc_id)`) the extractor found for the
+    entities its triples name, read right after it read the document."""
+    if ex is None or not triples:
+        return None, None
+    names = {n for t in triples for n in ((t.subject,) if t.datatype else (t.subject, t.object))}
+    known = getattr(ex, "entity_types", None)
+    types = {n: c for n in names if isinstance(c := known.get(n) if isinstance(known, Mapping) else None, str)}
+    found = getattr(ex, "aliases", None)
+    aliases: dict[str, tuple[str, ...]] = {}
+    if callable(found):
+        got = found(doc_id)
+        if isinstance(got, Mapping):
+            for n, other in got.items():
+                if n in names and other:
+                    aliases[n] = tuple(sorted(a for a in other if isinstance(a, str)))
+    return types or None, aliases or None
 
 
 def build_pipeline(

@@ -33,6 +33,9 @@ from semantic_rdf.vocab import (
     BASE, DOCUMENT_GRAPH, ENTITY_GRAPH, M, NS, OA_, P, PREFIXES, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, agent_iri,
     assertion_iri, assertion_ref, entity_iri, id_of, predicate_iri, predicate_name, segment_iri, slug,
 )
+from semantic_rdf.vocab import SKOS
+
+_ALT_LABEL = ox.NamedNode(SKOS + "altLabel")  # an entity's other names (layout.alias_quads)
 
 __all__ = ["AssertionStore", "Record", "Source", "Run", "WriteReport", "FORMATS"]
 
@@ -617,21 +620,24 @@ class AssertionStore:
             return self.assert_triples([t], run=run, note=note, entity_types=entity_types).ids[0]
 
     def assert_triples(self, triples: Iterable[Triple], *, run: Run, note: str = "",
-                       entity_types: Mapping[str, str] | None = None) -> WriteReport:
+                       entity_types: Mapping[str, str] | None = None,
+                       aliases: Mapping[str, Iterable[str]] | None = None) -> WriteReport:
         """Write a batch atomically. Triples with a chunk are source-read (their document must have
-        been added with `add_document`); triples without are caller-supplied (attributed to the run's agent)."""
+        been added with `add_document`); triples without are caller-supplied (attributed to the run's agent).
+        `entity_types` names the ontology class of a new entity; `aliases` an entity's other names, stored
+        as skos:altLabel in the same batch (layout.alias_names keeps only name-like ones)."""
         self._writable()
         check_text("source", note, MAX_TEXT, required=False)
         triples = list(triples)
         with self._lock, _gc_paused():
-            report = self._assert_batch(triples, run, note, entity_types or {})
+            report = self._assert_batch(triples, run, note, entity_types or {}, aliases or {})
         if report.quads_added:  # outside the lock: no subscriber runs while it is held
             self.publish(StoreEvent("committed", tuple(dict.fromkeys(report.ids)),
                                     observed=tuple(sorted(report.observed))))
         return report
 
     def _assert_batch(self, triples: list[Triple], run: Run, note: str,
-                      entity_types: Mapping[str, str]) -> WriteReport:
+                      entity_types: Mapping[str, str], aliases: Mapping[str, Iterable[str]] = {}) -> WriteReport:
         report = WriteReport()
         at = self.now()
         add: list[N.AnyQuad] = []
@@ -663,6 +669,7 @@ class AssertionStore:
             into.extend(q)
             check.extend(q)
         new_entities: dict[str, None] = {}
+        named: set[str] = set()  # the new entities, written with their other names
         groups: dict[str, list[Triple]] = {}
         docs: dict[str, str] = {}
         run_ref, agent_ref = str(run.iri), str(run.agent)
@@ -723,9 +730,11 @@ class AssertionStore:
                         else:
                             new_entities[key] = None
                             cls = entity_types.get(name)
-                            cq = L.entity_quads(name, ox.NamedNode(NS + cls) if cls and cls.isidentifier() else None)
+                            cq = L.entity_quads(name, ox.NamedNode(NS + cls) if cls and cls.isidentifier() else None,
+                                                aliases.get(name, ()))
                             add += cq
                             check += cq
+                            named.add(name)
                 report.new += 1
             elif fresh:
                 old_count, old_conf = state.count_q, state.conf_q
@@ -746,6 +755,20 @@ class AssertionStore:
                 check += state.types + new_q
                 settled[a] = Settled(frozenset(q[2] for q in state.types), _ADDED)
                 report.repeated += 1
+        # the other names of entities the store held already (or that a repeated record names)
+        for name, other in aliases.items():
+            if name in named or not isinstance(name, str) or not other:
+                continue
+            try:
+                e = entity_iri(name)
+            except SemanticError:
+                continue
+            if fold(name) not in new_entities and not self._has(e, M.folded, ENTITY_GRAPH):
+                continue  # not an entity this batch or the store holds (its triples were refused or erased)
+            aq = L.alias_quads(name, [a for a in L.alias_names(name, other)
+                                      if not self._has(e, _ALT_LABEL, ENTITY_GRAPH, o=ox.Literal(a))])
+            add += aq
+            check += aq
         if add:
             report.quads_added = self.commit(add, remove, check=check, settled=settled, unlinked=unlinked,
                                              types=unchecked, rendered="".join(rendered))
