@@ -74,3 +74,10 @@ def test_py_typed_ships():
     # hatch's wheel target takes the whole package directory, so the marker goes into the wheel
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert re.search(r'\[tool\.hatch\.build\.targets\.wheel\]\s*packages = \["semantic_rdf"\]', pyproject)
+
+
+def test_export_lists_the_stores_formats():
+    from semantic_rdf.cli import export
+    from semantic_rdf.store import FORMATS
+
+    assert sorted(export.STORE_FORMATS) == sorted(FORMATS)

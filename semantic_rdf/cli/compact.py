@@ -1,7 +1,5 @@
 """semantic-rdf compact — rebuild the store directory so erased data is in none of its files."""
 
-import semantic_rdf.memory  # noqa: F401  (registers the side-table hooks for erasure and compaction)
-
 NAME = "compact"
 HELP = "rebuild the store from its live quads (after erase) and swap it in atomically; vacuum side tables"
 
@@ -11,6 +9,7 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
+    import semantic_rdf.memory  # noqa: F401  (registers the side-table hooks for erasure and compaction)
     from semantic_rdf import erasure
     from semantic_rdf.cli._common import require_store
 

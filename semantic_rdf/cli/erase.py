@@ -1,6 +1,5 @@
 """semantic-rdf erase [ID | --document REF | --entity NAME] --reason R — remove data and leave tombstones."""
 
-import semantic_rdf.memory  # noqa: F401  (registers the side-table hooks for erasure and compaction)
 from semantic_rdf.cli._common import add_change_arguments, cascade_note
 from semantic_rdf.errors import InvalidInput
 
@@ -23,6 +22,7 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
+    import semantic_rdf.memory  # noqa: F401  (registers the side-table hooks for erasure and compaction)
     from semantic_rdf import erasure
 
     given = [x for x in (args.id, args.document, args.entity) if x is not None]

@@ -1,6 +1,5 @@
 """semantic-rdf retract — withdraw belief in one assertion, or in everything a run, agent or source produced."""
 
-import semantic_rdf.memory  # noqa: F401  (registers the side-table hooks for erasure and compaction)
 from semantic_rdf.cli._common import add_change_arguments, change_one
 from semantic_rdf.errors import InvalidInput
 
@@ -17,6 +16,7 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
+    import semantic_rdf.memory  # noqa: F401  (registers the side-table hooks for erasure and compaction)
     from semantic_rdf import temporal
 
     sets = [x for x in (args.run, args.agent, args.source) if x is not None]
