@@ -83,7 +83,10 @@ def run(args, ctx) -> int:
 def _lines(name: str):
     """(line number, bytes) of FILE or stdin, read as it comes (a pipe feeds answers as lines arrive)."""
     if name == "-":
-        yield from enumerate(sys.stdin.buffer, 1)
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # a text stream stood in for stdin (an embedding program, a test)
+            stream = (line.encode("utf-8", "surrogateescape") for line in sys.stdin)
+        yield from enumerate(stream, 1)
         return
     try:
         f = open(name, "rb")
