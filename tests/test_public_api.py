@@ -81,3 +81,18 @@ def test_export_lists_the_stores_formats():
     from semantic_rdf.store import FORMATS
 
     assert sorted(export.STORE_FORMATS) == sorted(FORMATS)
+
+
+def test_reading_a_store_loads_no_shape_checker(tmp_path):
+    # the write path's shape checker (rdflib) loads on the first write; opening and reading never need it
+    from semantic_rdf.store import AssertionStore
+
+    store = AssertionStore.open(tmp_path / "s")
+    aid = store.assert_("Marie Curie", "born_in", "Warsaw")
+    store.close()
+    code = ("import sys; from semantic_rdf import AssertionStore; "
+            f"s = AssertionStore.open({str(tmp_path / 's')!r}, read_only=True); "
+            f"print(s.require({aid!r}).object, 'rdflib' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert out.stdout.split() == ["Warsaw", "False"], out.stderr
