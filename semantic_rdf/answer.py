@@ -224,12 +224,35 @@ class Answer:
     renderer: str = "template"
     path: tuple[str, ...] = ()  # the confirmed multi-hop path (E0, R1, E1, …), if one answered
 
+    def answer_entity(self) -> tuple[str | None, bool]:
+        """(what the answer names, whether it is a literal value): the end of the first cited fact (or of the
+        confirmed path) that the question did not name; (None, False) for a refusal."""
+        if not self.allowed or not self.facts:
+            return None, False
+        asked = {fold(n) for n in self.linked}
+        if self.path:
+            last, first = self.path[-1], self.path[0]
+            end = first if fold(last) in asked and fold(first) not in asked else last
+            return end, end == self.facts[-1].object and self.facts[-1].literal
+        f = self.facts[0]
+        if fold(f.subject) in asked and fold(f.object) not in asked:
+            return f.object, f.literal
+        if fold(f.object) in asked or (not asked and fold(f.object) in fold(self.question)):
+            return f.subject, False  # "who discovered Polonium?": the object was named, the subject answers
+        return f.object, f.literal
+
     def as_dict(self) -> dict:
+        entity, literal = self.answer_entity()
+        linked = self.scores.get("linked", list(self.linked)) if isinstance(self.scores, Mapping) else list(self.linked)
+        aliases = self.scores.get("aliases", []) if isinstance(self.scores, Mapping) else []
         return {"question": self.question, "text": self.text, "mode": self.mode, "allowed": self.allowed,
+                # the answer itself, apart from what the question linked: the entity (or literal value) the
+                # answer names and the ids of the facts it cites
+                "answer_entity": entity, "answer_is_literal": literal, "cited": [f.id for f in self.facts],
                 "facts": [f.as_dict() for f in self.facts], "primed": [list(p) for p in self.primed],
                 "scores": dict(self.scores), "decision": self.decision_id, "reason": self.reason,
-                "linked": list(self.linked), "predicates": list(self.predicates), "renderer": self.renderer,
-                "path": list(self.path)}
+                "linked": list(linked), "aliases": list(aliases), "predicates": list(self.predicates),
+                "renderer": self.renderer, "path": list(self.path)}
 
 
 # ------------------------------------------------------------------ parsing and linking

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Mapping
 
 import pyoxigraph as ox
@@ -106,23 +107,32 @@ _BASE = ("A-Za-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FF
 _CHARS_U = _BASE + "_"
 _CHARS = _CHARS_U + "\\-0-9\u00B7\u0300-\u036F\u203F-\u2040"
 _PLX = r"%[0-9A-Fa-f]{2}|\\[_~.\-!$&'()*+,;=/?#@%]"
-_LEX = {
-    "ws": re.compile(r"(?:[ \t\r\n]+|\#[^\r\n]*)+"),
-    "long1": re.compile(r"'''((?:(?:''|')?(?:[^'\\]|\\.))*)'''", re.S),
-    "long2": re.compile(r'"""((?:(?:""|")?(?:[^"\\]|\\.))*)"""', re.S),
-    "short1": re.compile(r"'((?:[^'\\\n\r]|\\.)*)'"),
-    "short2": re.compile(r'"((?:[^"\\\n\r]|\\.)*)"'),
-    "iri": re.compile(r"<((?:[^<>\"{}|^`\\\x00-\x20]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*)>"),
-    "var": re.compile(f"[?$][{_CHARS_U}0-9][{_CHARS_U}0-9\u00B7\u0300-\u036F\u203F-\u2040]*"),
-    "bnode": re.compile(f"_:[{_CHARS_U}0-9](?:[{_CHARS}.]*[{_CHARS}])?"),
-    "run": re.compile(f"[{_CHARS}.]*"),
-    "local": re.compile(f"(?:[{_CHARS_U}:0-9]|{_PLX})(?:(?:[{_CHARS}.:]|{_PLX})*(?:[{_CHARS}:]|{_PLX}))?"),
-    "word": re.compile(r"[A-Za-z][A-Za-z0-9_]*"),
-    "num": re.compile(r"[+-]?(?:[0-9]+\.[0-9]*[eE][+-]?[0-9]+|\.?[0-9]+[eE][+-]?[0-9]+|[0-9]*\.[0-9]+|[0-9]+)"),
-    "lang": re.compile(r"@[a-zA-Z]+(?:-[a-zA-Z0-9]+)*"),
-}
-_BASE_CHAR = re.compile(f"[{_BASE}]")
-_PREFIX_OK = re.compile(f"[{_BASE}](?:[{_CHARS}.]*[{_CHARS}])?")
+
+
+@lru_cache(maxsize=1)
+def _lexer():
+    """The guard's token patterns, compiled on first use: their Unicode classes take ~0.1 s to compile, which
+    every process that never lexes a user's query (`ask`, `ingest`) would otherwise pay at import."""
+    lex = {
+        "ws": re.compile(r"(?:[ \t\r\n]+|\#[^\r\n]*)+"),
+        "long1": re.compile(r"'''((?:(?:''|')?(?:[^'\\]|\\.))*)'''", re.S),
+        "long2": re.compile(r'"""((?:(?:""|")?(?:[^"\\]|\\.))*)"""', re.S),
+        "short1": re.compile(r"'((?:[^'\\\n\r]|\\.)*)'"),
+        "short2": re.compile(r'"((?:[^"\\\n\r]|\\.)*)"'),
+        "iri": re.compile(r"<((?:[^<>\"{}|^`\\\x00-\x20]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*)>"),
+        "var": re.compile(f"[?$][{_CHARS_U}0-9][{_CHARS_U}0-9\u00B7\u0300-\u036F\u203F-\u2040]*"),
+        "bnode": re.compile(f"_:[{_CHARS_U}0-9](?:[{_CHARS}.]*[{_CHARS}])?"),
+        "run": re.compile(f"[{_CHARS}.]*"),
+        "local": re.compile(f"(?:[{_CHARS_U}:0-9]|{_PLX})(?:(?:[{_CHARS}.:]|{_PLX})*(?:[{_CHARS}:]|{_PLX}))?"),
+        "word": re.compile(r"[A-Za-z][A-Za-z0-9_]*"),
+        "num": re.compile(r"[+-]?(?:[0-9]+\.[0-9]*[eE][+-]?[0-9]+|\.?[0-9]+[eE][+-]?[0-9]+|[0-9]*\.[0-9]+|[0-9]+)"),
+        "lang": re.compile(r"@[a-zA-Z]+(?:-[a-zA-Z0-9]+)*"),
+    }
+    base_char = re.compile(f"[{_BASE}]")
+    prefix_ok = re.compile(f"[{_BASE}](?:[{_CHARS}.]*[{_CHARS}])?")
+    return lex, base_char, prefix_ok
+
+
 _PUNCT2 = ("^^", "||", "&&", "!=", "<=", ">=")
 _PUNCT1 = frozenset("{}()[].;,=<>!+-*/|^?")
 _ECHAR = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
@@ -193,6 +203,7 @@ def guard(query_text: str) -> GuardedQuery:
     count = depth = 0
     no_pname_until = v_rows = 0
     pos = 0
+    _LEX, _BASE_CHAR, _PREFIX_OK = _lexer()
     ws = _LEX["ws"]
     while True:
         gap = pos

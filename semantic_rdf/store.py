@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import pyoxigraph as ox
 
@@ -26,8 +26,6 @@ from semantic_rdf.errors import InvalidInput, NotFound, SemanticError, StoreInUs
 from semantic_rdf.events import StoreEvent, Subscriber, Subscribers
 from semantic_rdf.identity import assertion_id, fold
 from semantic_rdf.queries import Term, bind, packaged
-from semantic_rdf.shapecheck import Settled, shape_check
-from semantic_rdf.shapes import Report
 from semantic_rdf.values import MAX_NAME, MAX_TEXT, Doc, Triple, Validity, check_text
 from semantic_rdf.vocab import (
     BASE, DOCUMENT_GRAPH, ENTITY_GRAPH, M, NS, OA_, P, PREFIXES, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, agent_iri,
@@ -36,6 +34,10 @@ from semantic_rdf.vocab import (
 from semantic_rdf.vocab import SKOS
 
 _ALT_LABEL = ox.NamedNode(SKOS + "altLabel")  # an entity's other names (layout.alias_quads)
+
+if TYPE_CHECKING:  # the shape checker (rdflib) loads on the first write, so reading verbs never pay for it
+    from semantic_rdf.shapecheck import Settled
+    from semantic_rdf.shapes import Report
 
 __all__ = ["AssertionStore", "Record", "Source", "Run", "WriteReport", "FORMATS"]
 
@@ -445,6 +447,8 @@ class AssertionStore:
             [q if type(q) is tuple else N.of(q) for q in list(pending) + list(check)]
         checked = [q for q in described if q[3] in _SHAPED]
         types_of = self._stored_types if not types else (lambda node: types.get(node) or self._stored_types(node))
+        from semantic_rdf.shapecheck import shape_check
+
         shape_check().enforce(checked, types_of, settled=settled, stored=self._stored_values)
         n_new = len(unlinked) + rendered.count("\n")  # quads of new nodes
         written = len(add) + n_new
@@ -643,6 +647,8 @@ class AssertionStore:
         add: list[N.AnyQuad] = []
         remove: list[N.NQ] = []
         check: list[N.AnyQuad] = []
+        from semantic_rdf.shapecheck import Settled
+
         settled: dict[str, Settled] = {}
         unlinked: list[N.NQ] = []  # the new source nodes of repeated records
         # The span sources of a batch are one template (layout.span_source_quads) filled with values their Triple
@@ -1000,6 +1006,7 @@ class AssertionStore:
     def validate(self, *, pyshacl: bool = False) -> Report:
         """Full validation: the shapes over the provenance and entity graphs (pyshacl's verdicts, checked in
         batches; `pyshacl=True`: pyshacl on every batch), plus the layout's integrity rules."""
+        from semantic_rdf.shapes import Report
         from semantic_rdf.validation import validate_store  # in batches: bounded memory (docs/layout.md)
 
         report = validate_store(self.ox, [PROVENANCE_GRAPH, ENTITY_GRAPH], pyshacl=pyshacl)

@@ -1,5 +1,9 @@
-"""semantic-rdf ask QUESTION — answer from verified facts only, or refuse; every answer is a recorded decision."""
+"""semantic-rdf ask QUESTION | --batch FILE|- — answer from verified facts only, or refuse; every answer is a
+recorded decision. --batch answers one question per line in one process, JSONL out."""
 
+import json
+import sys
+import uuid
 from datetime import datetime, timezone
 
 from semantic_rdf.errors import InvalidInput
@@ -9,7 +13,10 @@ HELP = "answer a question from the store's verified facts (HDC gate, sources quo
 
 
 def add_arguments(p) -> None:
-    p.add_argument("question", help="the question (quote it)")
+    p.add_argument("question", nargs="?", default=None, help="the question (quote it)")
+    p.add_argument("--batch", default=None, metavar="FILE",
+                   help="answer every line of FILE (- for stdin) as its own question, each with fresh context; "
+                        "one JSON object per line out")
     add_answer_options(p)
     p.add_argument("--as-of", default=None, metavar="ISO",
                    help="answer from what the store believed at this instant (ISO 8601; no zone = UTC)")
@@ -55,11 +62,82 @@ def show(answer, ctx) -> None:
     ctx.emit(answer.as_dict(), answer.text)
 
 
+# a batch line longer than this is refused (that line only): no question needs it, and each answer is recorded
+MAX_QUESTION = 10_000
+
+
 def run(args, ctx) -> int:
+    if (args.question is None) == (args.batch is None):
+        raise InvalidInput("give a QUESTION or --batch FILE (- for stdin), not both or neither")
     as_of = parse_instant(args.as_of)
+    if args.batch is not None:
+        return run_batch(args, ctx, as_of)
     answerer = make_answerer(args, ctx)
     a = answerer.ask(args.question, args.mode, as_of=as_of)
     show(a, ctx)
     if not ctx.json and ctx.interactive:
         ctx.note(f"decision {a.decision_id}: {'answered' if a.allowed else 'refused'} ({a.reason[:200]})")
+    return 0
+
+
+def _lines(name: str):
+    """(line number, bytes) of FILE or stdin, read as it comes (a pipe feeds answers as lines arrive)."""
+    if name == "-":
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # a text stream stood in for stdin (an embedding program, a test)
+            stream = (line.encode("utf-8", "surrogateescape") for line in sys.stdin)
+        yield from enumerate(stream, 1)
+        return
+    try:
+        f = open(name, "rb")
+    except OSError as exc:
+        raise InvalidInput(f"--batch: cannot read {name!r}: {exc.strerror}") from None
+    with f:
+        yield from enumerate(f, 1)
+
+
+def run_batch(args, ctx, as_of) -> int:
+    """One JSON object per non-blank line, in order: the answer (`ask --json`'s fields) plus "line", or
+    {"line", "question", "error", "kind"} for a line refused as bad input. Each question gets a conversation
+    of its own, dropped after it, so no line's pronouns or context reach another; the store's Hebbian state
+    moves on exactly as separate `ask` processes would move it. Exit 2 if any line was refused."""
+    from semantic_rdf.errors import SemanticError
+
+    answerer = make_answerer(args, ctx)  # a missing store is refused before any input is read
+    out = ctx.stdout
+    asked = refused = 0
+    for n, raw in _lines(args.batch):
+        try:
+            question = raw.decode("utf-8").rstrip("\r\n")
+        except UnicodeDecodeError as exc:
+            question, error = None, f"line {n} is not valid UTF-8 (byte {exc.start + 1})"
+        else:
+            error = None
+            if not question.strip():
+                continue
+            if len(question) > MAX_QUESTION:
+                error = f"line {n} is {len(question)} characters long (at most {MAX_QUESTION})"
+        record = None
+        if error is None:
+            conversation = f"batch-{uuid.uuid4().hex}"
+            try:
+                a = answerer.ask(question, args.mode, as_of=as_of, conversation=conversation)
+                record = {"line": n, **a.as_dict()}
+            except SemanticError as exc:
+                error = " ".join(str(exc).split())[:500]
+                kind = type(exc).__name__
+            finally:
+                answerer.memory.reservoirs.drop(conversation)
+        else:
+            kind = "InvalidInput"
+        if record is None:
+            refused += 1
+            shown = None if question is None else question[:200]
+            record = {"line": n, "question": shown, "error": error, "kind": kind}
+        asked += 1
+        out.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        out.flush()
+    if refused:
+        ctx.note(f"semantic-rdf: error: {refused} of {asked} lines refused (see their \"error\")")
+        return 2
     return 0

@@ -4,7 +4,6 @@ from datetime import datetime, timezone
 
 from semantic_rdf.cli._common import add_triple_arguments
 from semantic_rdf.errors import InvalidInput
-from semantic_rdf.values import Validity
 
 NAME = "assert"
 HELP = "write one caller-supplied assertion SUBJECT PREDICATE OBJECT (predicate: one of the 53)"
@@ -36,6 +35,8 @@ def parse_instant(text: str | None, what: str) -> datetime | None:
 
 
 def run(args, ctx) -> int:
+    from semantic_rdf.values import Validity
+
     valid = None
     if args.valid_from or args.valid_until:
         valid = Validity(parse_instant(args.valid_from, "--valid-from"), parse_instant(args.valid_until, "--valid-until"))

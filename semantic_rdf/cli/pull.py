@@ -1,7 +1,5 @@
 """semantic-rdf pull ENDPOINT — copy a triplestore's semantic-rdf graphs into the store."""
 
-from semantic_rdf.sync import pull
-
 NAME = "pull"
 HELP = "copy the endpoint's semantic-rdf graphs into the store (shape-checked like import)"
 
@@ -13,6 +11,8 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
+    from semantic_rdf.sync import pull
+
     skipped = []
     n = pull(ctx.store(), args.endpoint, on_erased="skip" if args.skip_erased else "refuse", on_skipped=skipped.append)
     text = f"pulled {n} quads" + (f"; skipped {skipped[0].text()} (erased: tombstones win)" if skipped else "")

@@ -1,7 +1,5 @@
 """semantic-rdf push ENDPOINT — load the store into a triplestore and verify the quad count."""
 
-from semantic_rdf.sync import push
-
 NAME = "push"
 HELP = ("load the store into a triplestore (http://HOST:PORT of an Oxigraph or Virtuoso server, which says which it "
         "is; or oxigraph+http://…, virtuoso+http://…, sparql+http://…) and verify counts")
@@ -16,6 +14,8 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
+    from semantic_rdf.sync import push
+
     store = ctx.store(read_only=True)
     if ctx.interactive:
         ctx.note(f"pushing to {args.endpoint} …")

@@ -4,9 +4,6 @@ import json
 import os
 import sys
 
-import pyoxigraph as ox
-
-from semantic_rdf import layout as L
 from semantic_rdf.cli.assert_ import parse_instant
 from semantic_rdf.errors import InvalidInput
 
@@ -42,6 +39,8 @@ def add_arguments(p) -> None:
 
 def _term(value: str, entity=None):
     """The term a --bind value stands for; `entity(name)` looks a name up in the store's registry."""
+    import pyoxigraph as ox
+
     if value.startswith("<") and value.endswith(">"):
         try:
             return ox.NamedNode(value[1:-1])
@@ -89,6 +88,8 @@ def read_query(path: str) -> str:
 
 
 def run(args, ctx) -> int:
+    from semantic_rdf import layout as L
+
     from semantic_rdf import results as R
     from semantic_rdf.sandbox import Limits, run_user_query
 

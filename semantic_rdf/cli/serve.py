@@ -10,7 +10,6 @@ import sys
 
 from semantic_rdf.cli._common import require_store
 from semantic_rdf.errors import InvalidInput
-from semantic_rdf.servers import OxigraphServer
 
 NAME = "serve"
 HELP = "browse the store: run the Oxigraph server read-only on it (127.0.0.1 by default)"
@@ -22,6 +21,8 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
+    from semantic_rdf.servers import OxigraphServer
+
     require_store(ctx.store_path)
     data = os.path.join(ctx.store_path, "oxigraph")
     if not 0 <= args.port <= 65535:
