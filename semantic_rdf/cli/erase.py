@@ -22,7 +22,6 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
-    import semantic_rdf.memory  # noqa: F401  (registers the side-table hooks for erasure and compaction)
     from semantic_rdf import erasure
 
     given = [x for x in (args.id, args.document, args.entity) if x is not None]

@@ -16,7 +16,6 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
-    import semantic_rdf.memory  # noqa: F401  (registers the side-table hooks for erasure and compaction)
     from semantic_rdf import temporal
 
     sets = [x for x in (args.run, args.agent, args.source) if x is not None]
