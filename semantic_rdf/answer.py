@@ -209,6 +209,26 @@ class AnswerFact:
 
 
 @dataclass(frozen=True)
+class Conflict:
+    """Believed facts that give one subject different objects for a functional predicate (born_in, …), at
+    overlapping valid times: each side with its id and where it came from (document references, or who
+    stated it)."""
+
+    subject: str
+    predicate: str
+    sides: tuple[tuple[str, str, tuple[str, ...]], ...]  # (object, assertion id, sources)
+
+    def text(self) -> str:
+        parts = [f"{o} ({', '.join(src) or 'no source'}; {aid})" for o, aid, src in self.sides]
+        return (f"Conflict: the sources disagree on {self.subject} ({self.predicate.replace('_', ' ')}): "
+                + " vs ".join(parts) + ".")
+
+    def as_dict(self) -> dict:
+        return {"subject": self.subject, "predicate": self.predicate,
+                "sides": [{"object": o, "id": aid, "sources": list(src)} for o, aid, src in self.sides]}
+
+
+@dataclass(frozen=True)
 class Answer:
     question: str
     text: str
@@ -223,6 +243,7 @@ class Answer:
     predicates: tuple[str, ...] = ()
     renderer: str = "template"
     path: tuple[str, ...] = ()  # the confirmed multi-hop path (E0, R1, E1, …), if one answered
+    conflicts: tuple[Conflict, ...] = ()  # disagreeing believed facts behind the answer (every mode says so)
 
     def answer_entity(self) -> tuple[str | None, bool]:
         """(what the answer names, whether it is a literal value): the end of the first cited fact (or of the
@@ -252,7 +273,15 @@ class Answer:
                 "facts": [f.as_dict() for f in self.facts], "primed": [list(p) for p in self.primed],
                 "scores": dict(self.scores), "decision": self.decision_id, "reason": self.reason,
                 "linked": list(linked), "aliases": list(aliases), "predicates": list(self.predicates),
-                "renderer": self.renderer, "path": list(self.path)}
+                "renderer": self.renderer, "path": list(self.path),
+                "conflicts": [c.as_dict() for c in self.conflicts]}
+
+
+def _overlap(a, b) -> bool:
+    """Whether two records' valid times overlap (an open bound overlaps everything)."""
+    af, au = (a.valid.start, a.valid.until) if a.valid else (None, None)
+    bf, bu = (b.valid.start, b.valid.until) if b.valid else (None, None)
+    return (au is None or bf is None or bf < au) and (bu is None or af is None or af < bu)
 
 
 # ------------------------------------------------------------------ parsing and linking
@@ -922,11 +951,16 @@ class Answerer:
             primed = sorted(acc.items(), key=lambda kv: (-kv[1], kv[0]))[: self.options.max_primed]
 
         scores = self._scores(g, parsed, linked, aliases, resolved, turn)
+        conflicts = self._conflicts(facts, as_of) if allowed else ()
+        if conflicts:
+            notes.append(f"{len(conflicts)} conflict(s) among believed facts")
         reason = "; ".join(notes + [g.reason()] + ([f"linked: {', '.join(names)}"] if names else ["no entity linked"]))
         if allowed:
             renderer = self.renderer if mode != "strict" else TemplateRenderer()
             text = renderer.render(question, mode, facts, primed if mode != "strict" else [])
             rname = renderer.name if not getattr(renderer, "last_error", None) else f"template (model reply rejected: {renderer.last_error})"
+            if conflicts:  # in every mode, strict included: the answer is not one fact the store agrees on
+                text = text.rstrip() + "\n" + "\n".join(c.text() for c in conflicts)
         else:
             text = REFUSAL if mode != "conversational" else REFUSAL + " If a document covers it, ingest it and ask me again."
             rname = "fixed refusal"
@@ -937,7 +971,25 @@ class Answerer:
                                                      policy=_Verdict(allowed, reason[:1900]))
             did = rec.id
         return Answer(question, text, mode, allowed, tuple(facts), tuple(primed), scores, did, reason,
-                      tuple(names), parsed.predicates, rname, path)
+                      tuple(names), parsed.predicates, rname, path, conflicts)
+
+    def _conflicts(self, facts: Sequence[AnswerFact], as_of: datetime | None) -> tuple[Conflict, ...]:
+        """For each (subject, functional predicate) the answer cites, the believed facts with another object
+        at an overlapping valid time (ontology: owl:FunctionalProperty; the same rule as `validate`'s
+        warning), read from the store, not only from what passed the gate."""
+        from semantic_rdf.conflicts import functional_predicates
+
+        functional = functional_predicates()
+        out = []
+        for subject, predicate in dict.fromkeys((f.subject, f.predicate) for f in facts if f.predicate in functional):
+            recs = [r for r in self.memory.store.match(s=subject, p=predicate, as_of=as_of) if not r.retracted]
+            clashing = [r for r in recs if any(_overlap(r, o) and fold(o.object) != fold(r.object) for o in recs)]
+            if clashing:
+                sides = tuple((r.object, r.id, tuple(dict.fromkeys(
+                    (s.reference or "") if s.kind == "span" else f"stated by {s.agent or 'caller'}" for s in r.sources)))
+                    for r in sorted(clashing, key=lambda r: (fold(r.object), r.id)))
+                out.append(Conflict(subject, predicate, sides))
+        return tuple(out)
 
     def _scores(self, g: GateResult, parsed: Parsed, linked, aliases, resolved: bool, turn: int) -> dict:
         c = g.config
