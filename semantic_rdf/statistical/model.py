@@ -111,17 +111,22 @@ def ner_features(words: list[str]) -> list[list[str]]:
     n = len(words)
     base = [_word_feats(w) for w in words]
     ctx = [_context_feats(w) for w in words]
+    lower = [w.lower() for w in words]
     out = []
-    for i in range(n):
+    for i in range(n):  # the neighbours in the order -2, -1, +1, +2 (the order training saw)
         f = list(base[i])
         if i == 0:
             f.append("BOS")
-        for k, d in enumerate((-2, -1, 1, 2)):
-            j = i + d
-            if 0 <= j < n:
-                f.extend(ctx[j][k])
+        if i >= 2:
+            f.extend(ctx[i - 2][0])
+        if i >= 1:
+            f.extend(ctx[i - 1][1])
+        if i + 1 < n:
+            f.extend(ctx[i + 1][2])
+        if i + 2 < n:
+            f.extend(ctx[i + 2][3])
         if i > 0:
-            f.append(f"bi=-1{words[i - 1].lower()}|{words[i].lower()}")
+            f.append(f"bi=-1{lower[i - 1]}|{lower[i]}")
         out.append(f)
     return out
 
@@ -140,6 +145,7 @@ _NOMINALS = {
     **dict.fromkeys("city town village river municipality county district region province island lake "
                     "station church".split(), "LOC"),
 }
+_RESOLVABLE = frozenset(_PRON_PER) | frozenset(_PRON_IT) | frozenset(_NOMINALS)
 _LEAD_STRIP = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _TRAIL_STRIP = re.compile(r"(?:\s*['’]s|[\s,;:.!?\"”’)\]]+)$")
 
@@ -287,9 +293,12 @@ class DocState:
         named = out[:]
         taken = {(m.a, m.b) for m in out}
         prev = self.recent[-1] if self.recent else []
+        covered = {k for m in named for k in range(m.a, m.b)}
         for k, tok in enumerate(tokens):
+            if k in covered:
+                continue
             w = tok.text.lower()
-            if any(m.a <= k < m.b for m in named):
+            if w not in _RESOLVABLE:
                 continue
             got = None
             if w in _PRON_PER:
@@ -394,8 +403,8 @@ def pair_features(words: list[str], h: SentMention, t: SentMention, ht: str, tt:
             f.append(f"imp{side}|pre2={words[m.a - 2]}_{words[m.a - 1]}")
         if m.b < len(words):
             f.append(f"imp{side}|post={words[m.b]}")
-        for w in sorted(set(words)):  # sorted: the same order, so the same float sums, in every process
-            f.append(f"imp{side}|sw={w}")
+        # sorted: the same order, so the same float sums, in every process
+        f.extend([f"imp{side}|sw={w}" for w in sorted(set(words))])
         return f
     first, second = (h, t) if h.a <= t.a else (t, h)
     order = "ht" if first is h else "th"
@@ -406,8 +415,7 @@ def pair_features(words: list[str], h: SentMention, t: SentMention, ht: str, tt:
     f.append(f"ord={order}|gap={_bucket(gap)}|tp={ht}|{tt}")
     inside = sum(1 for m in mentions if m.kind != "implicit" and first.b <= m.a and m.b <= second.a)
     f.append(f"ents_between={_bucket(inside)}")
-    for w in sorted(set(between)):
-        f.append(f"bw={w}|{order}")
+    f.extend([f"bw={w}|{order}" for w in sorted(set(between))])
     if gap <= 6:
         f.append(f"bs={' '.join(between)}|{order}")
         f.append(f"bs={' '.join(between)}|{order}|{ht}|{tt}")
