@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from semantic_rdf import gazetteer as gz
-from semantic_rdf.identity import fold
+from semantic_rdf.identity import fold as _fold_uncached
 from semantic_rdf.statistical.text import Token
 
 __all__ = ["alignment", "ner_features", "DocState", "SentMention", "pair_features", "ENTITY_TYPES"]
@@ -150,6 +150,11 @@ _LEAD_STRIP = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _TRAIL_STRIP = re.compile(r"(?:\s*['’]s|[\s,;:.!?\"”’)\]]+)$")
 
 
+# fold is pure and called for every mention and word of a name: a cache of recent names saves the regexes
+fold = lru_cache(maxsize=65536)(_fold_uncached)
+
+
+@lru_cache(maxsize=65536)  # pure, and called for every mention
 def clean_name(s: str) -> str:
     s = " ".join(s.split())
     s = _LEAD_STRIP.sub("", s)
@@ -379,11 +384,27 @@ def _bucket(n: int) -> str:
     return str(n) if n < 4 else ("4-5" if n < 6 else ("6-9" if n < 10 else "10+"))
 
 
+_SW_CACHE: list = [None, {}]  # the last sentence's words (the list itself) -> its bag-of-words features per side
+
+
+def _sentence_words(words: list[str], side: str) -> list[str]:
+    """The implicit mention's bag of the sentence's words, built once per sentence and side (every implicit
+    pair of a sentence has the same). Sorted: the same order, so the same float sums, in every process."""
+    if _SW_CACHE[0] is not words:
+        _SW_CACHE[0], _SW_CACHE[1] = words, {}
+    got = _SW_CACHE[1].get(side)
+    if got is None:
+        got = _SW_CACHE[1][side] = [f"imp{side}|sw={w}" for w in sorted(set(words))]
+    return got
+
+
 def pair_features(words: list[str], h: SentMention, t: SentMention, ht: str, tt: str,
                   h_topic: bool, t_topic: bool, mentions: list[SentMention], sent_index: int,
                   t_class: str | None, h_class: str | None) -> list[str]:
     """Features of the ordered pair (head h, tail t) in a sentence of lower-cased `words`."""
-    f = [f"tp={ht}|{tt}", f"hk={h.kind}", f"tk={t.kind}", f"hk={h.kind}|tk={t.kind}|tp={ht}|{tt}"]
+    hk, tk = h.kind, t.kind
+    tp = f"{ht}|{tt}"
+    f = [f"tp={tp}", f"hk={hk}", f"tk={tk}", f"hk={hk}|tk={tk}|tp={tp}"]
     if h_topic:
         f.append("h_topic")
     if t_topic:
@@ -393,42 +414,49 @@ def pair_features(words: list[str], h: SentMention, t: SentMention, ht: str, tt:
     if t_class:
         f.append(f"tc={t_class}|{ht}")
     f.append("s0" if sent_index == 0 else "s1+")
-    if h.kind == "implicit" or t.kind == "implicit":
-        m = t if h.kind == "implicit" else h
-        side = "h" if h.kind == "implicit" else "t"
+    if hk == "implicit" or tk == "implicit":
+        m, side = (t, "h") if hk == "implicit" else (h, "t")
+        ma = m.a
         for d in (1, 2, 3):
-            if m.a - d >= 0:
-                f.append(f"imp{side}|pre{d}={words[m.a - d]}")
-        if m.a >= 2:
-            f.append(f"imp{side}|pre2={words[m.a - 2]}_{words[m.a - 1]}")
+            if ma - d >= 0:
+                f.append(f"imp{side}|pre{d}={words[ma - d]}")
+        if ma >= 2:
+            f.append(f"imp{side}|pre2={words[ma - 2]}_{words[ma - 1]}")
         if m.b < len(words):
             f.append(f"imp{side}|post={words[m.b]}")
-        # sorted: the same order, so the same float sums, in every process
-        f.extend([f"imp{side}|sw={w}" for w in sorted(set(words))])
+        f.extend(_sentence_words(words, side))
         return f
     first, second = (h, t) if h.a <= t.a else (t, h)
     order = "ht" if first is h else "th"
-    gap = max(0, second.a - first.b)
-    between = words[first.b:second.a]
+    fb, sa = first.b, second.a
+    gap = max(0, sa - fb)
+    between = words[fb:sa]
+    gb = _bucket(gap)
     f.append(f"ord={order}")
-    f.append(f"gap={_bucket(gap)}")
-    f.append(f"ord={order}|gap={_bucket(gap)}|tp={ht}|{tt}")
-    inside = sum(1 for m in mentions if m.kind != "implicit" and first.b <= m.a and m.b <= second.a)
+    f.append(f"gap={gb}")
+    f.append(f"ord={order}|gap={gb}|tp={tp}")
+    inside = 0
+    for m in mentions:
+        if fb <= m.a and m.b <= sa and m.kind != "implicit":
+            inside += 1
     f.append(f"ents_between={_bucket(inside)}")
     f.extend([f"bw={w}|{order}" for w in sorted(set(between))])
     if gap <= 6:
-        f.append(f"bs={' '.join(between)}|{order}")
-        f.append(f"bs={' '.join(between)}|{order}|{ht}|{tt}")
+        bs = " ".join(between)
+        f.append(f"bs={bs}|{order}")
+        f.append(f"bs={bs}|{order}|{tp}")
     if between:
         f.append(f"bf={between[0]}|{order}")
         f.append(f"bl={between[-1]}|{order}")
+    n = len(words)
+    fa, sb = first.a, second.b
     for d in (1, 2):
-        if first.a - d >= 0:
-            f.append(f"pre{d}={words[first.a - d]}")
-        if second.b + d - 1 < len(words):
-            f.append(f"post{d}={words[second.b + d - 1]}")
-    if first.a >= 2:
-        f.append(f"pre2={words[first.a - 2]}_{words[first.a - 1]}")
+        if fa - d >= 0:
+            f.append(f"pre{d}={words[fa - d]}")
+        if sb + d - 1 < n:
+            f.append(f"post{d}={words[sb + d - 1]}")
+    if fa >= 2:
+        f.append(f"pre2={words[fa - 2]}_{words[fa - 1]}")
     if t.a >= 2:
         f.append(f"tpre2={words[t.a - 2]}_{words[t.a - 1]}")
     if t.a >= 1:
