@@ -111,23 +111,22 @@ def ner_features(words: list[str]) -> list[list[str]]:
     n = len(words)
     base = [_word_feats(w) for w in words]
     ctx = [_context_feats(w) for w in words]
+    # column by column, each token's features in the order training saw: its own, BOS, the neighbours
+    # at -2, -1, +1, +2, the bigram with the previous word
+    out = [list(b) for b in base]
+    if n:
+        out[0].append("BOS")
+    for f, c in zip(out[2:], ctx):
+        f.extend(c[0])
+    for f, c in zip(out[1:], ctx):
+        f.extend(c[1])
+    for f, c in zip(out, ctx[1:]):
+        f.extend(c[2])
+    for f, c in zip(out, ctx[2:]):
+        f.extend(c[3])
     lower = [w.lower() for w in words]
-    out = []
-    for i in range(n):  # the neighbours in the order -2, -1, +1, +2 (the order training saw)
-        f = list(base[i])
-        if i == 0:
-            f.append("BOS")
-        if i >= 2:
-            f.extend(ctx[i - 2][0])
-        if i >= 1:
-            f.extend(ctx[i - 1][1])
-        if i + 1 < n:
-            f.extend(ctx[i + 1][2])
-        if i + 2 < n:
-            f.extend(ctx[i + 2][3])
-        if i > 0:
-            f.append(f"bi=-1{lower[i - 1]}|{lower[i]}")
-        out.append(f)
+    for f, a, b in zip(out[1:], lower, lower[1:]):
+        f.append(f"bi=-1{a}|{b}")
     return out
 
 
