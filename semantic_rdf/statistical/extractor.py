@@ -165,9 +165,20 @@ class Weights:
         return _sigmoid(sums + self.intercept)
 
 
-def tag_spans(tagger, words: list[str]) -> list[tuple[int, int, str]]:
-    """BIO tags from the CRF as (token a, token b, type) spans."""
-    tags = tagger.tag(ner_features(words)) if words else []
+def crf_attributes(tagger) -> frozenset[str]:
+    """The attributes the CRF model has state weights for (read from its dump, once per tagger)."""
+    got = _CRF_ATTRS.get(id(tagger))
+    if got is None or got[0] is not tagger:
+        got = _CRF_ATTRS[id(tagger)] = (tagger, frozenset(a for a, _ in tagger.info().state_features))
+    return got[1]
+
+
+_CRF_ATTRS: dict[int, tuple[object, frozenset[str]]] = {}
+
+
+def tag_spans(tagger, words: list[str], keep: frozenset[str] | None = None) -> list[tuple[int, int, str]]:
+    """BIO tags from the CRF as (token a, token b, type) spans (keep: see model.ner_features)."""
+    tags = tagger.tag(ner_features(words, keep)) if words else []
     spans: list[tuple[int, int, str]] = []
     a, typ = -1, ""
     for i, tag in enumerate(list(tags) + ["O"]):
@@ -214,12 +225,13 @@ class Annotator:
         per: list[tuple[list[SentMention], list[tuple[SentMention, SentMention]], dict[int, str], int]] = []
         feats: list[list[str]] = []
         ents = state.entities
+        keep = crf_attributes(self.w.tagger) if gold is None else None
         for tokens in sents:
             words = [t.text for t in tokens]
             if gold is not None:
                 spans = gold
             else:
-                spans = [(a, b, typ, None) for a, b, typ in tag_spans(self.w.tagger, words)]
+                spans = [(a, b, typ, None) for a, b, typ in tag_spans(self.w.tagger, words, keep)]
                 spans = state.known_spans(words, spans)
             mentions = state.add_sentence(tokens, spans)
             pairs = candidate_pairs(mentions)
