@@ -165,15 +165,20 @@ class Weights:
         return _sigmoid(sums + self.intercept)
 
 
-def crf_attributes(tagger) -> frozenset[str]:
-    """The attributes the CRF model has state weights for (read from its dump, once per tagger)."""
+def crf_attributes(tagger) -> frozenset[str] | None:
+    """The attributes the CRF model has state weights for (read from its dump, once per tagger); None
+    (hand the CRF every feature: slower, the same tags) when the dump cannot be written to a temp file."""
     got = _CRF_ATTRS.get(id(tagger))
     if got is None or got[0] is not tagger:
-        got = _CRF_ATTRS[id(tagger)] = (tagger, frozenset(a for a, _ in tagger.info().state_features))
+        try:
+            attrs: frozenset[str] | None = frozenset(a for a, _ in tagger.info().state_features)
+        except OSError:
+            attrs = None
+        got = _CRF_ATTRS[id(tagger)] = (tagger, attrs)
     return got[1]
 
 
-_CRF_ATTRS: dict[int, tuple[object, frozenset[str]]] = {}
+_CRF_ATTRS: dict[int, tuple[object, frozenset[str] | None]] = {}
 
 
 def tag_spans(tagger, words: list[str], keep: frozenset[str] | None = None) -> list[tuple[int, int, str]]:
