@@ -14,6 +14,7 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain, repeat
 from pathlib import Path
 
 import numpy as np
@@ -122,30 +123,67 @@ class Weights:
                 floor_raw[j] = np.inf if not len(hit) else (x[hit[0] - 1] if hit[0] > 0 else -np.inf)
             self._raw_floor[least] = floor_raw
         out = np.zeros_like(p)
-        for k, j in zip(*np.nonzero(p > floor_raw)):
-            out[k, j] = np.interp(p[k, j], self.cal_x[j], self.cal_y[j])
+        hit = p > floor_raw
+        for j in np.nonzero(hit.any(axis=0))[0]:  # one interp per property over its rows (elementwise: same values)
+            rows = hit[:, j]
+            out[rows, j] = np.interp(p[rows, j], self.cal_x[j], self.cal_y[j])
         return out
 
     def score(self, feats: list[list[str]]) -> np.ndarray:
-        """Raw probabilities (pairs x relations): each pair's weights summed in one gather and reduce."""
-        vocab = self.vocab
-        idx: list[int] = []
-        starts: list[int] = []
-        for f in feats:
-            starts.append(len(idx))
-            idx.extend(i for i in map(vocab.get, f) if i is not None)
-        if not idx:
-            return _sigmoid(np.tile(self.intercept, (len(feats), 1)))
-        idx.append(0)  # a sentinel so that an empty last row still has a start inside the array
+        """Raw probabilities (pairs x relations) of one sentence's pairs."""
+        return self.score_sentences(feats, [len(feats)])
+
+    def score_sentences(self, feats: list[list[str]], sizes: list[int]) -> np.ndarray:
+        """Raw probabilities (pairs x relations) of the pairs of consecutive sentences (`sizes` pairs each):
+        each pair's weights summed in one gather and reduce.
+
+        Per sentence this is the sum the weights were tuned with: the features of a pair in order and,
+        for a sentence's last pair (when it has any known feature), feature 0's weights added last — a
+        sentinel the one-sentence reduceat always let into its last range. Kept so the scores, and so the
+        calibrated floor, stay exactly as trained. The names of all pairs are looked up in one C-level
+        map and the unknown ones dropped with a numpy mask."""
+        n = len(feats)
+        lens = np.fromiter(map(len, feats), dtype=np.intp, count=n)
+        ids = np.fromiter(map(self.vocab.get, chain.from_iterable(feats), repeat(-1)), dtype=np.intp,
+                          count=int(lens.sum()))
+        keep = ids >= 0
+        counts = np.bincount(np.repeat(np.arange(n), lens)[keep], minlength=n)
+        idx = ids[keep]
+        if not len(idx):
+            return _sigmoid(np.tile(self.intercept, (n, 1)))
+        last = np.cumsum([k for k in sizes if k]) - 1  # each sentence's last pair
+        last = last[counts[last] > 0]
+        # feature 0 goes in after the last known feature of each sentence's last pair
+        ends = np.cumsum(counts)
+        idx = np.insert(idx, ends[last], 0)
+        counts[last] += 1
+        starts = np.cumsum(counts) - counts
+        if not counts[-1]:
+            idx = np.append(idx, 0)  # an empty last row still needs a start inside the array (zeroed below)
         sums = np.add.reduceat(self.coef[idx], starts, axis=0)
-        ends = starts[1:] + [len(idx) - 1]
-        sums[[a == b for a, b in zip(starts, ends)]] = 0.0  # reduceat copies a row for an empty range
+        sums[counts == 0] = 0.0  # reduceat copies a row for an empty range
         return _sigmoid(sums + self.intercept)
 
 
-def tag_spans(tagger, words: list[str]) -> list[tuple[int, int, str]]:
-    """BIO tags from the CRF as (token a, token b, type) spans."""
-    tags = tagger.tag(ner_features(words)) if words else []
+def crf_attributes(tagger) -> frozenset[str] | None:
+    """The attributes the CRF model has state weights for (read from its dump, once per tagger); None
+    (hand the CRF every feature: slower, the same tags) when the dump cannot be written to a temp file."""
+    got = _CRF_ATTRS.get(id(tagger))
+    if got is None or got[0] is not tagger:
+        try:
+            attrs: frozenset[str] | None = frozenset(a for a, _ in tagger.info().state_features)
+        except OSError:
+            attrs = None
+        got = _CRF_ATTRS[id(tagger)] = (tagger, attrs)
+    return got[1]
+
+
+_CRF_ATTRS: dict[int, tuple[object, frozenset[str] | None]] = {}
+
+
+def tag_spans(tagger, words: list[str], keep: frozenset[str] | None = None) -> list[tuple[int, int, str]]:
+    """BIO tags from the CRF as (token a, token b, type) spans (keep: see model.ner_features)."""
+    tags = tagger.tag(ner_features(words, keep)) if words else []
     spans: list[tuple[int, int, str]] = []
     a, typ = -1, ""
     for i, tag in enumerate(list(tags) + ["O"]):
@@ -176,28 +214,61 @@ class Annotator:
 
     def sentence(self, state: DocState, tokens: list[Token],
                  gold: list[tuple[int, int, str, int | None]] | None = None) -> tuple[list[SentMention], list[Scored]]:
-        words = [t.text for t in tokens]
-        if gold is not None:
-            spans = gold
-        else:
-            spans = [(a, b, typ, None) for a, b, typ in tag_spans(self.w.tagger, words)]
-            spans = state.known_spans(words, spans)
-        mentions = state.add_sentence(tokens, spans)
-        pairs = candidate_pairs(mentions)
-        if not pairs:
-            return mentions, []
-        if len(pairs) > _MAX_PAIRS:  # a list of hundreds of names: score the closest pairs only (bounded work)
-            pairs = sorted(pairs, key=lambda p: (abs(p[0].a - p[1].a) if -1 not in (p[0].a, p[1].a) else 0,
-                                                 p[0].entity, p[1].entity))[:_MAX_PAIRS]
-        lower = [w.lower() for w in words]
-        feats = [features_of(state, lower, h, t, mentions) for h, t in pairs]
-        probs = self.w.calibrate(self.w.score(feats))
-        out = []
+        mentions, scored, _ = self.sentences(state, [tokens], gold)[0]
+        return mentions, scored
+
+    def sentences(self, state: DocState, sents: list[list[Token]],
+                  gold: list[tuple[int, int, str, int | None]] | None = None
+                  ) -> list[tuple[list[SentMention], list[Scored], dict[int, str]]]:
+        """Several consecutive sentences of a document: per sentence its mentions, its scored pairs and the
+        types its entities had then (a later mention can change an entity's majority type).
+
+        The document state grows sentence by sentence exactly as one `sentence` call at a time would; only
+        the scoring is batched: all pairs of all the sentences go through one lookup, gather, reduce and
+        calibration (numpy's per-call overhead dominated on sentences of a few pairs). Each pair's sum is
+        the same float32 sum as before, the sentence's last pair included (see Weights.score)."""
+        per: list[tuple[list[SentMention], list[tuple[SentMention, SentMention]], dict[int, str], int]] = []
+        feats: list[list[str]] = []
+        ents = state.entities
+        keep = crf_attributes(self.w.tagger) if gold is None else None
+        for tokens in sents:
+            words = [t.text for t in tokens]
+            if gold is not None:
+                spans = gold
+            else:
+                spans = [(a, b, typ, None) for a, b, typ in tag_spans(self.w.tagger, words, keep)]
+                spans = state.known_spans(words, spans)
+            mentions = state.add_sentence(tokens, spans)
+            pairs = candidate_pairs(mentions)
+            types = {m.entity: ents[m.entity].type for m in mentions}
+            if pairs:
+                if len(pairs) > _MAX_PAIRS:  # a list of hundreds of names: score the closest pairs only (bounded work)
+                    pairs = sorted(pairs, key=lambda p: (abs(p[0].a - p[1].a) if -1 not in (p[0].a, p[1].a) else 0,
+                                                         p[0].entity, p[1].entity))[:_MAX_PAIRS]
+                lower = [w.lower() for w in words]
+                feats.extend(features_of(state, lower, h, t, mentions) for h, t in pairs)
+            per.append((mentions, pairs, types, state.sent))
+        if not feats:
+            return [(m, [], ty) for m, _, ty, _ in per]
+        probs = self.w.calibrate(self.w.score_sentences(feats, [len(p) for _, p, _, _ in per]))
         rel = self.w.relations
-        for k, (h, t) in enumerate(pairs):
-            for j in np.nonzero(probs[k] > 0.02)[0]:
-                out.append(Scored(h, t, rel[j], float(probs[k, j]), state.sent))
-        return mentions, out
+        hits = np.nonzero(probs > 0.02)  # row-major: pair by pair, property by property
+        out: list[tuple[list[SentMention], list[Scored], dict[int, str]]] = []
+        row = 0
+        pos = 0
+        nhits = len(hits[0])
+        ks, js = hits[0].tolist(), hits[1].tolist()
+        for mentions, pairs, types, sent in per:
+            end = row + len(pairs)
+            scored = []
+            while pos < nhits and ks[pos] < end:
+                k, j = ks[pos], js[pos]
+                h, t = pairs[k - row]
+                scored.append(Scored(h, t, rel[j], float(probs[k, j]), sent))
+                pos += 1
+            out.append((mentions, scored, types))
+            row = end
+        return out
 
 
 def features_of(state: DocState, lower: list[str], h: SentMention, t: SentMention,
@@ -276,30 +347,40 @@ class StatisticalExtractor:
         text = chunk.text
         code = self._code_regions(doc, text)
         out: list[Triple] = []
+        spans: list[tuple[int, int]] = []
+        sents: list[list[Token]] = []
+        seen_end = doc.seen_end
+        off = chunk.start
         for a, b in sentence_spans(text):
-            if chunk.start + a < doc.seen_end:
+            if off + a < seen_end:
                 continue  # an overlapping chunk repeats sentences already read
             if b - a > self.max_sentence or any(a < ce and cs < b for cs, ce in code):
                 continue  # code is not prose; an overlong "sentence" is a table or a dump
-            tokens = [Token(t.text, t.start + chunk.start, t.end + chunk.start) for t in tokenize(text, a, b)]
+            tokens = tokenize(text, a, b, off)
             if not tokens:
                 continue
-            mentions, scored = self.annotator.sentence(doc.state, tokens)
-            sa, sb = chunk.start + a, chunk.start + b
+            spans.append((a, b))
+            sents.append(tokens)
+            seen_end = off + b
+        if not sents:
+            return out
+        for (a, b), (mentions, scored, types) in zip(spans, self.annotator.sentences(doc.state, sents)):
+            sa, sb = off + a, off + b
+            first = doc.state.first
             for m in mentions:
-                if m.entity == doc.state.first and m.kind in ("named", "demonym"):
+                if m.entity == first and m.kind in ("named", "demonym"):
                     doc.topic_at = (m.start, m.end)
             for s in scored:
                 if s.p < self.floor or s.pid not in self._pred:
                     continue
-                out.extend(self._triple(doc, chunk, s, sa, sb))
+                out.extend(self._triple(doc, chunk, s, sa, sb, types))
             for m in mentions:
                 if m.kind in ("named", "demonym"):
                     doc.named_at[m.entity] = (m.start, m.end)
-            doc.seen_end = chunk.start + b
+            doc.seen_end = off + b
         return out
 
-    def _triple(self, doc: _Doc, chunk: Chunk, s: Scored, sa: int, sb: int) -> list[Triple]:
+    def _triple(self, doc: _Doc, chunk: Chunk, s: Scored, sa: int, sb: int, types: dict[int, str]) -> list[Triple]:
         st = doc.state
         pred, inverse = self._pred[s.pid]
         h, t = (s.t, s.h) if inverse else (s.h, s.t)
@@ -316,8 +397,9 @@ class StatisticalExtractor:
             return []
         doc.emitted.add(key)
         hs, ho = self.hints.get(pred, (None, None))
-        self.entity_types[eh.name] = self._class(eh.name, eh.type, hs)
-        self.entity_types[et.name] = self._class(et.name, et.type, ho)
+        # the types the entities had at this sentence (the batch has read the chunk's later sentences already)
+        self.entity_types[eh.name] = self._class(eh.name, types[h.entity], hs)
+        self.entity_types[et.name] = self._class(et.name, types[t.entity], ho)
         if len(self.entity_types) > 200_000:
             self.entity_types.clear()
         def surface(m: SentMention) -> str:

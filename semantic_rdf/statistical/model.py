@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from semantic_rdf import gazetteer as gz
-from semantic_rdf.identity import fold
+from semantic_rdf.identity import fold as _fold_uncached
 from semantic_rdf.statistical.text import Token
 
 __all__ = ["alignment", "ner_features", "DocState", "SentMention", "pair_features", "ENTITY_TYPES"]
@@ -106,23 +106,47 @@ def _context_feats(w: str) -> tuple[tuple[str, str], ...]:
     return tuple((f"{d}w={lw}", f"{d}sh={sh}") for d in (-2, -1, 1, 2))
 
 
-def ner_features(words: list[str]) -> list[list[str]]:
-    """CRF features for each token of one sentence: the word, its shape and affixes, and its neighbours'."""
+@lru_cache(maxsize=200_000)
+def _kept_word_feats(w: str, keep: frozenset[str]) -> tuple[str, ...]:
+    return tuple(x for x in _word_feats(w) if x in keep)
+
+
+@lru_cache(maxsize=200_000)
+def _kept_context_feats(w: str, keep: frozenset[str]) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(x for x in pair if x in keep) for pair in _context_feats(w))
+
+
+def ner_features(words: list[str], keep: frozenset[str] | None = None) -> list[list[str]]:
+    """CRF features for each token of one sentence: the word, its shape and affixes, and its neighbours'.
+
+    keep: the attributes the CRF model has weights for (run time); the others are left out, in order.
+    CRFsuite skips an attribute it does not know, so the tags are the same, but handing it hundreds of
+    thousands of strings it then looks up and drops was half the tagging time."""
     n = len(words)
-    base = [_word_feats(w) for w in words]
-    ctx = [_context_feats(w) for w in words]
-    out = []
-    for i in range(n):
-        f = list(base[i])
-        if i == 0:
-            f.append("BOS")
-        for k, d in enumerate((-2, -1, 1, 2)):
-            j = i + d
-            if 0 <= j < n:
-                f.extend(ctx[j][k])
-        if i > 0:
-            f.append(f"bi=-1{words[i - 1].lower()}|{words[i].lower()}")
-        out.append(f)
+    if keep is None:
+        base = [_word_feats(w) for w in words]
+        ctx = [_context_feats(w) for w in words]
+    else:
+        base = [_kept_word_feats(w, keep) for w in words]
+        ctx = [_kept_context_feats(w, keep) for w in words]
+    # column by column, each token's features in the order training saw: its own, BOS, the neighbours
+    # at -2, -1, +1, +2, the bigram with the previous word
+    out = [list(b) for b in base]
+    if n and (keep is None or "BOS" in keep):
+        out[0].append("BOS")
+    for f, c in zip(out[2:], ctx):
+        f.extend(c[0])
+    for f, c in zip(out[1:], ctx):
+        f.extend(c[1])
+    for f, c in zip(out, ctx[1:]):
+        f.extend(c[2])
+    for f, c in zip(out, ctx[2:]):
+        f.extend(c[3])
+    lower = [w.lower() for w in words]
+    for f, a, b in zip(out[1:], lower, lower[1:]):
+        bi = f"bi=-1{a}|{b}"
+        if keep is None or bi in keep:
+            f.append(bi)
     return out
 
 
@@ -140,10 +164,16 @@ _NOMINALS = {
     **dict.fromkeys("city town village river municipality county district region province island lake "
                     "station church".split(), "LOC"),
 }
+_RESOLVABLE = frozenset(_PRON_PER) | frozenset(_PRON_IT) | frozenset(_NOMINALS)
 _LEAD_STRIP = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _TRAIL_STRIP = re.compile(r"(?:\s*['’]s|[\s,;:.!?\"”’)\]]+)$")
 
 
+# fold is pure and called for every mention and word of a name: a cache of recent names saves the regexes
+fold = lru_cache(maxsize=65536)(_fold_uncached)
+
+
+@lru_cache(maxsize=65536)  # pure, and called for every mention
 def clean_name(s: str) -> str:
     s = " ".join(s.split())
     s = _LEAD_STRIP.sub("", s)
@@ -287,9 +317,12 @@ class DocState:
         named = out[:]
         taken = {(m.a, m.b) for m in out}
         prev = self.recent[-1] if self.recent else []
+        covered = {k for m in named for k in range(m.a, m.b)}
         for k, tok in enumerate(tokens):
+            if k in covered:
+                continue
             w = tok.text.lower()
-            if any(m.a <= k < m.b for m in named):
+            if w not in _RESOLVABLE:
                 continue
             got = None
             if w in _PRON_PER:
@@ -370,11 +403,27 @@ def _bucket(n: int) -> str:
     return str(n) if n < 4 else ("4-5" if n < 6 else ("6-9" if n < 10 else "10+"))
 
 
+_SW_CACHE: list = [None, {}]  # the last sentence's words (the list itself) -> its bag-of-words features per side
+
+
+def _sentence_words(words: list[str], side: str) -> list[str]:
+    """The implicit mention's bag of the sentence's words, built once per sentence and side (every implicit
+    pair of a sentence has the same). Sorted: the same order, so the same float sums, in every process."""
+    if _SW_CACHE[0] is not words:
+        _SW_CACHE[0], _SW_CACHE[1] = words, {}
+    got = _SW_CACHE[1].get(side)
+    if got is None:
+        got = _SW_CACHE[1][side] = [f"imp{side}|sw={w}" for w in sorted(set(words))]
+    return got
+
+
 def pair_features(words: list[str], h: SentMention, t: SentMention, ht: str, tt: str,
                   h_topic: bool, t_topic: bool, mentions: list[SentMention], sent_index: int,
                   t_class: str | None, h_class: str | None) -> list[str]:
     """Features of the ordered pair (head h, tail t) in a sentence of lower-cased `words`."""
-    f = [f"tp={ht}|{tt}", f"hk={h.kind}", f"tk={t.kind}", f"hk={h.kind}|tk={t.kind}|tp={ht}|{tt}"]
+    hk, tk = h.kind, t.kind
+    tp = f"{ht}|{tt}"
+    f = [f"tp={tp}", f"hk={hk}", f"tk={tk}", f"hk={hk}|tk={tk}|tp={tp}"]
     if h_topic:
         f.append("h_topic")
     if t_topic:
@@ -384,43 +433,49 @@ def pair_features(words: list[str], h: SentMention, t: SentMention, ht: str, tt:
     if t_class:
         f.append(f"tc={t_class}|{ht}")
     f.append("s0" if sent_index == 0 else "s1+")
-    if h.kind == "implicit" or t.kind == "implicit":
-        m = t if h.kind == "implicit" else h
-        side = "h" if h.kind == "implicit" else "t"
+    if hk == "implicit" or tk == "implicit":
+        m, side = (t, "h") if hk == "implicit" else (h, "t")
+        ma = m.a
         for d in (1, 2, 3):
-            if m.a - d >= 0:
-                f.append(f"imp{side}|pre{d}={words[m.a - d]}")
-        if m.a >= 2:
-            f.append(f"imp{side}|pre2={words[m.a - 2]}_{words[m.a - 1]}")
+            if ma - d >= 0:
+                f.append(f"imp{side}|pre{d}={words[ma - d]}")
+        if ma >= 2:
+            f.append(f"imp{side}|pre2={words[ma - 2]}_{words[ma - 1]}")
         if m.b < len(words):
             f.append(f"imp{side}|post={words[m.b]}")
-        for w in sorted(set(words)):  # sorted: the same order, so the same float sums, in every process
-            f.append(f"imp{side}|sw={w}")
+        f.extend(_sentence_words(words, side))
         return f
     first, second = (h, t) if h.a <= t.a else (t, h)
     order = "ht" if first is h else "th"
-    gap = max(0, second.a - first.b)
-    between = words[first.b:second.a]
+    fb, sa = first.b, second.a
+    gap = max(0, sa - fb)
+    between = words[fb:sa]
+    gb = _bucket(gap)
     f.append(f"ord={order}")
-    f.append(f"gap={_bucket(gap)}")
-    f.append(f"ord={order}|gap={_bucket(gap)}|tp={ht}|{tt}")
-    inside = sum(1 for m in mentions if m.kind != "implicit" and first.b <= m.a and m.b <= second.a)
+    f.append(f"gap={gb}")
+    f.append(f"ord={order}|gap={gb}|tp={tp}")
+    inside = 0
+    for m in mentions:
+        if fb <= m.a and m.b <= sa and m.kind != "implicit":
+            inside += 1
     f.append(f"ents_between={_bucket(inside)}")
-    for w in sorted(set(between)):
-        f.append(f"bw={w}|{order}")
+    f.extend([f"bw={w}|{order}" for w in sorted(set(between))])
     if gap <= 6:
-        f.append(f"bs={' '.join(between)}|{order}")
-        f.append(f"bs={' '.join(between)}|{order}|{ht}|{tt}")
+        bs = " ".join(between)
+        f.append(f"bs={bs}|{order}")
+        f.append(f"bs={bs}|{order}|{tp}")
     if between:
         f.append(f"bf={between[0]}|{order}")
         f.append(f"bl={between[-1]}|{order}")
+    n = len(words)
+    fa, sb = first.a, second.b
     for d in (1, 2):
-        if first.a - d >= 0:
-            f.append(f"pre{d}={words[first.a - d]}")
-        if second.b + d - 1 < len(words):
-            f.append(f"post{d}={words[second.b + d - 1]}")
-    if first.a >= 2:
-        f.append(f"pre2={words[first.a - 2]}_{words[first.a - 1]}")
+        if fa - d >= 0:
+            f.append(f"pre{d}={words[fa - d]}")
+        if sb + d - 1 < n:
+            f.append(f"post{d}={words[sb + d - 1]}")
+    if fa >= 2:
+        f.append(f"pre2={words[fa - 2]}_{words[fa - 1]}")
     if t.a >= 2:
         f.append(f"tpre2={words[t.a - 2]}_{words[t.a - 1]}")
     if t.a >= 1:

@@ -31,9 +31,10 @@ class Token:
     end: int
 
 
-def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Token]:
-    """Tokens of text[start:end] with offsets into `text`."""
-    return [Token(m.group(), m.start(), m.end()) for m in _TOKEN_RX.finditer(text, start, len(text) if end is None else end)]
+def tokenize(text: str, start: int = 0, end: int | None = None, offset: int = 0) -> list[Token]:
+    """Tokens of text[start:end] with offsets into `text`, plus `offset` (a chunk's start in its document)."""
+    return [Token(m.group(), m.start() + offset, m.end() + offset)
+            for m in _TOKEN_RX.finditer(text, start, len(text) if end is None else end)]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,39 @@
+"""The statistical extractor's speed paths give exactly what the plain paths give (docs/extraction.md, Speed)."""
+
+import numpy as np
+
+from semantic_rdf.statistical import StatisticalExtractor
+from semantic_rdf.statistical.extractor import crf_attributes, tag_spans
+from semantic_rdf.statistical.model import ner_features
+from semantic_rdf.statistical.text import tokenize
+
+SENTENCES = [
+    "Henrik Angell was a Norwegian military officer born in Kristiania.",
+    "He studied at the University of Oslo and later joined the Norwegian Army in 1880.",
+    "Paul Desmarais Jr. chairs Power Corporation of Canada, a company based in Montreal.",
+    "the album was released by Sony Music on 3 March 1999 .",
+]
+
+
+def test_crf_gets_only_known_attributes_and_tags_the_same():
+    w = StatisticalExtractor().w
+    keep = crf_attributes(w.tagger)
+    assert keep and "BOS" in keep
+    for s in SENTENCES:
+        words = [t.text for t in tokenize(s)]
+        full = ner_features(words)
+        kept = ner_features(words, keep)
+        assert kept == [[f for f in tok if f in keep] for tok in full]  # same features, same order
+        assert any(len(a) < len(b) for a, b in zip(kept, full))  # something unknown was dropped
+        assert tag_spans(w.tagger, words, keep) == tag_spans(w.tagger, words)
+
+
+def test_batched_scores_equal_one_sentence_at_a_time():
+    w = StatisticalExtractor().w
+    s1 = [["tp=PER|LOC", "hk=named", "bw=born|ht", "no-such-feature"], ["tp=LOC|PER", "hk=named"]]
+    s2 = [["no-such-feature"]]  # a sentence whose only pair has no known feature
+    s3 = [["tp=PER|ORG", "hk=named", "tk=named"], ["nothing"], ["tp=ORG|PER", "ord=th"]]
+    batch = w.score_sentences(s1 + s2 + s3, [len(s1), len(s2), len(s3)])
+    one = np.vstack([w.score(s1), w.score(s2), w.score(s3)])
+    assert batch.dtype == one.dtype and np.array_equal(batch, one)
+    assert not np.array_equal(batch[0], batch[1])
