@@ -1003,13 +1003,13 @@ class AssertionStore:
     def quad_count(self) -> int:
         return len(self.ox)
 
-    def validate(self, *, pyshacl: bool = False) -> Report:
+    def validate(self, *, pyshacl: bool = False, progress: Callable[[int], object] | None = None) -> Report:
         """Full validation: the shapes over the provenance and entity graphs (pyshacl's verdicts, checked in
         batches; `pyshacl=True`: pyshacl on every batch), plus the layout's integrity rules."""
         from semantic_rdf.shapes import Report
         from semantic_rdf.validation import validate_store  # in batches: bounded memory (docs/layout.md)
 
-        report = validate_store(self.ox, [PROVENANCE_GRAPH, ENTITY_GRAPH], pyshacl=pyshacl)
+        report = validate_store(self.ox, [PROVENANCE_GRAPH, ENTITY_GRAPH], pyshacl=pyshacl, progress=progress)
         problems = list(report.violations) + self.integrity()
         return Report(not problems, problems, report.text)
 

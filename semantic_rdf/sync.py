@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pyoxigraph as ox
@@ -266,7 +266,8 @@ def default_state_dir(store) -> Path | None:
 # ----------------------------------------------------------------------------------------------
 
 def push(store, endpoint: str | Endpoint, *, since_last: bool = False, state_dir: str | Path | None = None,
-         prefix: str = NS_PREFIX, backend: RemoteBackend | None = None, track: bool | None = None) -> PushReport:
+         prefix: str = NS_PREFIX, backend: RemoteBackend | None = None, track: bool | None = None,
+         progress: Callable[[int], object] | None = None) -> PushReport:
     """Load the store into the endpoint (all of it, or what changed since the last push there) and verify counts.
 
     Change tracking (the per-molecule digests a later `since_last` push compares with) is kept when `track`
@@ -291,7 +292,7 @@ def push(store, endpoint: str | Endpoint, *, since_last: bool = False, state_dir
             # and only when that disagrees is the exact count under the prefix asked for.
             before = remote.count_all() if hasattr(remote, "count_all") else None
             if getattr(remote, "loads_blocks", False):
-                n_local, digest = _stream_full(store, remote, prefix, need_digest)
+                n_local, digest = _stream_full(store, remote, prefix, need_digest, progress)
                 sent = n_local
             else:
                 data = local_nquads(store, prefix)
@@ -333,19 +334,27 @@ def push(store, endpoint: str | Endpoint, *, since_last: bool = False, state_dir
             remote.close()
 
 
-def _stream_full(store, remote: RemoteBackend, prefix: str, need_digest: bool) -> tuple[int, dict[bytes, int]]:
+def _counted(blocks: Iterable[bytes], progress: Callable[[int], object]) -> Iterator[bytes]:
+    for block in blocks:
+        yield block
+        progress(block.count(b"\n"))
+
+
+def _stream_full(store, remote: RemoteBackend, prefix: str, need_digest: bool,
+                 progress: Callable[[int], object] | None = None) -> tuple[int, dict[bytes, int]]:
     """Stream the store's export into the server while it is written (see nquads_blocks and
     RemoteBackend.load_blocks); the digests, when wanted, are folded on a thread of their own.
     Lenient: the N-Quads are Oxigraph's own, and push checks the count afterwards."""
     blocks = nquads_blocks(store, prefix)
+    sent = _counted(blocks, progress) if progress is not None else blocks
     try:
         if not need_digest:
-            return remote.load_blocks(blocks, lenient=True), {}
+            return remote.load_blocks(sent, lenient=True), {}
         copies: queue.Queue = queue.Queue(16)
         with ThreadPoolExecutor(1) as pool:
             pending = pool.submit(_digest_blocks, copies)
             try:
-                n = remote.load_blocks(_teed(blocks, copies), lenient=True)
+                n = remote.load_blocks(_teed(sent, copies), lenient=True)
             finally:
                 copies.put(None)
             return n, pending.result()

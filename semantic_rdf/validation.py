@@ -28,7 +28,7 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -56,7 +56,8 @@ class ValidationStats:
 
 
 def validate_store(st: ox.Store, graphs: Sequence[ox.NamedNode], *, batch: int = BATCH_QUADS,
-                   pyshacl: bool = False, stats: list | None = None) -> Report:
+                   pyshacl: bool = False, stats: list | None = None,
+                   progress: Callable[[int], object] | None = None) -> Report:
     """Validate the union of `graphs` of `st` (graph names ignored, as pyshacl over the whole store would) in
     batches of about `batch` triples. `stats`, when given, receives one ValidationStats."""
     t0 = time.perf_counter()
@@ -73,6 +74,8 @@ def validate_store(st: ox.Store, graphs: Sequence[ox.NamedNode], *, batch: int =
     def check(triples: list[N.NQ], number: int) -> None:
         counts["batches"] += 1
         counts["quads"] += len(triples)
+        if progress is not None:
+            progress(len(triples))
         if not every and shape_check().check(triples, context.types, limit=1).conforms:
             return
         counts["rechecked"] += 0 if every else 1

@@ -49,3 +49,35 @@ def change_one(ctx, args, change: Callable[..., Any]):
 def cascade_note(ch, verb: str) -> str:
     """"; <verb> N derived assertions" when the change cascaded, else ""."""
     return f"; {verb} {len(ch.cascaded)} derived assertions" if ch.cascaded else ""
+
+
+class _NoBar:
+    """What `progress` gives when nobody watches: every call does nothing."""
+
+    n = 0
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def set_postfix_str(self, s: str) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def progress(ctx, desc: str, *, total: int | None = None, unit: str = "it"):
+    """A tqdm progress bar on stderr while stderr is a terminal (never under --json, never in a pipe or a
+    log, which get only the summary); a do-nothing bar otherwise. Close it before printing the result."""
+    if ctx.json or not ctx.interactive:
+        return _NoBar()
+    import shutil
+
+    from tqdm import tqdm
+
+    size = shutil.get_terminal_size()
+    # a terminal that reports no size (a bare pseudo-terminal: 0 x 0) gets nothing at all from tqdm
+    return tqdm(total=total, desc=desc, unit=unit, unit_scale=True, file=ctx.stderr, leave=False,
+                ncols=size.columns if size.columns >= 20 else 80, nrows=size.lines if size.lines > 0 else 24,
+                mininterval=0.2)
+

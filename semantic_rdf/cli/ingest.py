@@ -89,11 +89,13 @@ def run(args, ctx) -> int:
                               timeout=args.timeout, include=args.include, exclude=args.exclude, splitter=args.splitter,
                               extractor=extractor, stdin=sys.stdin.buffer, **stdin_name(args))
     store = ctx.store()
-    progress = None
-    if ctx.interactive and not ctx.json:
-        def progress(ref: str, n: int) -> None:
-            ctx.stderr.write(f"\r\x1b[K{n} document(s) … {ref[-60:]}")
-            ctx.stderr.flush()
+    from semantic_rdf.cli._common import progress as progress_bar
+
+    bar = progress_bar(ctx, "ingest", unit="doc")
+
+    def progress(ref: str, n: int) -> None:
+        bar.update(n - bar.n)
+        bar.set_postfix_str(ref[-40:])
     # the model behind the extractor, recorded on its PROV agent: a served model's name, or the
     # statistical extractor's weights and training data hashes
     model = getattr(extractor, "model_id", None) or getattr(getattr(extractor, "model", None), "model", None)
@@ -106,8 +108,7 @@ def run(args, ctx) -> int:
         pass
     summary = load(store, pipeline, args.refs, floor=args.floor, model=model, progress=progress, on_commit=hook,
                    read_ahead=args.read_ahead, allow_erased=args.allow_erased, reread=args.reread)
-    if progress:
-        ctx.stderr.write("\r\x1b[K")
+    bar.close()
     ctx.emit(summary.as_dict(), summary.text(verbose=args.verbose))
     if summary.documents == 0 and summary.failed and not summary.unchanged_documents:
         first = summary.failed[0]["error"]

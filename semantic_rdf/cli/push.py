@@ -16,10 +16,14 @@ def add_arguments(p) -> None:
 def run(args, ctx) -> int:
     from semantic_rdf.sync import push
 
+    from semantic_rdf.cli._common import progress
+
     store = ctx.store(read_only=True)
-    if ctx.interactive:
-        ctx.note(f"pushing to {args.endpoint} …")
-    r = push(store, args.endpoint, since_last=args.since_last)
+    bar = progress(ctx, "push", total=store.quad_count(), unit="quad")
+    try:
+        r = push(store, args.endpoint, since_last=args.since_last, progress=bar.update)
+    finally:
+        bar.close()
     ctx.emit(r.as_dict(), f"{r.mode} push: sent {r.sent} quads, removed {r.removed} stale subjects; "
                           f"store {r.local} = endpoint {r.remote} quads ({r.seconds:.2f} s)")
     return 0

@@ -15,8 +15,14 @@ def add_arguments(p) -> None:
 def run(args, ctx) -> int:
     from semantic_rdf.conflicts import warnings
 
+    from semantic_rdf.cli._common import progress
+
     store = ctx.store(read_only=True)
-    report = store.validate(pyshacl=args.pyshacl)
+    bar = progress(ctx, "validate", total=store.quad_count(), unit="quad")
+    try:
+        report = store.validate(pyshacl=args.pyshacl, progress=bar.update)
+    finally:
+        bar.close()
     found = warnings(store)  # sh:Warning: reported, never a reason to exit 1
     notes = [w.text() for w in found[: args.limit]]
     more_w = len(found) - len(notes)
