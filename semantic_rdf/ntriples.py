@@ -17,9 +17,10 @@ to load its 1.3 million quads).
 from __future__ import annotations
 
 import re
+import threading
 from decimal import Decimal, InvalidOperation
 from datetime import datetime
-from typing import Iterable, Sequence, Union
+from typing import Iterable, Iterator, Sequence, Union
 
 import pyoxigraph as ox
 
@@ -171,3 +172,42 @@ def value(t: str) -> tuple[str, object] | None:
 
 __all__ = ["NQ", "AnyQuad", "OWN", "literal", "iri", "of", "document", "sparql_data", "update", "to_ox", "encode",
            "datatype", "lexical", "value"]
+
+
+def follow_dump(st: ox.Store, path: str, size: int, *, fmt: ox.RdfFormat = ox.RdfFormat.N_QUADS,
+                from_graph: ox.NamedNode | None = None) -> Iterator[bytes]:
+    """Chunks of the file `path` while `st.dump` writes it (as `fmt`, of `from_graph` or the whole store) on
+    another thread (a dump to a path releases the GIL), so reading starts before the dump ends; the dump's
+    error, if any, is raised at the end. Chunks are cut anywhere, not at line ends."""
+    done = threading.Event()
+    failure: list[BaseException] = []
+
+    def dump() -> None:
+        try:
+            if from_graph is None:
+                st.dump(path, format=fmt)
+            else:
+                st.dump(path, format=fmt, from_graph=from_graph)
+        except BaseException as exc:  # noqa: BLE001 -- handed to the reader, which raises it
+            failure.append(exc)
+        finally:
+            done.set()
+
+    writer = threading.Thread(target=dump, name="semantic-rdf-dump", daemon=True)
+    writer.start()
+    try:
+        with open(path, "rb", buffering=0) as f:
+            while True:
+                finished = done.is_set()   # read first: an empty read after the dump ended is the end
+                chunk = f.read(size)
+                if chunk:
+                    yield chunk
+                elif finished:
+                    break
+                else:
+                    done.wait(0.005)
+    finally:
+        writer.join()
+    if failure:
+        raise failure[0]
+

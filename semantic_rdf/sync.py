@@ -19,7 +19,6 @@ import os
 import queue
 import re
 import tempfile
-import threading
 import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -31,6 +30,7 @@ import numpy as np
 import pyoxigraph as ox
 
 from semantic_rdf.errors import InvalidInput, SemanticError
+from semantic_rdf.ntriples import follow_dump
 from semantic_rdf.sparql import (
     BLOCK,
     NS_PREFIX,
@@ -133,7 +133,7 @@ def nquads_blocks(store, prefix: str = NS_PREFIX, size: int = BLOCK) -> Iterator
     os.close(fd)
     try:
         if _only_prefix(st, prefix):
-            chunks = _follow_dump(st, path, size)
+            chunks = follow_dump(st, path, size)
         else:
             ox.serialize(_under_prefix(st, prefix), path, format=ox.RdfFormat.N_QUADS)
             chunks = _file_chunks(path, size)
@@ -150,38 +150,6 @@ def nquads_blocks(store, prefix: str = NS_PREFIX, size: int = BLOCK) -> Iterator
 def _file_chunks(path: str, size: int) -> Iterator[bytes]:
     with open(path, "rb", buffering=0) as f:
         yield from iter(lambda: f.read(size), b"")
-
-
-def _follow_dump(st: ox.Store, path: str, size: int) -> Iterator[bytes]:
-    """Chunks of the file `path` while `st.dump` writes it on another thread; the dump's error, if any."""
-    done = threading.Event()
-    failure: list[BaseException] = []
-
-    def dump() -> None:
-        try:
-            st.dump(path, format=ox.RdfFormat.N_QUADS)
-        except BaseException as exc:  # noqa: BLE001 -- handed to the reader, which raises it
-            failure.append(exc)
-        finally:
-            done.set()
-
-    writer = threading.Thread(target=dump, name="semantic-rdf-dump", daemon=True)
-    writer.start()
-    try:
-        with open(path, "rb", buffering=0) as f:
-            while True:
-                finished = done.is_set()   # read first: an empty read after the dump ended is the end
-                chunk = f.read(size)
-                if chunk:
-                    yield chunk
-                elif finished:
-                    break
-                else:
-                    done.wait(0.005)
-    finally:
-        writer.join()
-    if failure:
-        raise failure[0]
 
 
 _MASK = (1 << 64) - 1

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -158,44 +157,20 @@ def _subject_runs(st: ox.Store, graphs: Sequence[ox.NamedNode]) -> Iterator[list
 
 def _dump_lines(st: ox.Store, graph: ox.NamedNode, size: int = 1 << 20) -> Iterator[str]:
     """The lines of Oxigraph's N-Triples dump of one graph, read from a private temporary file while a thread
-    of its own writes it (a dump to a path releases the GIL)."""
+    of its own writes it (ntriples.follow_dump)."""
     fd, path = tempfile.mkstemp(prefix="semantic-rdf-validate-", suffix=".nt")
     os.close(fd)
-    done = threading.Event()
-    failure: list[BaseException] = []
-
-    def dump() -> None:
-        try:
-            st.dump(path, format=ox.RdfFormat.N_TRIPLES, from_graph=graph)
-        except BaseException as exc:  # noqa: BLE001 -- handed to the reader, which raises it
-            failure.append(exc)
-        finally:
-            done.set()
-
-    writer = threading.Thread(target=dump, name="semantic-rdf-validate-dump", daemon=True)
-    writer.start()
     try:
-        with open(path, "rb", buffering=0) as f:
-            tail = b""
-            while True:
-                finished = done.is_set()   # read first: an empty read after the dump ended is the end
-                chunk = f.read(size)
-                if chunk:
-                    cut = chunk.rfind(b"\n") + 1
-                    if cut:
-                        block, tail = tail + chunk[:cut], chunk[cut:]
-                        # "\n" only: a literal may hold other line separators (U+2028, \x0c) unescaped
-                        yield from block.decode("utf-8").split("\n")[:-1]
-                    else:
-                        tail += chunk
-                elif finished:
-                    break
-                else:
-                    done.wait(0.005)
-            if tail.strip():
-                yield tail.decode("utf-8").rstrip("\n")
+        tail = b""
+        for chunk in N.follow_dump(st, path, size, fmt=ox.RdfFormat.N_TRIPLES, from_graph=graph):
+            cut = chunk.rfind(b"\n") + 1
+            if cut:
+                block, tail = tail + chunk[:cut], chunk[cut:]
+                # "\n" only: a literal may hold other line separators (U+2028, \x0c) unescaped
+                yield from block.decode("utf-8").split("\n")[:-1]
+            else:
+                tail += chunk
+        if tail.strip():
+            yield tail.decode("utf-8").rstrip("\n")
     finally:
-        writer.join()
         os.unlink(path)
-    if failure:
-        raise failure[0]
