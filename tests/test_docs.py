@@ -151,14 +151,26 @@ def test_not_run_marks_are_rare_and_explained():
     assert len(marked) <= MAX_NOT_RUN, marked
 
 
+# A file's blocks run in a fresh interpreter of their own: snippets may change process-wide state the way a
+# reader's program would (docs/stores.md registers a driver in the default registry), which must not leak
+# into the tests that run after them.
+_RUNNER = """
+import json, sys
+ns = {"__name__": sys.argv[2]}
+for line, code in json.load(open(sys.argv[1], encoding="utf-8")):
+    exec(compile(code, f"{sys.argv[3]}:{line}", "exec"), ns)
+"""
+
+
 @pytest.mark.parametrize("path", _python_docs(), ids=lambda p: p.name)
-def test_python_snippets_run(path, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    namespace: dict = {"__name__": f"docs_{path.stem}"}
-    ran = 0
-    for line, code, reason in blocks(path, "python"):
-        if reason is not None:
-            continue
-        exec(compile(code, f"{path.relative_to(ROOT)}:{line}", "exec"), namespace)
-        ran += 1
-    assert ran, f"{path.name}: every python block is marked not run"
+def test_python_snippets_run(path, tmp_path):
+    import json
+    import sys
+
+    code = [(line, text) for line, text, reason in blocks(path, "python") if reason is None]
+    assert code, f"{path.name}: every python block is marked not run"
+    (tmp_path / "blocks.json").write_text(json.dumps(code), encoding="utf-8")
+    r = subprocess.run([sys.executable, "-c", _RUNNER, "blocks.json", f"docs_{path.stem}",
+                        str(path.relative_to(ROOT))], cwd=tmp_path, env=_env(), capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
