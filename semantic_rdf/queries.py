@@ -171,6 +171,9 @@ def _unescape(body: str, what: str, *, echar: bool) -> str:
     return _ESCAPE.sub(one, body)
 
 
+_JOINED_CALLS = frozenset({"COALESCE", "CONCAT", "BNODE"})
+
+
 def _where(text: str, pos: int) -> str:
     line = text.count("\n", 0, pos) + 1
     return f"line {line}, column {pos - (text.rfind(chr(10), 0, pos) + 1) + 1}"
@@ -325,8 +328,11 @@ def guard(query_text: str) -> GuardedQuery:
             if count > MAX_QUERY_TOKENS:
                 raise InvalidInput(f"query is longer than {MAX_QUERY_TOKENS:,} tokens (VALUES data not counted)")
         # one space between tokens, except where rdflib needs them joined (a literal's tag or datatype, a
-        # path modifier written next to its path); joining these cannot make a different token
-        glue = kind == "lang" or text == "^^" or prev_text == "^^" or (text in ("*", "+", "?") and start == gap)
+        # path modifier written next to its path); joining these cannot make a different token. Oxigraph 0.5
+        # also refuses a space between COALESCE, CONCAT or BNODE and its bracket (its grammar reads their
+        # argument lists as one token there), which SPARQL allows: those brackets are joined too.
+        glue = kind == "lang" or text == "^^" or prev_text == "^^" or (text in ("*", "+", "?") and start == gap) or (
+            text == "(" and prev_kind == "word" and prev_text.upper() in _JOINED_CALLS)
         sep = "" if glue or not out else "\n" if "\n" in t[gap:start] else " "
         out.append(sep + text)
         if not in_values or v_rows == 0 or (text == "}" and top == "v"):  # rdflib checks one row of VALUES data

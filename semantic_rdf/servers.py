@@ -81,6 +81,7 @@ class OxigraphServer:
     read_only: bool = False
     port: int = 0
     host: str = "127.0.0.1"
+    union_default_graph: bool = False  # queries without GRAPH see every graph (serve: the store's named graphs)
     proc: subprocess.Popen | None = field(default=None, repr=False)
 
     @property
@@ -99,6 +100,8 @@ class OxigraphServer:
             cmd += ["--location", self.location]
         elif self.read_only:
             raise ServerError("a read-only server needs a store directory")
+        if self.union_default_graph:
+            cmd.append("--union-default-graph")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, start_new_session=True)
         _wait(f"{self.url}/query?query=ASK%7B%7D", self.proc, timeout, "oxigraph server")

@@ -4,10 +4,10 @@
 its own temporary directory (anonymous SPARQL update granted, result cap raised). Each starts only
 when a test asks for it, waits until it answers, and is stopped at the end of the session.
 
-A missing Virtuoso or Graphviz is installed by the fixtures themselves on a Debian/Ubuntu machine where
-apt-get can run as root (root, or sudo without a password): `.ci/install-servers.sh`, once per session,
-announced on the terminal. Elsewhere the test FAILS naming what is missing and the command that installs
-it: a skipped server test would hide it. (The `oxigraph` binary comes with `pip install '.[test]'`.)
+A missing Virtuoso, Graphviz or Chromium (with its WebDriver) is installed by the fixtures themselves on a
+Debian/Ubuntu machine where apt-get can run as root (root, or sudo without a password):
+`.ci/install-servers.sh`, once per session, announced on the terminal. Elsewhere the test FAILS naming
+what is missing and the command that installs it: a skipped server test would hide it. (The `oxigraph` binary comes with `pip install '.[test]'`.)
 
 `any_store` is parametrized over the embedded pyoxigraph store, the Oxigraph server and Virtuoso:
 the same test runs against each and must see the same results. It starts every test with no
@@ -42,7 +42,7 @@ if os.path.isfile(os.path.join(_BIN, "oxigraph")) and _BIN not in os.environ.get
     os.environ["PATH"] = _BIN + os.pathsep + os.environ.get("PATH", "")
 
 
-def missing_tools(need: tuple[str, ...] = ("virtuoso", "graphviz")) -> list[str]:
+def missing_tools(need: tuple[str, ...] = ("virtuoso", "graphviz", "browser")) -> list[str]:
     """What of the apt-installed test tools `need` names this machine lacks (empty when all are there)."""
     missing = []
     if "virtuoso" in need:
@@ -51,6 +51,8 @@ def missing_tools(need: tuple[str, ...] = ("virtuoso", "graphviz")) -> list[str]
             missing.append(VIRTUOSO_INI)
     if "graphviz" in need and not shutil.which("dot"):
         missing.append("dot (Graphviz)")
+    if "browser" in need:
+        missing += [exe for exe in ("chromium", "chromedriver") if not shutil.which(exe)]
     return missing
 
 
@@ -81,8 +83,8 @@ def _say(config, line: str) -> None:
 
 
 def ensure_tools(config, need: str) -> None:
-    """Fail the asking test unless `need` ("virtuoso" or "graphviz") is installed, installing what is missing
-    of both first (once per session) where apt-get runs as root."""
+    """Fail the asking test unless `need` ("virtuoso", "graphviz" or "browser") is installed, installing what is
+    missing of all three first (once per session) where apt-get runs as root."""
     if not missing_tools((need,)):
         return
     missing = missing_tools()
@@ -96,7 +98,8 @@ def ensure_tools(config, need: str) -> None:
                        "(or run the tests as root and they install them themselves)")
             else:
                 how = ("this machine has no apt-get; install them with its package manager: Virtuoso 7 "
-                       f"(virtuoso-t, isql-vt, {VIRTUOSO_INI}) and Graphviz (dot). On Debian/Ubuntu the command "
+                       f"(virtuoso-t, isql-vt, {VIRTUOSO_INI}), Graphviz (dot) and Chromium with its WebDriver "
+                       "(chromium, chromedriver). On Debian the command "
                        f"is: sudo sh {script}")
             _INSTALL["error"] = f"missing for the tests: {what}; {how}"
         else:
@@ -132,6 +135,24 @@ def graphviz(request):
     """Graphviz's `dot` (PROV pictures), installed with the servers when missing."""
     ensure_tools(request.config, "graphviz")
     return shutil.which("dot")
+
+
+@pytest.fixture(scope="session")
+def browser(request):
+    """A headless Chromium driven through Selenium and Debian's chromedriver (the `serve` page test), installed
+    with the servers when missing. Selenium is given both paths, so it never looks for or downloads a driver."""
+    ensure_tools(request.config, "browser")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium")
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--no-first-run", "--disable-extensions", "--disable-background-networking"):
+        options.add_argument(arg)  # --no-sandbox: the tests run as root on CI, where Chromium's sandbox refuses
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    yield driver
+    driver.quit()
 
 
 @pytest.fixture(scope="session")

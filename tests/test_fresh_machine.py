@@ -1,4 +1,4 @@
-"""The README's test command on a machine without Virtuoso or Graphviz (issue 20, repro 6).
+"""The README's test command on a machine without Virtuoso, Graphviz or Chromium (issue 20, repro 6).
 
 Each test runs a small pytest session in a child process whose PATH holds only what the case needs, with
 tests/conftest.py's fixtures: on a machine without apt the server test fails naming exactly what is missing
@@ -69,7 +69,7 @@ def _session(tmp_path: Path, path_dir: Path, installer: Path | None = None) -> s
 
 
 def test_without_apt_the_tests_say_what_is_missing_and_how_to_install_it(tmp_path):
-    path_dir = _bin(tmp_path, [])  # no apt-get, no virtuoso-t, no isql-vt, no dot
+    path_dir = _bin(tmp_path, [])  # no apt-get, no virtuoso-t, no isql-vt, no dot, no chromium
     r = _session(tmp_path, path_dir)
     assert r.returncode == 1, r.stdout + r.stderr
     assert "2 errors" in r.stdout  # a fixture that fails is a setup error
@@ -78,26 +78,26 @@ def test_without_apt_the_tests_say_what_is_missing_and_how_to_install_it(tmp_pat
     assert [x.split(" ")[0] for x in reports] == ["test_pictures", "test_virtuoso"], r.stdout
     for report in reports:
         text = " ".join(report.split())
-        assert "missing for the tests: virtuoso-t, isql-vt, dot (Graphviz);" in text
+        assert "missing for the tests: virtuoso-t, isql-vt, dot (Graphviz), chromium, chromedriver;" in text
         assert "this machine has no apt-get" in text
         assert f"sudo sh {REPO / '.ci' / 'install-servers.sh'}" in text
     assert "installing once" not in r.stdout
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="checks the as-root path: the tests' own install runs as root")
-def test_as_root_with_apt_the_fixtures_install_once_per_session(tmp_path, virtuoso_tools, graphviz):
-    # virtuoso_tools, graphviz: this session's real tools (installed first on a fresh machine), to link
+def test_as_root_with_apt_the_fixtures_install_once_per_session(tmp_path, virtuoso_tools, graphviz, browser):
+    # virtuoso_tools, graphviz, browser: this session's real tools (installed first on a fresh machine), to link
     path_dir = _bin(tmp_path, ["apt-get", "debconf-set-selections", "sh"])
     counter = tmp_path / "runs"
     links = "\n".join(f'"{shutil.which("ln")}" -s "{shutil.which(t)}" "{path_dir}/{t}"'
-                      for t in ("virtuoso-t", "isql-vt", "dot"))
+                      for t in ("virtuoso-t", "isql-vt", "dot", "chromium", "chromedriver"))
     installer = tmp_path / "install.sh"
     installer.write_text(INSTALLER.format(counter=counter, bin=path_dir, links=links))
     r = _session(tmp_path, path_dir, installer)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "2 passed" in r.stdout
     assert r.stdout.count("installing once for this session") == 1
-    assert "missing virtuoso-t, isql-vt, dot (Graphviz)" in r.stdout and "semantic-rdf tests: installed in" in r.stdout
+    assert "missing virtuoso-t, isql-vt, dot (Graphviz), chromium, chromedriver" in r.stdout and "semantic-rdf tests: installed in" in r.stdout
     assert counter.read_text().split() == ["run"]
 
 

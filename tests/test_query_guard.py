@@ -328,7 +328,8 @@ def test_packaged_queries_pass_the_guard_and_mean_the_same(store):
 
     st = AssertionStore.open(store, read_only=True)
     try:
-        for f in list(files("queries", "*.rq")) + list(files("queries", "rules/*.rq")):
+        for f in list(files("queries", "*.rq")) + list(files("queries", "rules/*.rq")) + list(
+                files("queries", "serve/*.rq")):
             raw = f.read_text(encoding="utf-8")
             g = guard(raw)
             check_algebra(g)
@@ -365,6 +366,9 @@ SAME_MEANING = [
     'SELECT ?x WHERE { BIND("x"@en-GB AS ?x) }',
     'SELECT ?x WHERE { BIND(<http://x/a%20b?c=d&e#f(g)> AS ?x) } # a comment',
     'PREFIX e: <http://e/> SELECT ?x WHERE { BIND(e:a\\#b\\(c\\)%41 AS ?x) }',
+    # Oxigraph 0.5 refuses a space before these three functions' brackets, so the rendering joins them
+    'SELECT ?x WHERE { ?s <http://p/> ?o BIND(COALESCE(?nothing, ?o) AS ?x) }',
+    'SELECT ?x ?y ?w WHERE { BIND(concat("a", "b") AS ?x) BIND(isBLANK(BNODE()) AS ?y) BIND(isBlank(bnode("z")) AS ?w) }',
 ]
 
 
@@ -378,6 +382,17 @@ def test_the_rendered_text_means_what_the_user_wrote(text):
     check_algebra(g)
     assert g.text != text or "#" not in text
     assert sorted(str(list(r)) for r in s.query(text)) == sorted(str(list(r)) for r in s.query(g.text))
+
+
+def test_a_space_before_coalesce_concat_or_bnode_brackets_is_read_as_sparql_reads_it():
+    """SPARQL allows `CONCAT ("a")`; Oxigraph 0.5 alone refuses it. The rendered text runs, with the value."""
+    text = 'SELECT ?x ?y ?z WHERE { BIND(CONCAT ("a", "b") AS ?x) BIND(COALESCE (?u, 1) AS ?y) BIND(isBlank(BNODE ( )) AS ?z) }'
+    with pytest.raises(SyntaxError):
+        ox.Store().query(text)
+    g = guard(text)
+    check_algebra(g)
+    (row,) = list(ox.Store().query(g.text))
+    assert (row["x"].value, row["y"].value, row["z"].value) == ("ab", "1", "true")
 
 
 def test_the_deepest_accepted_query_runs_through_rdflib_and_oxigraph():

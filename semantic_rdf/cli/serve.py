@@ -1,7 +1,11 @@
 """semantic-rdf serve — browse the store in a web browser through the standard Oxigraph server.
 
-Launches `oxigraph serve-read-only --location <store>/oxigraph --bind 127.0.0.1:PORT` (the `oxigraph`
-PyPI package) and waits; Ctrl-C stops it. The library itself never opens a listener.
+Launches `oxigraph serve-read-only --location <store>/oxigraph --bind 127.0.0.1:PORT
+--union-default-graph` (the `oxigraph` PyPI package), prints the ready queries of queries/serve/, and
+waits; Ctrl-C stops it. The union default graph is what makes a plain `SELECT * WHERE { ?s ?p ?o }`
+in the page return rows: the store keeps everything in named graphs (one per assertion's claim, plus
+provenance, entities and documents), and a server's default graph is otherwise empty. The library
+itself never opens a listener.
 """
 
 import os
@@ -12,12 +16,25 @@ from semantic_rdf.cli._common import require_store
 from semantic_rdf.errors import InvalidInput
 
 NAME = "serve"
-HELP = "browse the store: run the Oxigraph server read-only on it (127.0.0.1 by default)"
+HELP = "browse the store: run the Oxigraph server read-only on it (127.0.0.1 by default), with ready queries"
 
 
 def add_arguments(p) -> None:
     p.add_argument("--port", type=int, default=7878, help="port (default 7878; 0 picks a free one)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1, loopback only)")
+
+
+def ready_queries() -> list[tuple[str, str, str]]:
+    """(name, what it answers, query text without its comment header) of each queries/serve/*.rq."""
+    from semantic_rdf.resources import files
+
+    out = []
+    for path in files("queries", "serve/*.rq"):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        title = lines[0].lstrip("# ").split(" — ", 1)[-1]
+        body = "\n".join(ln for ln in lines if not ln.startswith("#")).strip()
+        out.append((path.stem, title, body))
+    return out
 
 
 def run(args, ctx) -> int:
@@ -27,12 +44,21 @@ def run(args, ctx) -> int:
     data = os.path.join(ctx.store_path, "oxigraph")
     if not 0 <= args.port <= 65535:
         raise InvalidInput(f"--port {args.port} is not a port number")
-    server = OxigraphServer(location=data, read_only=True, port=args.port, host=args.host)
+    server = OxigraphServer(location=data, read_only=True, port=args.port, host=args.host, union_default_graph=True)
     previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         server.start()
-        ctx.emit({"url": server.url, "query": server.url + "/query", "pid": server.proc.pid},
-                 f"serving {ctx.store_path} read-only at {server.url}/ (SPARQL: {server.url}/query); Ctrl-C stops")
+        queries = ready_queries()
+        text = [f"serving {ctx.store_path} read-only at {server.url}/ (SPARQL endpoint: {server.url}/query); "
+                "Ctrl-C stops",
+                "Every graph is the default graph here: SELECT * WHERE { ?s ?p ?o } returns the whole store.",
+                "Ready queries: paste one into the page (`semantic-rdf query serve/NAME --union` runs it here too)."]
+        for name, title, body in queries:
+            text += ["", f"# serve/{name}: {title}", body]
+        ctx.emit({"url": server.url, "query": server.url + "/query", "pid": server.proc.pid,
+                  "union_default_graph": True,
+                  "queries": [{"name": f"serve/{n}", "title": t, "query": b} for n, t, b in queries]},
+                 "\n".join(text))
         ctx.stdout.flush()
         server.proc.wait()
         return 0 if server.proc.returncode in (0, -signal.SIGTERM) else 1

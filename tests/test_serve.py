@@ -1,0 +1,152 @@
+"""`semantic-rdf serve` (issue 19, item 7): the Oxigraph server on the store with the union default graph, the
+ready queries it prints, and its page checked in a real headless Chromium (Debian's, through chromedriver)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+
+import pytest
+
+from semantic_rdf.store import AssertionStore
+from semantic_rdf.temporal import retract
+from semantic_rdf.values import Chunk, Doc, Triple
+
+TEXT = "Marie Curie was born in Warsaw. She discovered Polonium. She moved to Paris."
+FACTS = [("Marie Curie", "born_in", "Warsaw", 0, 31), ("Marie Curie", "discovered", "Polonium", 32, 56),
+         ("Marie Curie", "moved_to", "Paris", 57, 76)]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """A store with three extracted facts (one retracted, with a reason) served by `semantic-rdf serve --json`."""
+    root = tmp_path_factory.mktemp("serve") / "store"
+    store = AssertionStore.open(root)
+    doc = Doc("curie.txt", "curie.txt", TEXT)
+    with store.run("ingestion", agent="test-extractor") as run:
+        store.add_document(doc, run)
+        report = store.assert_triples([Triple(s, p, o, Chunk(doc.id, 0, TEXT, 0, len(TEXT)), 0.8, start=a, end=b)
+                                       for s, p, o, a, b in FACTS], run=run)
+    retract(store, report.ids[2], "the move date is disputed", agent="a-reviewer")
+    store.close()
+    proc = subprocess.Popen([sys.executable, "-m", "semantic_rdf", "--json", "--store", str(root), "serve", "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # the JSON object is printed once the server answers
+        line = proc.stdout.readline()
+        if not line:
+            break
+        out.append(line)
+        if line.rstrip() == "}":
+            break
+    try:
+        info = json.loads("".join(out))
+    except ValueError:
+        proc.kill()
+        pytest.fail("serve printed no JSON: " + "".join(out) + proc.stderr.read())
+    yield info, root
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0
+    try:
+        os.kill(info["pid"], 0)
+    except ProcessLookupError:
+        pass
+    else:
+        pytest.fail("the oxigraph server outlived `serve`")
+
+
+def _select(endpoint: str, query: str) -> list[dict]:
+    req = urllib.request.Request(endpoint, data=urllib.parse.urlencode({"query": query}).encode(),
+                                 headers={"Accept": "application/sparql-results+json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return [{k: v["value"] for k, v in b.items()} for b in json.load(r)["results"]["bindings"]]
+
+
+def _ready(info) -> dict[str, str]:
+    return {q["name"]: q["query"] for q in info["queries"]}
+
+
+def test_a_plain_select_returns_the_store(served):
+    info, _ = served
+    assert info["union_default_graph"] is True
+    rows = _select(info["query"], "SELECT * WHERE { ?s ?p ?o }")
+    assert len(rows) > 50  # records, claims, entities, documents: all in named graphs
+    assert any(r["p"] == "https://w3id.org/semantic-rdf/p/born_in" for r in rows)
+
+
+def test_the_ready_queries_answer_questions_about_the_store(served):
+    info, _ = served
+    ready = _ready(info)
+    assert set(ready) == {"serve/facts", "serve/documents", "serve/withdrawn"}
+    facts = _select(info["query"], ready["serve/facts"])
+    assert [(r["subject"], r["predicate"], r["object"], r["document"], r["quote"]) for r in facts] == [
+        ("Marie Curie", "born_in", "Warsaw", "curie.txt", "Marie Curie was born in Warsaw."),
+        ("Marie Curie", "discovered", "Polonium", "curie.txt", "She discovered Polonium."),
+    ]  # the retracted move is not believed
+    docs = _select(info["query"], ready["serve/documents"])
+    assert [(r["document"], r["facts"]) for r in docs] == [("curie.txt", "3")] and docs[0]["read"]
+    withdrawn = _select(info["query"], ready["serve/withdrawn"])
+    assert [(r["object"], r["why"], r["by"], r["believed_again"]) for r in withdrawn] == [
+        ("Paris", "the move date is disputed", "a-reviewer", "false")]
+
+
+def test_the_ready_queries_run_on_the_embedded_store_too(served):
+    info, root = served
+    facts = _select(info["query"], _ready(info)["serve/facts"])
+    r = subprocess.run([sys.executable, "-m", "semantic_rdf", "--store", str(root), "query", "serve/facts", "--union",
+                        "--format", "json"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    local = [{k: v["value"] for k, v in b.items()} for b in json.loads(r.stdout)["results"]["bindings"]]
+    assert local == facts
+
+
+def test_the_text_output_lists_the_ready_queries(tmp_path):
+    root = tmp_path / "store"
+    AssertionStore.open(root).close()
+    proc = subprocess.Popen([sys.executable, "-m", "semantic_rdf", "--store", str(root), "serve", "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stdout.readline()
+        assert first.startswith(f"serving {root} read-only at http://127.0.0.1:"), first + proc.stderr.read()
+        rest = [proc.stdout.readline() for _ in range(4)]
+        assert "SELECT * WHERE { ?s ?p ?o } returns the whole store" in rest[0]
+        assert rest[3].startswith("# serve/documents: the documents read into the store")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+
+
+def _run_in_page(browser, url: str, query: str) -> list[list[str]]:
+    """Load the server's page, put `query` in its editor, press its run button, and read the result table."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(url + "/")
+    WebDriverWait(browser, 30).until(lambda d: d.execute_script("return !!document.querySelector('.CodeMirror')"))
+    assert browser.title == "Oxigraph server"
+    browser.execute_script("document.querySelector('.CodeMirror').CodeMirror.setValue(arguments[0])", query)
+    browser.find_element(By.CSS_SELECTOR, ".yasqe_queryButton").click()
+    WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".yasr table tbody tr td"))
+    return [[td.text for td in tr.find_elements(By.CSS_SELECTOR, "td")]
+            for tr in browser.find_elements(By.CSS_SELECTOR, ".yasr table tbody tr")]
+
+
+def test_the_page_runs_a_plain_select_in_a_real_browser(served, browser):
+    info, _ = served
+    rows = _run_in_page(browser, info["url"], "SELECT * WHERE { ?s ?p ?o } LIMIT 5")
+    assert len(rows) == 5 and all(any(cell.strip() for cell in row) for row in rows)
+
+
+def test_the_page_runs_a_ready_query_in_a_real_browser(served, browser):
+    info, _ = served
+    rows = _run_in_page(browser, info["url"], _ready(info)["serve/facts"])
+    text = [" ".join(cell.split()) for row in rows for cell in row]
+    assert len(rows) == 2
+    assert "Marie Curie was born in Warsaw." in " ".join(text) and "Paris" not in " ".join(text)
