@@ -5,7 +5,7 @@ scanning: bit 1 means +1, `np.packbits(..., bitorder="little")`, so D = 10,000 d
 1,250 bytes. The cosine of two bipolar vectors is 1 - 2 * hamming / D.
 
 Everything random is derived from hashes, never from a global RNG: an n-gram's vector is the
-SHAKE-256 expansion of MD5(salt + n-gram), and the SimHash projection is Box-Muller over a
+SHAKE-256 expansion of MD5(salt + n-gram), and the SimHash projection's signs are the bits of a
 SHAKE-256 stream. Both are byte-for-byte stable across runs, machines and numpy versions, which
 matters because packed vectors are stored in the side tables.
 """
@@ -48,7 +48,7 @@ __all__ = [
     "ENCODER_VERSION",
 ]
 
-ENCODER_VERSION = "hdc-v1"
+ENCODER_VERSION = "hdc-v2"  # v2: sign projection (v1: Gaussian); stored vectors re-encode
 
 # A "word" for both paths: a run of letters/digits. Underscores separate words, so the
 # predicate born_in and the phrase "born in" encode identically.
@@ -269,14 +269,17 @@ def subword_vector(text: str, dim: int, sizes: Sequence[int], salt: str) -> np.n
 
 @lru_cache(maxsize=4)
 def projection_matrix(dim: int, in_dim: int, seed: int) -> np.ndarray:
-    """A fixed (dim, in_dim) standard Gaussian matrix, float32, from a SHAKE-256 stream."""
+    """A fixed (dim, in_dim) matrix of random signs (+1/-1), float32, one bit each from a SHAKE-256 stream.
+
+    Signs rather than Gaussians: for the dense unit vectors projected here, a sign projection estimates
+    angles as well (mean absolute error of 1 - 2θ/π over word pairs 0.009 against 0.008; docs/hdc.md), and
+    the matrix costs one bit of stream per entry instead of two 32-bit draws and a Box-Muller transform:
+    10 ms instead of 0.35 s, paid by every process that encodes a question.
+    """
     n = dim * in_dim
-    raw = hashlib.shake_256(f"semantic-rdf/simhash/{seed}/{dim}/{in_dim}".encode()).digest(8 * n)
-    u = np.frombuffer(raw, dtype="<u4").astype(np.float64).reshape(2, n)
-    u1 = (u[0] + 1.0) / 4294967296.0  # (0, 1]: log is finite
-    u2 = u[1] / 4294967296.0
-    z = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
-    return z.astype(np.float32).reshape(dim, in_dim)
+    raw = hashlib.shake_256(f"semantic-rdf/simhash-signs/{seed}/{dim}/{in_dim}".encode()).digest((n + 7) // 8)
+    bits = np.unpackbits(np.frombuffer(raw, dtype=np.uint8), bitorder="little")[:n]
+    return (bits.astype(np.float32) * 2.0 - 1.0).reshape(dim, in_dim)
 
 
 def simhash_vector(x: np.ndarray, dim: int, seed: int) -> np.ndarray:

@@ -90,10 +90,10 @@ class WordLlamaVectors:
 
         self._tok = Tokenizer.from_file(str(tokenizer))
         emb = _read_safetensors_matrix(Path(weights))
-        emb -= emb.mean(axis=0, keepdims=True)  # remove the shared direction: unrelated words then score ~0
-        norms = np.linalg.norm(emb, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        self._emb = emb / norms
+        # the shared direction is removed (unrelated words then score ~0) and rows unit-normalised when a
+        # word is looked up, not for all 32,000 rows here: a process that asks one question reads a few rows
+        self._centre = emb.mean(axis=0, keepdims=True)
+        self._emb = emb
         self.dim = int(emb.shape[1])
         self.max_pieces = int(max_pieces)
         # each piece spells at most as many characters as its vocabulary string holds (byte tokens
@@ -124,7 +124,10 @@ class WordLlamaVectors:
         ids = self.pieces(word)
         if not ids or len(ids) > self.max_pieces:
             return None
-        v = self._emb[ids].mean(axis=0)
+        rows = self._emb[ids] - self._centre
+        norms = np.linalg.norm(rows, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        v = (rows / norms).mean(axis=0)
         n = float(np.linalg.norm(v))
         return None if n == 0 else (v / n).astype(np.float32)
 

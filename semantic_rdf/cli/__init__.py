@@ -103,7 +103,25 @@ class _Parser(argparse.ArgumentParser):
         raise _Usage(f"{self.prog}: error: {message}")
 
 
-def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Any]]:
+def named_verb(argv: list[str]) -> str | None:
+    """The module of the verb `argv` names (its first word that is neither an option nor --store's value),
+    or None when that word is no verb (argparse then lists the verbs)."""
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--store":
+            skip = True
+        elif arg == "--":
+            return None
+        elif not arg.startswith("-"):
+            return next((m for m in (arg, arg + "_") if m in VERBS), None)
+    return None
+
+
+def build_parser(only: str | None = None) -> tuple[argparse.ArgumentParser, dict[str, Any]]:
+    """The command line's parser and its verb modules: every verb's, or only the verb module `only` (a run
+    imports the one verb it runs, not all 27 and what they import)."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--store", default=argparse.SUPPRESS, metavar="DIR",
                         help=f"store directory (env SEMANTIC_RDF_STORE, default {DEFAULT_STORE})")
@@ -113,7 +131,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Any]]:
                      description="A checkable memory: assertions with spans, time and provenance, in RDF.")
     sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
     modules: dict[str, Any] = {}
-    for modname in VERBS:
+    for modname in VERBS if only is None else [only]:
         try:
             mod = importlib.import_module(f"semantic_rdf.cli.{modname}")
         except ModuleNotFoundError as exc:
@@ -134,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     bad = _not_utf8(argv)
     if bad is not None:
         return _fail(as_json, bad, "InvalidInput", 2)
-    parser, modules = build_parser()
+    parser, modules = build_parser(named_verb(argv))
     try:
         args = parser.parse_args(argv)
     except _Usage as exc:
