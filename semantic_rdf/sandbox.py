@@ -84,6 +84,12 @@ def _child(produce: Callable[[], Iterable[Any]], fd: int, limits: Limits) -> Non
         out.write(json.dumps(obj, ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n")
 
     try:
+        # the query engine's own last words when the address-space backstop makes it abort (a C++
+        # "terminate called …" line) would reach the user's terminal beside the one-line error: the child's
+        # outcome goes through `out`, so its stderr goes nowhere
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         vm = (_status_kb("self", "VmSize") or 0) * 1024
         cap = vm + 2 * limits.max_memory * 2**20 + 2**30  # backstop only: the parent watches resident memory
@@ -184,13 +190,15 @@ def run_isolated(produce: Callable[[], Iterable[Any]], limits: Limits, *, deadli
     if outcome is None:
         sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
         if sig == signal.SIGABRT:
-            raise LimitExceeded(f"{what} stopped: memory limit reached (--max-memory, {ENV_MAX_MEMORY})")
+            raise LimitExceeded(f"{what} stopped: memory limit of {limits.max_memory} MiB reached "
+                                f"(--max-memory, {ENV_MAX_MEMORY})")
         name = signal.Signals(sig).name if sig else f"exit {os.WEXITSTATUS(status)}"
         raise InvalidInput(f"{what} stopped: the query engine ended abnormally ({name})")
     if outcome.get("limit") == "rows":
         raise LimitExceeded(f"{what} stopped: more than {limits.max_rows:,} results (--max-rows, {ENV_MAX_ROWS})")
     if outcome.get("limit") == "memory":
-        raise LimitExceeded(f"{what} stopped: memory limit reached (--max-memory, {ENV_MAX_MEMORY})")
+        raise LimitExceeded(f"{what} stopped: memory limit of {limits.max_memory} MiB reached "
+                            f"(--max-memory, {ENV_MAX_MEMORY})")
     if "error" in outcome:
         cls = getattr(errors, str(outcome.get("type")), None)
         if isinstance(cls, type) and issubclass(cls, errors.SemanticError) and cls is not errors.ShapeViolation:
