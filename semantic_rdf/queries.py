@@ -31,7 +31,7 @@ _TOKEN = re.compile(
       | (?P<bound>\bBOUND\s*\(\s*[?$](?P<bvar>[A-Za-z0-9_\u00B7-\uFFFF]+)\s*\))
       | (?P<var>[?$](?P<name>[A-Za-z0-9_\u00B7-\uFFFF]+))
       | (?P<kw>\b(?:SELECT|WHERE|FROM|CONSTRUCT|ASK|DESCRIBE|ORDER\s+BY|GROUP\s+BY)\b)
-      | (?P<brace>\{)
+      | (?P<brace>[{}])
     """,
     re.VERBOSE | re.IGNORECASE,
 )
@@ -61,7 +61,7 @@ def bind(query_text: str, params: Mapping[str, Term | None]) -> str:
             word = text.upper()
             in_projection = word == "SELECT"
             in_modifier = word.startswith(("ORDER", "GROUP"))
-        elif kind == "brace":
+        elif kind == "brace":  # a group opens or a subquery's modifiers end
             in_projection = in_modifier = False
         elif kind == "bound" and m.group("bvar") in terms:
             text = "true"

@@ -137,10 +137,11 @@ def graphviz(request):
     return shutil.which("dot")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(request):
     """A headless Chromium driven through Selenium and Debian's chromedriver (the `serve` page test), installed
-    with the servers when missing. Selenium is given both paths, so it never looks for or downloads a driver."""
+    with the servers when missing. Selenium is given both paths, so it never looks for or downloads a driver.
+    One per module: the browser's few hundred MB are given back once its tests are done."""
     ensure_tools(request.config, "browser")
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service

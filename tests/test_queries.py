@@ -172,3 +172,20 @@ def test_believed_facts_of_some_ids_equal_the_whole_read_filtered(monkeypatch, c
     assert Mem.believed_facts(s, ids=some) == [f for f in whole if f[0] in some]
     assert ids[0] not in {f[0] for f in whole}
     assert Mem.believed_facts(s, ids=[]) == []
+
+
+def test_a_parameter_after_a_subquerys_modifiers_is_bound_as_a_plain_term():
+    """A parameter in an ORDER BY / GROUP BY is bound as `(term)`; after the subquery that holds the modifier
+    closes, the next occurrence is a triple-pattern slot again (`(term)` there is an RDF collection, and
+    matched nothing: the conflict check's functional-records.rq found no records)."""
+    from semantic_rdf.queries import bind
+
+    text = ("SELECT ?s WHERE { { SELECT ?s WHERE { ?s ?p ?o } GROUP BY ?s HAVING (COUNT(?o) > 1) } ?s ?p ?o2 } "
+            "ORDER BY ?p")
+    p = ox.NamedNode("http://x/p")
+    bound = bind(text, {"p": p})
+    assert "?s <http://x/p> ?o }" in bound and "?s <http://x/p> ?o2 }" in bound and bound.endswith("ORDER BY (<http://x/p>)")
+    s = ox.Store()
+    for o in ("1", "2"):
+        s.add(ox.Quad(ox.NamedNode("http://x/a"), p, ox.Literal(o)))
+    assert [r["s"].value for r in s.query(bound)] == ["http://x/a", "http://x/a"]
