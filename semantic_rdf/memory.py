@@ -218,9 +218,14 @@ class Memory:
         gone = have - want
         rep: ReconcileReport = self.side.reconcile(facts)
         docs = self._documents_of(want - have) | self._documents_with_paths_of(gone)
-        if self.side.path_documents() == [] and facts:
-            docs |= self._documents_of(want)  # first sync of an existing store: build every path memory
+        if facts and (rep.reencoded or not self.side.paths_built):
+            # the first sync of an existing store, or vectors of another encoder: build every path memory. (Asking
+            # whether any document had paths instead rebuilt them all on every sync of a store whose documents
+            # give no multi-hop path: 10 s of each `ask` at 100,000 assertions, bench/bench_scale.py.)
+            docs |= self._documents_of(want)
         built = self._rebuild_paths(docs, facts, read=None)
+        if not self.side.paths_built:
+            self.side.mark_paths_built()
         forgotten = self._forget_unknown()
         if changed or rep.reencoded:
             self._invalidate()

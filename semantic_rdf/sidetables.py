@@ -329,6 +329,15 @@ class SideTables:
         row = self.conn.execute("SELECT vec, paths FROM paths WHERE doc_id = ?", (doc_id,)).fetchone()
         return None if row is None else (bytes(row[0]), json.loads(row[1]))
 
+    @property
+    def paths_built(self) -> bool:
+        """True once a sync built every document's path memory (a new or reset file has not)."""
+        return self._meta("paths") == "built"
+
+    def mark_paths_built(self) -> None:
+        with transaction(self.conn):
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('paths', 'built')")
+
     def path_documents(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT doc_id FROM paths ORDER BY doc_id")]
 

@@ -217,3 +217,52 @@ def test_believed_facts_of_ids_equal_the_whole_read_filtered(monkeypatch, chunk)
         for ids in (every, every[::2], marked, []):
             want = set(ids)
             assert believed_facts(s, as_of=at, ids=ids) == [f for f in whole if f[0] in want], at
+
+
+def _doc_with_facts(store: AssertionStore, ref: str, text: str, facts: list[tuple[str, str, str, int, int]]) -> None:
+    from semantic_rdf.values import Chunk, Triple
+
+    doc = Doc(ref, ref, text)
+    with store.run("ingestion", agent="test-extractor") as run:
+        store.add_document(doc, run)
+        store.assert_triples([Triple(s, p, o, Chunk(doc.id, 0, text, 0, len(text)), 0.8, start=a, end=b)
+                              for s, p, o, a, b in facts], run=run)
+
+
+def test_a_sync_of_an_unchanged_store_rebuilds_no_path_memory_even_when_no_document_has_paths(tmp_path):
+    """The first sync builds every document's path memory once, whether or not it gives a path; later syncs
+    of an unchanged store rebuild none (they rebuilt all of them when no document had a path)."""
+    root = tmp_path / "st"
+    with AssertionStore.open(root) as store:  # two facts with no shared entity: no multi-hop path
+        _doc_with_facts(store, "a.txt", "Ada was born in London. Tim wrote Notes.",
+                        [("Ada", "born_in", "London", 0, 23), ("Tim", "wrote", "Notes", 24, 40)])
+    with Memory.open(root, config=Mem.Config()) as mem:
+        assert mem.side.paths_built and mem.side.path_documents() == []
+        assert mem.sync().documents == 0
+    with Memory.open(root) as mem:
+        assert mem.sync().documents == 0
+
+
+def test_a_new_encoder_rebuilds_the_path_memories_with_it(tmp_path):
+    """Path memories are vectors too: side tables written by another encoder are rebuilt whole, paths included."""
+    from semantic_rdf.hdc import Encoder as HDC
+    from semantic_rdf.paths import document_memory, enumerate_paths
+
+    root = tmp_path / "st"
+    text = "Ada was born in London. London is the capital of England."
+    with AssertionStore.open(root) as store:
+        _doc_with_facts(store, "b.txt", text, [("Ada", "born_in", "London", 0, 23),
+                                               ("London", "capital_of", "England", 24, len(text))])
+    old = HDC(dim=Mem.Config().dim, word_vectors=None)
+    with AssertionStore.open(root) as store:
+        with Memory.attach(store, encoder=old) as mem:
+            (doc,) = mem.side.path_documents()
+            before = mem.side.path_memory(doc)
+    with Memory.open(root) as mem:  # the shared encoder (word vectors on): another signature
+        rep_vec, paths = mem.side.path_memory(doc)
+        want = document_memory(enumerate_paths([tuple(p) for p in [("Ada", "born_in", "London"),
+                                                                   ("London", "capital_of", "England")]],
+                                               max_hops=mem.config.path_max_hops, window=mem.config.path_window),
+                               mem.encoder)
+        assert paths == before[1] and rep_vec != before[0]
+        assert rep_vec == bytes(want.tobytes())
