@@ -86,7 +86,12 @@ class OxigraphServer:
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        return f"http://{self._address}"
+
+    @property
+    def _address(self) -> str:
+        """host:port, an IPv6 address in brackets (both in the URL and in --bind: "::1:7878" is ambiguous)."""
+        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
 
     @property
     def dsn(self) -> str:
@@ -95,7 +100,7 @@ class OxigraphServer:
     def start(self, timeout: float = 60.0) -> "OxigraphServer":
         exe = oxigraph_binary()
         self.port = self.port or free_port()
-        cmd = [exe, "serve-read-only" if self.read_only else "serve", "--bind", f"{self.host}:{self.port}"]
+        cmd = [exe, "serve-read-only" if self.read_only else "serve", "--bind", self._address]
         if self.location:
             cmd += ["--location", self.location]
         elif self.read_only:

@@ -150,3 +150,37 @@ def test_the_page_runs_a_ready_query_in_a_real_browser(served, browser):
     text = [" ".join(cell.split()) for row in rows for cell in row]
     assert len(rows) == 2
     assert "Marie Curie was born in Warsaw." in " ".join(text) and "Paris" not in " ".join(text)
+
+
+def test_an_ipv6_host_is_bracketed_in_the_url_and_the_bind_address():
+    from semantic_rdf.servers import OxigraphServer
+
+    assert OxigraphServer(host="::1", port=7878).url == "http://[::1]:7878"
+    assert OxigraphServer(host="127.0.0.1", port=7878).url == "http://127.0.0.1:7878"
+
+
+def test_serve_on_the_ipv6_loopback_answers(tmp_path):
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET6) as s:
+            s.bind(("::1", 0))
+    except OSError:
+        pytest.skip("this machine has no IPv6 loopback")  # an environment without IPv6, not a missing install
+    root = tmp_path / "store"
+    AssertionStore.open(root).close()
+    proc = subprocess.Popen([sys.executable, "-m", "semantic_rdf", "--json", "--store", str(root), "serve", "--host",
+                             "::1", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out = []
+        while not out or out[-1].rstrip() != "}":
+            line = proc.stdout.readline()
+            assert line, "".join(out) + proc.stderr.read()
+            out.append(line)
+        info = json.loads("".join(out))
+        assert info["url"].startswith("http://[::1]:")
+        rows = _select(info["query"], "SELECT (1 AS ?one) WHERE { }")
+        assert rows == [{"one": "1"}]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
