@@ -123,6 +123,9 @@ _PARAGRAPH = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "
                         "section", "article", "header", "footer", "hr", "figure", "main", "aside", "nav"})
 _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"})
 _WS = re.compile(r"[ \t\n\r\f]+")
+# HTML <pre> becomes a Markdown fence in the text, the one way code is marked for every later stage: the
+# statistical extractor reads no sentence inside one (docs/extraction.md), and the quote of a span keeps it
+_FENCE = "```"
 
 
 class _HTMLText(HTMLParser):
@@ -197,6 +200,8 @@ class _HTMLText(HTMLParser):
             if alt:
                 self._text(" " + alt + " ")
         if tag == "pre":
+            if not self.pre:  # the text keeps a preformatted block as a fenced one: extractors skip code
+                self.out += [_FENCE, 1]
             self.pre += 1
 
     def handle_endtag(self, tag: str) -> None:
@@ -210,6 +215,9 @@ class _HTMLText(HTMLParser):
                     pass
             return
         if tag == "pre" and self.pre:
+            if self.pre == 1:
+                self._brk(1)
+                self.out.append(_FENCE)
             self.pre -= 1
         if tag in _BLOCK:
             self._brk(2 if tag in _PARAGRAPH else 1)

@@ -143,6 +143,21 @@ def test_code_blocks_are_not_read():
     assert got
 
 
+def test_an_html_pre_block_is_not_read_but_its_text_is_kept(tmp_path):
+    """HTML <pre> reaches the extractor as a fenced block (parse.py), so a sentence in one gives no fact; the
+    same sentence in a paragraph does, and the stored text keeps the code."""
+    for body, want in (("<pre>" + ANGELL + "</pre>", False), ("<p>" + ANGELL + "</p>", True)):
+        (tmp_path / "page.html").write_text(f"<html><body>{body}</body></html>", encoding="utf-8")
+        store = tmp_path / ("with" if want else "without")
+        r = run_cli(store, "--json", "ingest", str(tmp_path / "page.html"))
+        assert r.rc == 0, r.err
+        r = run_cli(store, "--json", "search", "Kristiania")
+        assert r.rc == 0 and "Kristiania" in r.out, r.out + r.err  # the text is stored either way
+        r = run_cli(store, "--json", "list")
+        facts = {(x["subject"], x["predicate"], x["object"]) for x in json.loads(r.out)["assertions"]}
+        assert (("Henrik Angell", "country_of_citizenship", "Norway") in facts) is want, facts
+
+
 def test_agent_identity_is_the_weights_hash_and_retract_by_agent(tmp_path):
     store = tmp_path / "s"
     r = run_cli(store, "--json", "ingest", "-", stdin=ALGER.encode())
