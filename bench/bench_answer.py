@@ -101,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     for split in ("dev", "heldout", "all"):
         a, u = s[split]["answerable"], s[split]["unanswerable"]
         print(f"  {split:8s} answerable passed with the right fact {a[0]:3d}/{a[1]:<3d} = {100 * a[0] / max(1, a[1]):5.1f} %   "
-              f"(listed first: {s[split]['top1']}; a multi-hop answer lists hop 1 first)   unanswerable refused {u[0]:3d}/{u[1]:<3d} = {100 * u[0] / max(1, u[1]):5.1f} %")
+              f"(listed first: {s[split]['top1']}; a multi-hop answer lists hop 1 first)   "
+              f"unanswerable refused {u[0]:3d}/{u[1]:<3d} = {100 * u[0] / max(1, u[1]):5.1f} %")
     kinds = Counter((r["kind"], r["ok"]) for r in rows)
     print("  by kind: " + ", ".join(f"{k} {kinds[(k, True)]}/{kinds[(k, True)] + kinds[(k, False)]}"
                                     for k in sorted({r['kind'] for r in rows})))

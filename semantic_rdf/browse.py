@@ -31,7 +31,7 @@ from semantic_rdf.identity import fold
 from semantic_rdf.queries import packaged
 from semantic_rdf.resources import files
 from semantic_rdf.store import AssertionStore, Record
-from semantic_rdf.vocab import NS, entity_iri, id_of, predicate_iri
+from semantic_rdf.vocab import NS, id_of, predicate_iri
 
 __all__ = [
     "Listed", "Page", "Quote", "EntityInfo", "PredicateInfo", "TextHit", "Shown", "Decision", "STATES",

@@ -477,7 +477,8 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
     ("award_received", 0.9, "awarded given presented",
      r"«o:name»\s+(?:was|were)«ADV»\s+(?:awarded|given|presented)«YR»\s+to\s+«s:names»"),
     ("won", 0.85, "won wins win clinched", r"«s:agent»«ADV»\s+(?:won|wins|clinched)\s+(?:the\s+|a\s+|an\s+|his\s+|her\s+|their\s+)?«FILL»«o:name»"),
-    ("won", 0.8, "win", r"«s:agent»«ADV»\s+(?:became|was)\s+the\s+(?:first|second|only|youngest|oldest|last)\s+[\w\s]{0,30}?\bto\s+win\s+(?:the\s+)?«o:name»"),
+    ("won", 0.8, "win", r"«s:agent»«ADV»\s+(?:became|was)\s+the\s+(?:first|second|only|youngest|oldest|last)\s+"
+                        r"[\w\s]{0,30}?\bto\s+win\s+(?:the\s+)?«o:name»"),
     ("won", 0.85, "won", r"«o:name»\s+(?:was|were)«ADV»\s+won«YR»\s+by\s+«s:names»"),
     ("nominated_for", 0.9, "nominated shortlisted",
      r"«s:agent»«AUX»«ADV»\s+(?:nominated|shortlisted)(?:\s+[\w]+){0,3}?\s+for\s+(?:the\s+|an?\s+)?«o:name»"),
@@ -519,7 +520,8 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
      r"«s:np»«ADV»\s+(?:is|are|was|were|forms|formed|form)\s+(?:a\s+|an\s+)?(?:[a-z]+\s+)?part\s+of\s+(?:the\s+)?«o:any»"),
     ("part_of", 0.75, "belongs belonged", r"«s:name»«ADV»\s+(?:belongs|belonged)\s+to\s+(?:the\s+)?«o:nonorg»"),
     # only a bare class noun ("a gas giant"): "was a member of Y" / "a citizen of Y" are relations, not classes
-    ("instance_of", 0.75, "is was", r"^«s:name»\s+(?:is|was)\s+(?:a|an)\s+(?P<o>[a-z]+(?:\s+(?!(?:of|in|at|for|from|with|on|by|to|and|or)\b)[a-z]+){0,2})\s*[.!]?$"),
+    ("instance_of", 0.75, "is was", r"^«s:name»\s+(?:is|was)\s+(?:a|an)\s+"
+                                    r"(?P<o>[a-z]+(?:\s+(?!(?:of|in|at|for|from|with|on|by|to|and|or)\b)[a-z]+){0,2})\s*[.!]?$"),
     ("instance_of", 0.85, "example instance",
      r"«s:name»\s+(?:is|was)\s+(?:an?\s+)?(?:example|instance)\s+of\s+(?:a\s+|an\s+|the\s+)?«o:low»"),
     ("has_part", 0.85, "consists consisted", r"«s:np»«ADV»\s+(?:consists|consisted)\s+of\s+«o:anys»"),

@@ -608,10 +608,12 @@ class GateResult:
     def reason(self) -> str:
         """A one-line, human-readable account (recorded as the decision's reason)."""
         c = self.config
-        head = f"{self.candidates} candidates, {self.stage1_rejected} rejected at stage 1 (tau_early {c.tau_early}), {self.stage2_scored} scored in full"
+        head = (f"{self.candidates} candidates, {self.stage1_rejected} rejected at stage 1 (tau_early {c.tau_early}), "
+                f"{self.stage2_scored} scored in full")
         b = self.best
         if self.passed_total:
-            return f"{head}; {self.passed_total} passed (threshold {c.threshold}, predicate floor {c.predicate_floor}); best {b.fact_id} score {b.score:.3f} predicate {b.predicate:.3f}"
+            return (f"{head}; {self.passed_total} passed (threshold {c.threshold}, predicate floor {c.predicate_floor}); "
+                    f"best {b.fact_id} score {b.score:.3f} predicate {b.predicate:.3f}")
         if b is None:
             bp = f" (best prefix score {self.best_prefix[1]:.3f}, {self.best_prefix[0]})" if self.best_prefix else ""
             return f"{head}; nothing reached stage 2{bp}"

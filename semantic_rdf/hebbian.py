@@ -69,7 +69,8 @@ def _pairs(active: Iterable[str]) -> list[tuple[str, str]]:
     return list(combinations(ents, 2))
 
 
-def eager_turn(weights: Mapping[tuple[str, str], float], active: Iterable[str], eta: float = 0.15, gamma: float = 0.01) -> dict[tuple[str, str], float]:
+def eager_turn(weights: Mapping[tuple[str, str], float], active: Iterable[str], eta: float = 0.15,
+               gamma: float = 0.01) -> dict[tuple[str, str], float]:
     """The reference definition: one turn applied to every stored pair."""
     hit = set(_pairs(active))
     out = {k: w * (1.0 - gamma) for k, w in weights.items() if k not in hit}

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache

@@ -6,8 +6,6 @@ import json
 
 import pytest
 
-from semantic_rdf import temporal as T
-from semantic_rdf.store import AssertionStore
 
 from _security import run_cli
 

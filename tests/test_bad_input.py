@@ -27,7 +27,7 @@ import pytest
 from semantic_rdf.identity import assertion_id
 from semantic_rdf.vocab import DOCUMENT_GRAPH, ENTITY_GRAPH, PROVENANCE_GRAPH, predicate_names
 
-from _security import HOSTILE, assert_refused, dump, quads, refused, run_cli, run_proc
+from _security import HOSTILE, assert_refused, quads, refused, run_cli
 
 CLAIM_PREFIX = "https://w3id.org/semantic-rdf/g/"
 
@@ -592,8 +592,8 @@ def test_unparsable_url_is_a_failure_of_that_source_only(store, tmp_path, bad):
                                       "http://0177.0.0.1/", "http://[::1/"])
 def test_redirect_to_an_unfetchable_url_is_refused(store, web, location):
     _Web.hits.clear()
-    r = refused(store, "ingest", "--allow-host", "localhost",
-                f"http://localhost:{web}/to/" + urllib.parse.quote(location, safe=""))
+    refused(store, "ingest", "--allow-host", "localhost",
+            f"http://localhost:{web}/to/" + urllib.parse.quote(location, safe=""))
     assert _Web.hits and all(h.startswith("/to/") for h in _Web.hits), _Web.hits
 
 

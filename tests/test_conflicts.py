@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 
-import pytest
 
 from semantic_rdf import temporal as T
 from semantic_rdf.conflicts import functional_predicates, warnings

@@ -92,7 +92,8 @@ def _brute(index, enc, q, cfg):
     for fid, s, p, o in FACTS:
         def best(qs, x):
             return max(float(a.astype(np.int64) @ x) / cfg.dim for a in qs) if qs else -1.0
-        pre = lambda v: v[: cfg.prefix_dims]
+        def pre(v):
+            return v[: cfg.prefix_dims]
         s1 = sorted([best([pre(a) for a in qe], pre(enc.encode(s))) * cfg.dim / cfg.prefix_dims,
                      best([pre(a) for a in qp], pre(enc.encode(p))) * cfg.dim / cfg.prefix_dims,
                      best([pre(a) for a in qe], pre(enc.encode(o))) * cfg.dim / cfg.prefix_dims])[1]
@@ -139,7 +140,8 @@ def test_append_and_delete_keep_vectors_shared_and_freed(enc):
         idx.slots("a3")
     q = encode_query(Query(tokens=("curie", "born"), entities=("Marie Curie",), predicates=("born_in",)), enc)
     assert gate(idx, q).blocked
-    one = lambda t: (entity_key(t) if t[0].isupper() else predicate_key(t), enc.encode_packed(t))
+    def one(t):
+        return entity_key(t) if t[0].isupper() else predicate_key(t), enc.encode_packed(t)
     assert idx.add("a3", one("Marie Curie"), ("p:born_in", enc.encode_packed("born_in")), one("Poland"))
     assert not idx.add("a3", one("Marie Curie"), ("p:born_in", enc.encode_packed("born_in")), one("Poland"))
     assert [s.fact_id for s in gate(idx, q).passed] == ["a3"]

@@ -69,7 +69,8 @@ def test_unrelated_random_strings_are_near_orthogonal(enc):
 
 def test_unrelated_real_words_are_near_orthogonal(enc):
     # covered by word vectors, so fused: the tie rule must not add a shared bias
-    ws = "table cloud music river doctor engine green happy window mountain bread computer ocean pencil silver garden winter camera lion paper".split()
+    ws = ("table cloud music river doctor engine green happy window mountain bread computer ocean pencil silver garden "
+          "winter camera lion paper").split()
     v = np.array([enc.encode(w) for w in ws], dtype=np.float32)
     assert sum(enc.word_vectors.vector(w) is not None for w in ws) >= 15
     c = v @ v.T / D

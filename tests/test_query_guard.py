@@ -139,7 +139,7 @@ def test_hostile_queries_through_real_processes(server, requests, store, tmp_pat
 
 def test_library_derive_refuses_a_rule_whose_algebra_has_service(server, requests):
     """A Rule built by hand (not through load_rule's lexer) is still checked from rdflib's algebra."""
-    g = guard(f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ ?s ?p ?o }}")
+    g = guard("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }")
     bad = g.__class__(g.text, f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ SERVICE <{server}> {{ ?s ?p ?o }} }}", g.form,
                       g.depth, g.tokens)
     with pytest.raises(InvalidInput, match="SERVICE"):

@@ -116,6 +116,6 @@ def load_redocred(path: str | Path, start: int = 0, stop: int | None = None) -> 
                     continue
                 mentions.append(Mention(row[a][0], row[b - 1][1], m["type"], ei, m["sent_id"]))
         mentions.sort(key=lambda m: (m.start, -m.end))
-        labels = tuple((l["h"], l["t"], l["r"], tuple(l.get("evidence", ()))) for l in d["labels"])
+        labels = tuple((lab["h"], lab["t"], lab["r"], tuple(lab.get("evidence", ()))) for lab in d["labels"])
         docs.append(GoldDoc(d["title"], text, tuple(sspans), tuple(mentions), labels, tuple(types)))
     return docs

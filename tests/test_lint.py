@@ -1,0 +1,34 @@
+"""Lint as part of the test command (issue 18): `ruff check` with pyproject.toml's rules over the package, the
+tests, the benches and CI's scripts must pass, so CI (which runs the README's test command) holds every change to
+it. ruff comes with the `test` extra."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _ruff() -> list[str]:
+    beside = Path(sys.executable).parent / "ruff"  # the venv's, when the venv was never activated
+    found = str(beside) if beside.exists() else shutil.which("ruff")
+    assert found, "ruff is missing: pip install '.[test]'"
+    return [found]
+
+
+def test_ruff_passes():
+    r = subprocess.run([*_ruff(), "check", "--no-cache", "semantic_rdf", "tests", "bench", ".ci"], cwd=REPO,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
+
+
+def test_ruff_sees_what_it_is_asked_to(tmp_path):
+    """The same configuration finds an unused import: the check above can fail."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("import os\n")
+    r = subprocess.run([*_ruff(), "check", "--no-cache", "--config", str(REPO / "pyproject.toml"), str(bad)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "F401" in r.stdout, r.stdout + r.stderr
