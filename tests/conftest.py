@@ -143,8 +143,11 @@ def browser(request):
     with the servers when missing. Selenium is given both paths, so it never looks for or downloads a driver.
     One per module: the browser's few hundred MB are given back once its tests are done."""
     ensure_tools(request.config, "browser")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        pytest.fail("selenium is missing: pip install '.[test]'", pytrace=False)
 
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium")
