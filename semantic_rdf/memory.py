@@ -448,7 +448,7 @@ class Memory:
 
     def priming(self, name: str, limit: int | None = None) -> list[tuple[str, float]]:
         """Entities associated with `name` above the priming threshold, strongest first, as display names."""
-        names = {}
+        names: dict[str, str] = {}
         for e in self.entities():
             names.setdefault(entity_key(e.name), e.name)
         out = []

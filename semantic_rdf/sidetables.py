@@ -190,7 +190,7 @@ class SideTables:
         if not terms:
             return
         keys = list(terms)
-        have = set()
+        have: set[str] = set()
         for i in range(0, len(keys), 500):
             chunk = keys[i : i + 500]
             q = "SELECT key FROM terms WHERE key IN (%s)" % ",".join("?" * len(chunk))

@@ -115,7 +115,7 @@ def _is_boundary(text: str, m: re.Match[str]) -> bool:
         # "Acme Inc. He ...", initials "J. R. R. Tolkien", initialisms "U.S. Army": a boundary
         # only if the next word is one that typically opens a sentence
         wm = _WORD_AFTER.match(text, nxt)
-        return bool(wm) and wm.group(1).lower() in _STARTERS
+        return wm is not None and wm.group(1).lower() in _STARTERS
     return True
 
 
@@ -125,7 +125,7 @@ def _sentence_cuts(text: str, s: int = 0, e: int | None = None) -> list[int]:
     Most candidates are decided by a few cheap tests; only a single "." closing a listed
     abbreviation, a one-letter token or a dotted token (initialisms) gets the full rules."""
     e = len(text) if e is None else e
-    cuts = []
+    cuts: list[int] = []
     append = cuts.append
     never, maybe = _NEVER_END, _MAYBE_END
     for m in _END.finditer(text, s, e):

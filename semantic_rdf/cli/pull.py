@@ -13,7 +13,7 @@ def add_arguments(p) -> None:
 def run(args, ctx) -> int:
     from semantic_rdf.sync import pull
 
-    skipped = []
+    skipped: list = []
     n = pull(ctx.store(), args.endpoint, on_erased="skip" if args.skip_erased else "refuse", on_skipped=skipped.append)
     text = f"pulled {n} quads" + (f"; skipped {skipped[0].text()} (erased: tombstones win)" if skipped else "")
     ctx.emit({"quads": n, "skipped_erased": skipped[0].as_dict() if skipped else None}, text)

@@ -48,6 +48,8 @@ def run(args, ctx) -> int:
     previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         server.start()
+        proc = server.proc
+        assert proc is not None  # start() ran it
         queries = ready_queries()
         text = [f"serving {ctx.store_path} read-only at {server.url}/ (SPARQL endpoint: {server.url}/query); "
                 "Ctrl-C stops",
@@ -55,13 +57,13 @@ def run(args, ctx) -> int:
                 "Ready queries: paste one into the page (`semantic-rdf query serve/NAME --union` runs it here too)."]
         for name, title, body in queries:
             text += ["", f"# serve/{name}: {title}", body]
-        ctx.emit({"url": server.url, "query": server.url + "/query", "pid": server.proc.pid,
+        ctx.emit({"url": server.url, "query": server.url + "/query", "pid": proc.pid,
                   "union_default_graph": True,
                   "queries": [{"name": f"serve/{n}", "title": t, "query": b} for n, t, b in queries]},
                  "\n".join(text))
         ctx.stdout.flush()
-        server.proc.wait()
-        return 0 if server.proc.returncode in (0, -signal.SIGTERM) else 1
+        proc.wait()
+        return 0 if proc.returncode in (0, -signal.SIGTERM) else 1
     except KeyboardInterrupt:
         return 0
     finally:

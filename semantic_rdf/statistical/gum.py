@@ -26,7 +26,9 @@ _TYPES = {"person": "PER", "organization": "ORG", "place": "LOC"}
 def read_gum(path: Path):
     """Sentences of one file as (tokens, named spans (a, b, type, id), {token index: set of entity ids})."""
     sents = []
-    words, upos, misc = [], [], []
+    words: list[str] = []
+    upos: list[str] = []
+    misc: list[str] = []
 
     def flush():
         if not words:
@@ -100,7 +102,7 @@ def resolution_scores(gum_dir: Path, genres: tuple[str, ...] = ("bio", "news", "
                 c["correct"] += to_gold.get(m.entity) in member.get(m.b - 1, set())
             c["pronouns"] += sum(1 for t in toks if t.text.lower() in ("he", "she", "his", "her", "him", "it", "its"))
     out = {}
-    tot = Counter()
+    tot: Counter[str] = Counter()
     for g, c in sorted(res.items()):
         tot.update(c)
         out[g] = {"resolved": c["resolved"], "precision": round(c["correct"] / max(1, c["resolved"]), 3),

@@ -63,7 +63,7 @@ def alignment() -> dict[str, tuple[str, bool]]:
 
 @lru_cache(maxsize=200_000)
 def _shape(w: str) -> str:
-    out = []
+    out: list[str] = []
     for c in w:
         if c.isupper():
             k = "X"
