@@ -272,9 +272,8 @@ def projection_matrix(dim: int, in_dim: int, seed: int) -> np.ndarray:
     """A fixed (dim, in_dim) matrix of random signs (+1/-1), float32, one bit each from a SHAKE-256 stream.
 
     Signs rather than Gaussians: for the dense unit vectors projected here, a sign projection estimates
-    angles as well (mean absolute error of 1 - 2θ/π over word pairs 0.009 against 0.008; docs/hdc.md), and
-    the matrix costs one bit of stream per entry instead of two 32-bit draws and a Box-Muller transform:
-    10 ms instead of 0.35 s, paid by every process that encodes a question.
+    angles as well, and the matrix costs one bit of stream per entry instead of two 32-bit draws and a
+    Box-Muller transform, which every process that encodes a question pays (docs/hdc.md has the figures).
     """
     n = dim * in_dim
     raw = hashlib.shake_256(f"semantic-rdf/simhash-signs/{seed}/{dim}/{in_dim}".encode()).digest((n + 7) // 8)

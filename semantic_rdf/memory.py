@@ -221,7 +221,7 @@ class Memory:
         if facts and (rep.reencoded or not self.side.paths_built):
             # the first sync of an existing store, or vectors of another encoder: build every path memory. (Asking
             # whether any document had paths instead rebuilt them all on every sync of a store whose documents
-            # give no multi-hop path: 10 s of each `ask` at 100,000 assertions, bench/bench_scale.py.)
+            # give no multi-hop path; docs/security.md, "Cost at scale".)
             docs |= self._documents_of(want)
         built = self._rebuild_paths(docs, facts, read=None)
         if not self.side.paths_built:
