@@ -82,7 +82,7 @@ def why_not_child(pipeline: Pipeline, refs: list[str]) -> str:
     registry = getattr(pipeline.ingester, "registry", None)
     for ref in refs:
         scheme = registry.scheme_of(ref) if registry is not None else "?"
-        if scheme not in _LOCAL:
+        if registry is None or scheme not in _LOCAL:
             return f"{ref}: only local files, directories and globs are read in a child"
         if getattr(registry.factory(scheme), "process_safe", False) is not True:
             return f"{ref}: the {scheme} driver is not marked process_safe"

@@ -299,7 +299,9 @@ def predicates() -> tuple[PredicateInfo, ...]:
     kinds = {"http://www.w3.org/2004/02/skos/core#exactMatch": "exact",
              "http://www.w3.org/2004/02/skos/core#broadMatch": "broad", NS + "inverseMatch": "inverse"}
     merged: dict[str, dict] = {}
-    for r in scratch.query(packaged("ontology/predicates")):
+    rows = scratch.query(packaged("ontology/predicates"))
+    assert isinstance(rows, ox.QuerySolutions)  # a SELECT
+    for r in rows:
         p = merged.setdefault(r["name"].value, {
             "label": r["label"].value, "category": r["category"].value if r["category"] else "",
             "comment": r["comment"].value if r["comment"] else "", "wikidata": []})

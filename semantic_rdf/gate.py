@@ -611,7 +611,7 @@ class GateResult:
         head = (f"{self.candidates} candidates, {self.stage1_rejected} rejected at stage 1 (tau_early {c.tau_early}), "
                 f"{self.stage2_scored} scored in full")
         b = self.best
-        if self.passed_total:
+        if self.passed_total and b is not None:
             return (f"{head}; {self.passed_total} passed (threshold {c.threshold}, predicate floor {c.predicate_floor}); "
                     f"best {b.fact_id} score {b.score:.3f} predicate {b.predicate:.3f}")
         if b is None:

@@ -17,7 +17,7 @@ import re
 from collections import OrderedDict
 from functools import lru_cache
 from itertools import islice
-from typing import Iterable, Iterator, Protocol, Sequence
+from typing import Callable, Iterable, Iterator, Protocol, Sequence
 
 import numpy as np
 
@@ -238,18 +238,19 @@ def subword_vector(text: str, dim: int, sizes: Sequence[int], salt: str) -> np.n
         grams: Iterable[str] = (g for w in ws for g in iter_ngrams(w, sizes))
     else:
         grams, total = [f"#{fold(text)}#"], 1
-    if total <= CHUNK_GRAMS:
-        bits_of = ngram_bits
-    else:
+    bits_of: Callable[[str, int, str], bytes] = ngram_bits
+    if total > CHUNK_GRAMS:
         seen: dict[str, bytes] = {}  # this text's own n-grams, the first CHUNK_GRAMS distinct ones
 
-        def bits_of(g: str, dim: int, salt: str) -> bytes:
+        def own_bits(g: str, dim: int, salt: str) -> bytes:
             b = seen.get(g)
             if b is None:
                 b = _raw_ngram_bits(g, dim, salt)
                 if len(seen) < CHUNK_GRAMS:
                     seen[g] = b
             return b
+
+        bits_of = own_bits
     nb = dim // 8
     ones = np.zeros(dim, dtype=np.int64)
     first: np.ndarray | None = None
@@ -261,6 +262,7 @@ def subword_vector(text: str, dim: int, sizes: Sequence[int], salt: str) -> np.n
             first = bits[0].astype(np.int32) * 2 - 1
         ones += np.add.reduce(bits, axis=0, dtype=np.uint16)  # a chunk's counts fit 16 bits; 4x faster than int64
     s = 2 * ones - total
+    assert first is not None  # there is always at least one n-gram
     return np.where(s > 0, 1, np.where(s < 0, -1, first)).astype(np.int8)
 
 

@@ -468,10 +468,10 @@ def parse_pdf(doc: Doc, limits: ParseLimits = LIMITS) -> Doc:
         reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
         if reader.is_encrypted:
             try:
-                ok = reader.decrypt("")
+                decrypted = bool(reader.decrypt(""))  # PasswordType.NOT_DECRYPTED is 0
             except Exception:  # pypdf raises several types for unsupported crypto
-                ok = 0
-            if not ok:
+                decrypted = False
+            if not decrypted:
                 raise ParseError(f"{doc.source}: encrypted PDF")
         total = len(reader.pages)
         pages: list[str] = []

@@ -150,8 +150,8 @@ def probe(
         for r, els in enumerate(same):
             hyps[r] = bind_path([qv[i] if i in qv else encoder.encode(els[i]) for i in range(len(els))])
         scores = hyps.astype(np.float32) @ mem / encoder.dim
-        for r in np.flatnonzero(scores >= floor):
-            found.append(Candidate(doc_id, Path(tuple(same[r]), ()), float(scores[r])))
+        for k in np.flatnonzero(scores >= floor):
+            found.append(Candidate(doc_id, Path(tuple(same[k]), ()), float(scores[k])))
     found.sort(key=lambda c: (-c.score, c.doc_id, c.path.elements))
     return found[:top_k]
 

@@ -146,10 +146,12 @@ class VirtuosoServer:
 
     @property
     def load_dir(self) -> str:
+        assert self.workdir is not None, "the server has no working directory before start()"
         return os.path.join(self.workdir, "load")
 
     @property
     def password_file(self) -> str:
+        assert self.workdir is not None, "the server has no working directory before start()"
         return os.path.join(self.workdir, "dba-password")
 
     @property

@@ -256,9 +256,12 @@ def build_pipeline(
         normalizer = DEFAULT
     elif isinstance(normalizer, str):
         raise InvalidInput(f"unknown normalizer {normalizer!r} (use 'default', None or a Normalizer)")
+    split: Splitter | None
     if isinstance(splitter, str):
         from semantic_rdf.split import splitter_from_spec
 
-        splitter = splitter_from_spec(splitter)
-    return Pipeline(Ingest(cfg), parser, normalizer, splitter, extractor)
+        split = splitter_from_spec(splitter)
+    else:
+        split = splitter
+    return Pipeline(Ingest(cfg), parser, normalizer, split, extractor)
 

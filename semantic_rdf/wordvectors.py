@@ -173,6 +173,7 @@ class GloVeVectors:
         norms[norms == 0] = 1.0
         self._emb = emb / norms
         self._vocab = vocab
+        assert dim is not None  # set with the first row
         self.dim = int(dim)
         self.signature = f"glove:{p.name}:{len(vocab)}:{h.hexdigest()[:16]}"
 

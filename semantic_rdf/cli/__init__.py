@@ -122,7 +122,7 @@ def named_verb(argv: list[str]) -> str | None:
 def build_parser(only: str | None = None) -> tuple[argparse.ArgumentParser, dict[str, Any]]:
     """The command line's parser and its verb modules: every verb's, or only the verb module `only` (a run
     imports the one verb it runs, not all 27 and what they import)."""
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument("--store", default=argparse.SUPPRESS, metavar="DIR",
                         help=f"store directory (env SEMANTIC_RDF_STORE, default {DEFAULT_STORE})")
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,

@@ -106,6 +106,8 @@ def run_batch(args, ctx, as_of) -> int:
     answerer = make_answerer(args, ctx)  # a missing store is refused before any input is read
     out = ctx.stdout
     asked = refused = 0
+    question: str | None
+    error: str | None
     for n, raw in _lines(args.batch):
         try:
             question = raw.decode("utf-8").rstrip("\r\n")
