@@ -133,12 +133,12 @@ def ask(big: Path, n: int, asks: int, anchor: float) -> None:
 
 def validate(big: Path, anchor: float) -> None:
     """`validate` of the large store, scaled linearly to 1.5M quads."""
+    from bench.bench_validate import run_validate
     from semantic_rdf.store import AssertionStore
 
-    code, wall, peak, out = run(cli(big, "validate"))
+    code, wall, peak, first_line = run_validate(big)
     with AssertionStore.open(big, read_only=True) as st:
         quads = len(st.ox)
-    first_line = (out.splitlines() or [""])[0]
     scaled = wall * 1_500_000 / quads
     print(f"validate {quads:,} quads: exit {code} ({first_line}), {wall:.1f} s ({wall / anchor:.0f}x anchor), "
           f"peak RSS {peak:.0f} MB; at 1.5M quads ~{scaled:.0f} s (linear); target <= {VALIDATE_SECONDS} s "

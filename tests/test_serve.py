@@ -23,6 +23,26 @@ FACTS = [("Marie Curie", "born_in", "Warsaw", 0, 31), ("Marie Curie", "discovere
          ("Marie Curie", "moved_to", "Paris", 57, 76)]
 
 
+def _start_serve(root, *args: str) -> tuple[subprocess.Popen, dict]:
+    """`semantic-rdf --json serve --port 0 ARGS` on `root`, and the JSON object it prints once the server answers."""
+    proc = subprocess.Popen([sys.executable, "-m", "semantic_rdf", "--json", "--store", str(root), "serve", "--port", "0",
+                             *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        out.append(line)
+        if line.rstrip() == "}":
+            break
+    try:
+        return proc, json.loads("".join(out))
+    except ValueError:
+        proc.kill()
+        pytest.fail("serve printed no JSON: " + "".join(out) + proc.stderr.read())
+
+
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """A store with three extracted facts (one retracted, with a reason) served by `semantic-rdf serve --json`."""
@@ -35,22 +55,7 @@ def served(tmp_path_factory):
                                        for s, p, o, a, b in FACTS], run=run)
     retract(store, report.ids[2], "the move date is disputed", agent="a-reviewer")
     store.close()
-    proc = subprocess.Popen([sys.executable, "-m", "semantic_rdf", "--json", "--store", str(root), "serve", "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out = []
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:  # the JSON object is printed once the server answers
-        line = proc.stdout.readline()
-        if not line:
-            break
-        out.append(line)
-        if line.rstrip() == "}":
-            break
-    try:
-        info = json.loads("".join(out))
-    except ValueError:
-        proc.kill()
-        pytest.fail("serve printed no JSON: " + "".join(out) + proc.stderr.read())
+    proc, info = _start_serve(root)
     yield info, root
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=30) == 0
@@ -169,15 +174,8 @@ def test_serve_on_the_ipv6_loopback_answers(tmp_path):
         pytest.skip("this machine has no IPv6 loopback")  # an environment without IPv6, not a missing install
     root = tmp_path / "store"
     AssertionStore.open(root).close()
-    proc = subprocess.Popen([sys.executable, "-m", "semantic_rdf", "--json", "--store", str(root), "serve", "--host",
-                             "::1", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc, info = _start_serve(root, "--host", "::1")
     try:
-        out = []
-        while not out or out[-1].rstrip() != "}":
-            line = proc.stdout.readline()
-            assert line, "".join(out) + proc.stderr.read()
-            out.append(line)
-        info = json.loads("".join(out))
         assert info["url"].startswith("http://[::1]:")
         rows = _select(info["query"], "SELECT (1 AS ?one) WHERE { }")
         assert rows == [{"one": "1"}]
