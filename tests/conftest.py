@@ -137,12 +137,17 @@ def graphviz(request):
     return shutil.which("dot")
 
 
-@pytest.fixture(scope="module")
-def browser(request):
-    """A headless Chromium driven through Selenium and Debian's chromedriver (the `serve` page test), installed
-    with the servers when missing. Selenium is given both paths, so it never looks for or downloads a driver.
-    One per module: the browser's few hundred MB are given back once its tests are done."""
+@pytest.fixture(scope="session")
+def browser_tools(request):
+    """chromium and chromedriver on PATH (installed with the servers when missing), without starting them."""
     ensure_tools(request.config, "browser")
+
+
+@pytest.fixture(scope="module")
+def browser(browser_tools):
+    """A headless Chromium driven through Selenium and Debian's chromedriver (the `serve` page test). Selenium
+    is given both paths, so it never looks for or downloads a driver. One per module: the browser's few
+    hundred MB are given back once its tests are done."""
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service

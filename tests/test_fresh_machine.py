@@ -85,8 +85,8 @@ def test_without_apt_the_tests_say_what_is_missing_and_how_to_install_it(tmp_pat
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="checks the as-root path: the tests' own install runs as root")
-def test_as_root_with_apt_the_fixtures_install_once_per_session(tmp_path, virtuoso_tools, graphviz, browser):
-    # virtuoso_tools, graphviz, browser: this session's real tools (installed first on a fresh machine), to link
+def test_as_root_with_apt_the_fixtures_install_once_per_session(tmp_path, virtuoso_tools, graphviz, browser_tools):
+    # virtuoso_tools, graphviz, browser_tools: this session's real tools (installed first on a fresh machine), to link
     path_dir = _bin(tmp_path, ["apt-get", "debconf-set-selections", "sh"])
     counter = tmp_path / "runs"
     links = "\n".join(f'"{shutil.which("ln")}" -s "{shutil.which(t)}" "{path_dir}/{t}"'
