@@ -153,7 +153,9 @@ class Memory:
         for an in-memory one (or the file `side` names). Reconciled unless told not to, and always when the
         file was missing or unreadable (rebuilt from the store)."""
         path = side if side is not None else (side_path(store.path) if getattr(store, "path", None) else None)
-        tables = SideTables(path, config, encoder or shared_encoder(config))
+        # beside an on-disk store the side file's own default encoder (it reads one-piece words from its
+        # table, not the tokenizer); in memory the process's shared one
+        tables = SideTables(path, config, encoder or (None if path is not None else shared_encoder(config)))
         mem = cls(store, tables)
         if (reconcile or tables.rebuilt) and not getattr(store, "read_only", False):
             try:

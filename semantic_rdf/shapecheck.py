@@ -20,26 +20,26 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Iterable, Mapping
 
-import rdflib
-from rdflib.collection import Collection
-from rdflib.namespace import RDF, RDFS, SH
+import pyoxigraph as ox
 
 from semantic_rdf import ntriples as N
 from semantic_rdf.errors import ShapeViolation
-from semantic_rdf.shapes import Report, shapes_graph, supported_or_raise
+from semantic_rdf.shapes import NODE_KINDS, Report, ShapeGraph, Term, sh, shape_graph, supported_or_raise
+from semantic_rdf.vocab import RDF, RDFS
 
 __all__ = ["Settled", "ShapeCheck", "shape_check"]
 
-_TYPE = f"<{RDF.type}>"
-_SUBCLASS = f"<{RDFS.subClassOf}>"
+_TYPE = f"<{RDF}type>"
+_SUBCLASS = f"<{RDFS}subClassOf>"
 _NONE: tuple[str, ...] = ()
 
 
-def _text(node: rdflib.term.Node) -> str:
-    if isinstance(node, rdflib.URIRef):
-        return N.iri(str(node))
-    if isinstance(node, rdflib.Literal):
-        return N.literal(str(node), str(node.datatype) if node.datatype else None, node.language)
+def _text(node: Term) -> str:
+    if isinstance(node, ox.NamedNode):
+        return N.iri(node.value)
+    if isinstance(node, ox.Literal):
+        plain = node.language or node.datatype.value == N.XSD + "string"
+        return N.literal(node.value, None if plain else node.datatype.value, node.language)
     raise ValueError(f"unsupported term in shapes: {node!r}")
 
 
@@ -126,57 +126,58 @@ def _pattern(rx: str) -> ValueTest:
     return lambda v: v[0] != "_" and r.search(N.lexical(v)) is not None
 
 
-_KINDS = {SH.IRI: ("iri", lambda v: v[0] == "<"), SH.Literal: ("literal", lambda v: v[0] == '"'),
-          SH.BlankNode: ("blank node", lambda v: v[0] == "_")}
+_KINDS: dict[str, ValueTest] = {"isIRI": lambda v: v[0] == "<", "isLiteral": lambda v: v[0] == '"',
+                                "isBlank": lambda v: v[0] == "_"}
 
 
-def _compile(g: rdflib.Graph) -> list[_Shape]:
+def _compile(g: ShapeGraph) -> list[_Shape]:
     shapes = []
-    for shape in sorted(set(g.subjects(RDF.type, SH.NodeShape)), key=str):
+    for shape in g.node_shapes():
         supported_or_raise(g, shape)
-        tc = [str(c) for c in g.objects(shape, SH.targetClass)]
-        ts = [str(p) for p in g.objects(shape, SH.targetSubjectsOf)]
+        tc = [c.value for c in g.objects(shape, sh("targetClass"))]
+        ts = [p.value for p in g.objects(shape, sh("targetSubjectsOf"))]
         props = []
-        for prop in g.objects(shape, SH.property):
-            path = g.value(prop, SH.path)
-            msg = g.value(prop, SH.message)
-            P = _Property(f"<{path}>", str(msg) if msg is not None else "")
-            v = g.value(prop, SH.minCount)
-            P.min1 = v is not None and int(v) > 0
-            v = g.value(prop, SH.maxCount)
-            P.max_count = int(v) if v is not None else None
-            v = g.value(prop, SH.datatype)
+        for prop in g.objects(shape, sh("property")):
+            path = g.value(prop, sh("path"))
+            assert path is not None  # supported_or_raise: an IRI
+            msg = g.value(prop, sh("message"))
+            P = _Property(f"<{path.value}>", msg.value if msg is not None else "")
+            P.min1 = (g.integer(prop, sh("minCount")) or 0) > 0
+            P.max_count = g.integer(prop, sh("maxCount"))
+            v = g.value(prop, sh("datatype"))
             if v is not None:
-                P.tests.append((f"value is not a {v}", _memo(_datatype(str(v)))))
-            v = g.value(prop, SH["class"])
+                P.tests.append((f"value is not a {v.value}", _memo(_datatype(v.value))))
+            v = g.value(prop, sh("class"))
             if v is not None:
-                P.classes.append(f"<{v}>")
-            v = g.value(prop, SH["in"])
+                P.classes.append(f"<{v.value}>")
+            v = g.value(prop, sh("in"))
             if v is not None:
-                members = frozenset(_text(x) for x in Collection(g, v))
+                members = frozenset(_text(x) for x in g.members(v))
                 P.tests.append(("value is not in the allowed list", members.__contains__))
-            v = g.value(prop, SH.nodeKind)
+            v = g.value(prop, sh("nodeKind"))
             if v is not None:
-                _, test = _KINDS[v]
-                P.tests.append((f"value is not of node kind {v}", test))
-            for key, op in ((SH.minInclusive, ">="), (SH.maxInclusive, "<=")):
-                v = g.value(prop, key)
+                P.tests.append((f"value is not of node kind {v.value}", _KINDS[NODE_KINDS[v]]))
+            for key, op in (("minInclusive", ">="), ("maxInclusive", "<=")):
+                v = g.value(prop, sh(key))
                 if v is not None:
-                    P.tests.append((f"value is not {op} {v}", _memo(_bound(_text(v), op))))
-            for key, strict in ((SH.lessThan, True), (SH.lessThanOrEquals, False)):
-                v = g.value(prop, key)
+                    P.tests.append((f"value is not {op} {v.value}", _memo(_bound(_text(v), op))))
+            for key, strict in (("lessThan", True), ("lessThanOrEquals", False)):
+                v = g.value(prop, sh(key))
                 if v is not None:
-                    P.compare.append((f"<{v}>", f"value is not {'<' if strict else '<='} the value of {v}", strict))
-            v = g.value(prop, SH.pattern)
+                    P.compare.append((f"<{v.value}>", f"value is not {'<' if strict else '<='} the value of {v.value}",
+                                      strict))
+            v = g.value(prop, sh("pattern"))
             if v is not None:
-                P.tests.append((f"value does not match {v}", _memo(_pattern(str(v)))))
-            q = g.value(prop, SH.qualifiedValueShape)
+                P.tests.append((f"value does not match {v.value}", _memo(_pattern(v.value))))
+            q = g.value(prop, sh("qualifiedValueShape"))
             if q is not None:
-                P.qualified.append((f"<{g.value(q, SH['class'])}>", f"no value is a {g.value(q, SH['class'])}"))
+                qc = g.value(q, sh("class"))
+                name = qc.value if qc is not None else ""
+                P.qualified.append((f"<{name}>", f"no value is a {name}"))
             props.append(P)
-        shapes.append(_Shape(str(shape).rsplit("#", 1)[-1], f"<{tc[0]}>" if tc else None,
+        shapes.append(_Shape(shape.value.rsplit("#", 1)[-1], f"<{tc[0]}>" if tc else None,
                              f"<{ts[0]}>" if ts else None,
-                             [f"<{c}>" for c in g.objects(shape, SH["class"])], props))
+                             [f"<{c.value}>" for c in g.objects(shape, sh("class"))], props))
     return shapes
 
 
@@ -380,4 +381,4 @@ class ShapeCheck:
 
 @lru_cache(maxsize=1)
 def shape_check() -> ShapeCheck:
-    return ShapeCheck(_compile(shapes_graph()))
+    return ShapeCheck(_compile(shape_graph()))

@@ -15,26 +15,91 @@ from functools import lru_cache
 from typing import Iterable
 
 import pyoxigraph as ox
-import rdflib
-from rdflib.collection import Collection
-from rdflib.namespace import RDF, SH
 
 from semantic_rdf.errors import ShapeViolation
 from semantic_rdf.resources import files
+from semantic_rdf.vocab import RDF, RDF_TYPE
 
-__all__ = ["shapes_graph", "FastChecker", "fast_checker", "validate_full", "pyshacl_results", "Report",
-           "required_datatypes"]
+__all__ = ["shapes_graph", "ShapeGraph", "shape_graph", "FastChecker", "fast_checker", "validate_full",
+           "pyshacl_results", "Report", "required_datatypes", "sh"]
 
-_SUPPORTED_PROPERTY = {
-    SH.path, SH.minCount, SH.maxCount, SH.datatype, SH["class"], SH["in"], SH.nodeKind, SH.minInclusive,
-    SH.maxInclusive, SH.lessThan, SH.lessThanOrEquals, SH.pattern, SH.qualifiedValueShape,
-    SH.qualifiedMinCount, SH.message,
-}
-_SUPPORTED_NODE = {RDF.type, SH.targetClass, SH.targetSubjectsOf, SH.property, SH["class"]}
+SHACL = "http://www.w3.org/ns/shacl#"
+
+
+def sh(name: str) -> ox.NamedNode:
+    return ox.NamedNode(SHACL + name)
+
+
+Term = ox.NamedNode | ox.BlankNode | ox.Literal
+
+
+class ShapeGraph:
+    """The shape files as pyoxigraph terms, indexed for the few reads the compilers make. The write path
+    compiles its checker from this, so writing (an `ask` recording its decision) never imports rdflib;
+    pyshacl, the authority, reads `shapes_graph()`, the same files through rdflib."""
+
+    def __init__(self, triples: Iterable[ox.Triple | ox.Quad]):
+        self._out: dict[Term, dict[ox.NamedNode, list[Term]]] = {}
+        self._len = 0
+        for t in triples:
+            self._out.setdefault(t.subject, {}).setdefault(t.predicate, []).append(t.object)
+            self._len += 1
+
+    @classmethod
+    def parse(cls, turtle: str) -> ShapeGraph:
+        return cls(ox.parse(turtle, format=ox.RdfFormat.TURTLE))
+
+    def __len__(self) -> int:
+        return self._len
+
+    def subjects(self, p: ox.NamedNode, o: Term) -> list[Term]:
+        return [s for s, out in self._out.items() if o in out.get(p, ())]
+
+    def having(self, p: ox.NamedNode) -> list[Term]:
+        return [s for s, out in self._out.items() if p in out]
+
+    def objects(self, s: Term, p: ox.NamedNode) -> list[Term]:
+        return list(self._out.get(s, {}).get(p, ()))
+
+    def predicates(self, s: Term) -> list[ox.NamedNode]:
+        return list(self._out.get(s, {}))
+
+    def value(self, s: Term, p: ox.NamedNode) -> Term | None:
+        vs = self._out.get(s, {}).get(p)
+        return vs[0] if vs else None
+
+    def integer(self, s: Term, p: ox.NamedNode) -> int | None:
+        v = self.value(s, p)
+        return None if v is None else int(v.value)
+
+    def members(self, head: Term) -> list[Term]:
+        """The items of the RDF list starting at `head` (sh:in's value)."""
+        out, first, rest, nil = [], ox.NamedNode(RDF + "first"), ox.NamedNode(RDF + "rest"), ox.NamedNode(RDF + "nil")
+        node: Term | None = head
+        while node is not None and node != nil:
+            item = self.value(node, first)
+            if item is None or len(out) > len(self._out):
+                raise ValueError("malformed RDF list in shapes")
+            out.append(item)
+            node = self.value(node, rest)
+        return out
+
+    def node_shapes(self) -> list[Term]:
+        return sorted(self.subjects(RDF_TYPE, sh("NodeShape")), key=lambda n: n.value)
 
 
 @lru_cache(maxsize=1)
-def shapes_graph() -> rdflib.Graph:
+def shape_graph() -> ShapeGraph:
+    return ShapeGraph(q for path in files("shapes", "*.ttl")
+                      for q in ox.parse(path=str(path), format=ox.RdfFormat.TURTLE))
+
+
+
+@lru_cache(maxsize=1)
+def shapes_graph():
+    """The shape files as an rdflib Graph: what pyshacl reads."""
+    import rdflib
+
     g = rdflib.Graph()
     for path in files("shapes", "*.ttl"):
         g.parse(path, format="turtle")
@@ -45,23 +110,19 @@ def shapes_graph() -> rdflib.Graph:
 def required_datatypes() -> dict[str, str]:
     """Predicate IRI -> the datatype IRI every shape that constrains it with sh:datatype requires (predicates
     whose shapes disagree are left out). What `sync.pull` maps a server's re-typed literals back to."""
-    g = shapes_graph()
+    g = shape_graph()
     seen: dict[str, set[str]] = {}
-    for prop in g.subjects(SH.datatype, None):
-        path, dt = g.value(prop, SH.path), g.value(prop, SH.datatype)
-        if isinstance(path, rdflib.URIRef) and isinstance(dt, rdflib.URIRef):
-            seen.setdefault(str(path), set()).add(str(dt))
+    for prop in g.having(sh("datatype")):
+        path, dt = g.value(prop, sh("path")), g.value(prop, sh("datatype"))
+        if isinstance(path, ox.NamedNode) and isinstance(dt, ox.NamedNode):
+            seen.setdefault(path.value, set()).add(dt.value)
     return {p: next(iter(d)) for p, d in seen.items() if len(d) == 1}
 
 
-def _t(node: rdflib.term.Node) -> str:
+def _t(node: Term | None) -> str:
     """SPARQL text of a term taken from the (trusted, packaged) shapes graph."""
-    if isinstance(node, rdflib.URIRef):
-        return str(ox.NamedNode(str(node)))
-    if isinstance(node, rdflib.Literal):
-        if node.datatype is not None:
-            return str(ox.Literal(str(node), datatype=ox.NamedNode(str(node.datatype))))
-        return str(ox.Literal(str(node), language=node.language) if node.language else ox.Literal(str(node)))
+    if isinstance(node, (ox.NamedNode, ox.Literal)):
+        return str(node)
     raise ValueError(f"unsupported term in shapes: {node!r}")
 
 
@@ -96,101 +157,107 @@ class _Check:
     target: str = ""  # "class <iri>" or "subjectsOf <iri>": which delta triples make this check relevant
 
 
-def supported_or_raise(g: rdflib.Graph, shape: rdflib.term.Node) -> None:
+_SUPPORTED_PROPERTY = frozenset(map(sh, (
+    "path", "minCount", "maxCount", "datatype", "class", "in", "nodeKind", "minInclusive", "maxInclusive",
+    "lessThan", "lessThanOrEquals", "pattern", "qualifiedValueShape", "qualifiedMinCount", "message")))
+_SUPPORTED_NODE = frozenset([RDF_TYPE, *map(sh, ("targetClass", "targetSubjectsOf", "property", "class"))])
+NODE_KINDS = {sh("IRI"): "isIRI", sh("Literal"): "isLiteral", sh("BlankNode"): "isBlank"}
+
+
+def supported_or_raise(g: ShapeGraph, shape: Term) -> None:
     """Refuse a node shape that uses any SHACL feature the compiled checkers do not implement, so they
     can never silently ignore a constraint that pyshacl enforces."""
     extra = set(g.predicates(shape)) - _SUPPORTED_NODE
     if extra:
-        raise ValueError(f"shape {shape} uses unsupported SHACL features: {sorted(map(str, extra))}")
-    if len(list(g.objects(shape, SH.targetClass))) + len(list(g.objects(shape, SH.targetSubjectsOf))) != 1:
-        raise ValueError(f"shape {shape} must have exactly one target")
-    for prop in g.objects(shape, SH.property):
+        raise ValueError(f"shape {shape.value} uses unsupported SHACL features: {sorted(p.value for p in extra)}")
+    if len(g.objects(shape, sh("targetClass"))) + len(g.objects(shape, sh("targetSubjectsOf"))) != 1:
+        raise ValueError(f"shape {shape.value} must have exactly one target")
+    for prop in g.objects(shape, sh("property")):
         extra = set(g.predicates(prop)) - _SUPPORTED_PROPERTY
         if extra:
-            raise ValueError(f"property shape of {shape} uses unsupported SHACL features: {sorted(map(str, extra))}")
-        if not isinstance(g.value(prop, SH.path), rdflib.URIRef):
-            raise ValueError(f"property shape of {shape}: only IRI paths are supported")
-        v = g.value(prop, SH.minCount)
-        if v is not None and int(v) > 1:
+            raise ValueError(f"property shape of {shape.value} uses unsupported SHACL features: "
+                             f"{sorted(p.value for p in extra)}")
+        if not isinstance(g.value(prop, sh("path")), ox.NamedNode):
+            raise ValueError(f"property shape of {shape.value}: only IRI paths are supported")
+        if (g.integer(prop, sh("minCount")) or 0) > 1:
             raise ValueError("sh:minCount > 1 is not supported by the fast checker")
-        v = g.value(prop, SH.maxCount)
-        if v is not None and int(v) > 1:
+        if (g.integer(prop, sh("maxCount")) or 0) > 1:
             raise ValueError("sh:maxCount > 1 is not supported by the fast checker")
-        v = g.value(prop, SH.nodeKind)
-        if v is not None and v not in (SH.IRI, SH.Literal, SH.BlankNode):
-            raise ValueError(f"sh:nodeKind {v} is not supported by the fast checker")
-        q = g.value(prop, SH.qualifiedValueShape)
+        v = g.value(prop, sh("nodeKind"))
+        if v is not None and v not in NODE_KINDS:
+            raise ValueError(f"sh:nodeKind {v.value} is not supported by the fast checker")
+        q = g.value(prop, sh("qualifiedValueShape"))
         if q is not None:
-            qn = g.value(prop, SH.qualifiedMinCount)
-            if set(g.predicates(q)) != {SH["class"]} or qn is None or int(qn) != 1:
+            qn = g.integer(prop, sh("qualifiedMinCount"))
+            if set(g.predicates(q)) != {sh("class")} or qn != 1:
                 raise ValueError("only sh:qualifiedValueShape [ sh:class C ] with sh:qualifiedMinCount 1 is supported")
 
 
-def _compile(g: rdflib.Graph) -> list[_Check]:
+def _compile(g: ShapeGraph) -> list[_Check]:
     checks: list[_Check] = []
-    for shape in sorted(set(g.subjects(RDF.type, SH.NodeShape)), key=str):
+    for shape in g.node_shapes():
         supported_or_raise(g, shape)
         targets = []
-        for c in g.objects(shape, SH.targetClass):
-            targets.append((f"?this <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> {_t(c)} .", f"class {c}"))
-        for p in g.objects(shape, SH.targetSubjectsOf):
-            targets.append((f"?this {_t(p)} ?_t .", f"subjectsOf {p}"))
+        for c in g.objects(shape, sh("targetClass")):
+            targets.append((f"?this <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> {_t(c)} .", f"class {c.value}"))
+        for p in g.objects(shape, sh("targetSubjectsOf")):
+            targets.append((f"?this {_t(p)} ?_t .", f"subjectsOf {p.value}"))
         target, target_key = targets[0]
-        name = str(shape).rsplit("#", 1)[-1]
-        for c in g.objects(shape, SH["class"]):
-            checks.append(_Check(name, "", f"focus node is not a {c}",
+        name = shape.value.rsplit("#", 1)[-1]
+        for c in g.objects(shape, sh("class")):
+            checks.append(_Check(name, "", f"focus node is not a {c.value}",
                                  _not_instance(target, "?this", _t(c)), target_key))
-        for prop in g.objects(shape, SH.property):
-            path = g.value(prop, SH.path)
+        for prop in g.objects(shape, sh("property")):
+            path = g.value(prop, sh("path"))
+            assert path is not None  # supported_or_raise: an IRI
             P = _t(path)
-            msg = g.value(prop, SH.message)
-            label = str(msg) if msg is not None else None
-            pname = str(path)
+            msg = g.value(prop, sh("message"))
+            label = msg.value if msg is not None else None
+            pname = path.value
 
             def add(what: str, body: str) -> None:
                 checks.append(_Check(name, pname, label or what, body, target_key))
 
-            v = g.value(prop, SH.minCount)
-            if v is not None and int(v) > 0:
+            if (g.integer(prop, sh("minCount")) or 0) > 0:
                 add("fewer than 1 values", f"{target} FILTER NOT EXISTS {{ ?this {P} ?_v }}")
-            v = g.value(prop, SH.maxCount)
+            n = g.integer(prop, sh("maxCount"))
+            if n == 0:
+                add("must have no value", f"{target} ?this {P} ?v .")
+            elif n is not None:
+                add("more than one value", f"{target} ?this {P} ?v . ?this {P} ?_w . FILTER(!sameTerm(?v, ?_w))")
+            v = g.value(prop, sh("datatype"))
             if v is not None:
-                n = int(v)
-                if n == 0:
-                    add("must have no value", f"{target} ?this {P} ?v .")
-                else:
-                    add("more than one value", f"{target} ?this {P} ?v . ?this {P} ?_w . FILTER(!sameTerm(?v, ?_w))")
-            v = g.value(prop, SH.datatype)
+                add(f"value is not a {v.value}",
+                    f"{target} ?this {P} ?v . FILTER(!isLiteral(?v) || datatype(?v) != {_t(v)})")
+            v = g.value(prop, sh("class"))
             if v is not None:
-                add(f"value is not a {v}", f"{target} ?this {P} ?v . FILTER(!isLiteral(?v) || datatype(?v) != {_t(v)})")
-            v = g.value(prop, SH["class"])
+                add(f"value is not a {v.value}", _not_instance(f"{{ {target} ?this {P} ?v . }}", "?v", _t(v)))
+            v = g.value(prop, sh("in"))
             if v is not None:
-                add(f"value is not a {v}", _not_instance(f"{{ {target} ?this {P} ?v . }}", "?v", _t(v)))
-            v = g.value(prop, SH["in"])
-            if v is not None:
-                members = ", ".join(_t(x) for x in Collection(g, v))
+                members = ", ".join(_t(x) for x in g.members(v))
                 add("value is not in the allowed list", f"{target} ?this {P} ?v . FILTER(?v NOT IN ({members}))")
-            v = g.value(prop, SH.nodeKind)
+            v = g.value(prop, sh("nodeKind"))
             if v is not None:
-                test = {SH.IRI: "isIRI(?v)", SH.Literal: "isLiteral(?v)", SH.BlankNode: "isBlank(?v)"}[v]
-                add(f"value is not of node kind {v}", f"{target} ?this {P} ?v . FILTER(!{test})")
-            for key, op in ((SH.minInclusive, ">="), (SH.maxInclusive, "<=")):
-                v = g.value(prop, key)
+                add(f"value is not of node kind {v.value}", f"{target} ?this {P} ?v . FILTER(!{NODE_KINDS[v]}(?v))")
+            for key, op in (("minInclusive", ">="), ("maxInclusive", "<=")):
+                v = g.value(prop, sh(key))
                 if v is not None:
-                    add(f"value is not {op} {v}", f"{target} ?this {P} ?v . FILTER(!COALESCE(?v {op} {_t(v)}, false))")
-            for key, op in ((SH.lessThan, "<"), (SH.lessThanOrEquals, "<=")):
-                v = g.value(prop, key)
+                    add(f"value is not {op} {v.value}",
+                        f"{target} ?this {P} ?v . FILTER(!COALESCE(?v {op} {_t(v)}, false))")
+            for key, op in (("lessThan", "<"), ("lessThanOrEquals", "<=")):
+                v = g.value(prop, sh(key))
                 if v is not None:
-                    add(f"value is not {op} the value of {v}",
+                    add(f"value is not {op} the value of {v.value}",
                         f"{target} ?this {P} ?v . ?this {_t(v)} ?_w . FILTER(!COALESCE(?v {op} ?_w, false))")
-            v = g.value(prop, SH.pattern)
+            v = g.value(prop, sh("pattern"))
             if v is not None:
-                add(f"value does not match {v}",
-                    f"{target} ?this {P} ?v . FILTER(isBlank(?v) || !REGEX(STR(?v), {_t(rdflib.Literal(str(v)))}))")
-            q = g.value(prop, SH.qualifiedValueShape)
+                add(f"value does not match {v.value}",
+                    f"{target} ?this {P} ?v . FILTER(isBlank(?v) || !REGEX(STR(?v), {_t(ox.Literal(v.value))}))")
+            q = g.value(prop, sh("qualifiedValueShape"))
             if q is not None:
-                qc = g.value(q, SH["class"])
-                add(f"no value is a {qc}", _not_instance(f"{{ {target} }}", "?_q", _t(qc), via=f"?this {P} ?_q ."))
+                qc = g.value(q, sh("class"))
+                add(f"no value is a {qc.value if qc else qc}",
+                    _not_instance(f"{{ {target} }}", "?_q", _t(qc), via=f"?this {P} ?_q ."))
     return checks
 
 
@@ -274,7 +341,7 @@ def _pool() -> ThreadPoolExecutor:
 
 @lru_cache(maxsize=1)
 def fast_checker() -> FastChecker:
-    return FastChecker(_compile(shapes_graph()))
+    return FastChecker(_compile(shape_graph()))
 
 
 def validate_full(triples: Iterable[ox.Triple | ox.Quad]) -> Report:
@@ -287,6 +354,8 @@ def pyshacl_results(triples: Iterable[ox.Triple | ox.Quad]) -> tuple[bool, list[
     """pyshacl over the given triples as one graph: whether they conform, each violation as (its focus node's
     N-Triples text, the violation as `validate_full` words it), and pyshacl's text report."""
     import pyshacl
+    import rdflib
+    from rdflib.namespace import RDF, SH
 
     g = rdflib.Graph()
     for t in triples:
@@ -303,6 +372,8 @@ def pyshacl_results(triples: Iterable[ox.Triple | ox.Quad]) -> tuple[bool, list[
 
 
 def _to_rdflib(term):
+    import rdflib
+
     if isinstance(term, ox.NamedNode):
         return rdflib.URIRef(term.value)
     if isinstance(term, ox.BlankNode):

@@ -70,6 +70,7 @@ CREATE TABLE IF NOT EXISTS paths (
     path_count INTEGER NOT NULL,
     paths TEXT NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS words (word TEXT PRIMARY KEY, piece INTEGER NOT NULL) WITHOUT ROWID;
 """
 
 
@@ -118,6 +119,7 @@ class SideTables:
 
     def _open(self) -> None:
         path, config = self.path, self.config
+        self._words_ready = False
         try:
             self.conn = sqlite3.connect(":memory:" if path is None else str(path), isolation_level=None, timeout=5.0)
             self.conn.execute("PRAGMA secure_delete = ON")
@@ -148,11 +150,45 @@ class SideTables:
 
     @property
     def encoder(self) -> Encoder:
+        """The encoder given, else the default one; beside an on-disk store it finds one-piece words through
+        the `words` table (`word_piece`), so a process that encodes a question never loads the tokenizer."""
         if self._encoder is None:
-            from semantic_rdf.wordvectors import default_word_vectors
+            from semantic_rdf.wordvectors import TabledWords, default_word_vectors
 
-            self._encoder = self.config.encoder(default_word_vectors())
+            wv = default_word_vectors()
+            self._encoder = self.config.encoder(TabledWords(wv, self.word_piece) if self.path is not None else wv)
         return self._encoder
+
+    def word_piece(self, word: str) -> int | None:
+        """The default word vectors' piece id of `word` if the tokenizer reads it as one piece, else None.
+        The table of such words (vocabulary, not data: ~16,000 rows) is built on first use, once per file and
+        word-vector signature; LookupError if it cannot be written here (the caller then uses the tokenizer)."""
+        if not self._words_ready:
+            self._build_words()
+        row = self.conn.execute("SELECT piece FROM words WHERE word = ?", (word,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def _build_words(self) -> None:
+        from semantic_rdf.wordvectors import default_word_vectors
+
+        wv = default_word_vectors()
+        if self._meta("words") != wv.signature:
+            try:
+                with transaction(self.conn):
+                    self.conn.execute("DELETE FROM words")
+                    self.conn.executemany("INSERT OR REPLACE INTO words VALUES (?, ?)", wv.one_piece_words())
+                    # the vectors' mean row too: computing it reads all 16 MB of them
+                    self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('words_centre', ?)",
+                                      (wv.centre.tobytes().hex(),))
+                    self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('words', ?)", (wv.signature,))
+            except sqlite3.OperationalError as e:  # read-only file or directory, locked past the timeout
+                raise LookupError(f"no word table: {e}") from None
+        else:
+            try:
+                wv.use_centre(np.frombuffer(bytes.fromhex(self._meta("words_centre") or ""), dtype=np.float32))
+            except ValueError:
+                pass  # unreadable: the vectors compute it
+        self._words_ready = True
 
     def close(self) -> None:
         self.conn.close()

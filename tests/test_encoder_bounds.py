@@ -123,9 +123,9 @@ def test_encoder_unchanged_on_ordinary_names(enc):
 
 def test_word_vectors_skip_words_no_vocabulary_piece_can_spell():
     wv = default_word_vectors()
-    longest = max(len(t) for t in wv._tok.get_vocab())
+    longest = max(len(t) for t in wv.tokenizer.get_vocab())
     assert wv._max_chars == longest * wv.max_pieces
     assert wv.vector("x" * LONG) is None and wv.vector("paris") is not None
     # every single-piece word the tokenizer can spell is within the bound, so nothing covered is lost
-    pieces = [t.lstrip("▁") for t in wv._tok.get_vocab() if t.lstrip("▁").isalpha()]
+    pieces = [t.lstrip("▁") for t in wv.tokenizer.get_vocab() if t.lstrip("▁").isalpha()]
     assert max(len(p) for p in pieces) <= wv._max_chars

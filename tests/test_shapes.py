@@ -6,7 +6,7 @@ import pytest
 from semantic_rdf.errors import ShapeViolation
 from semantic_rdf import ntriples as N
 from semantic_rdf.shapecheck import _compile as compile_python, shape_check
-from semantic_rdf.shapes import _compile, fast_checker, shapes_graph, validate_full
+from semantic_rdf.shapes import ShapeGraph, _compile, fast_checker, shape_graph, shapes_graph, validate_full
 from semantic_rdf.store import AssertionStore
 from semantic_rdf.values import Chunk, Doc, Triple, Validity
 from semantic_rdf.vocab import ENTITY_GRAPH, M, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, XSD, assertion_iri
@@ -17,6 +17,7 @@ from hypothesis import given, settings, strategies as st
 
 from semantic_rdf import layout as L
 from semantic_rdf.identity import assertion_id
+from semantic_rdf.resources import files
 
 
 def _valid_store() -> AssertionStore:
@@ -106,10 +107,10 @@ def test_violation_found_by_both(name, quads, checker):
 
 
 def test_fast_checker_refuses_unknown_shacl_features():
-    g = rdflib.Graph().parse(data="""
+    g = ShapeGraph.parse("""
         @prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://example.org/> .
         ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:property [ sh:path ex:p ; sh:minLength 3 ] .
-    """, format="turtle")
+    """)
     with pytest.raises(ValueError, match="unsupported"):
         _compile(g)
     with pytest.raises(ValueError, match="unsupported"):
@@ -118,6 +119,11 @@ def test_fast_checker_refuses_unknown_shacl_features():
 
 def test_shapes_parse_and_compile():
     assert len(shapes_graph()) > 100
+    # the write path's reading of the shape files holds what rdflib reads there
+    fresh = rdflib.Graph()
+    for path in files("shapes", "*.ttl"):
+        fresh.parse(path, format="turtle")
+    assert len(shape_graph()) == len(fresh) > 100
     assert len(fast_checker().checks) > 50
 
 
