@@ -40,12 +40,14 @@ from __future__ import annotations
 import math
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
+
+if TYPE_CHECKING:  # imported where a pool is made: most processes never make one
+    from concurrent.futures import ThreadPoolExecutor
 
 from semantic_rdf.errors import InvalidInput, NotFound
 from semantic_rdf.hdc import Encoder, WordVectorSource, split_words
@@ -138,6 +140,13 @@ class Config:
             simhash_seed=self.simhash_seed,
             word_vectors=word_vectors,
         )
+
+
+def _distinct(a: np.ndarray) -> np.ndarray:
+    """The sorted distinct values of `a` (flattened): np.unique's result without its first-call import of
+    numpy.ma, which every `ask` process would pay for (docs/answer.md)."""
+    s = np.sort(np.asarray(a).ravel())
+    return s[np.concatenate(([True], s[1:] != s[:-1]))] if s.size else s
 
 
 def entity_key(name: str) -> str:
@@ -259,7 +268,7 @@ class _Terms:
 
     def release(self, rows: np.ndarray) -> None:
         np.subtract.at(self.refs, rows, 1)
-        for r in np.unique(rows):
+        for r in _distinct(rows):
             if self.refs[r] <= 0:
                 self.refs[r] = 0
                 k = self.keys[r]
@@ -425,6 +434,8 @@ def _pool(n: int) -> ThreadPoolExecutor:
     global _POOL
     with _POOL_LOCK:
         if _POOL is None or _POOL._max_workers < n:  # noqa: SLF001
+            from concurrent.futures import ThreadPoolExecutor
+
             _POOL = ThreadPoolExecutor(max_workers=n, thread_name_prefix="hdc-gate")
         return _POOL
 
@@ -664,8 +675,8 @@ def gate(index: FactIndex, query: QueryVectors, config: Config | None = None, *,
         h[need] = _min_hamming_rows(terms.gather_prefix(need), qw)
         return h
 
-    need_e = None if rows is None else np.unique(spo[[0, 2]])
-    need_p = np.unique(spo[1]) if rows is not None or preds.used > 4 * cand else None
+    need_e = None if rows is None else _distinct(spo[[0, 2]])
+    need_p = _distinct(spo[1]) if rows is not None or preds.used > 4 * cand else None
     he1 = prefix_min(ents, qe_p, need_e)
     hp1 = prefix_min(preds, qp_p, need_p)
     # the k-th best slot score is the cosine of the k-th smallest slot distance (the cosine
@@ -687,8 +698,8 @@ def gate(index: FactIndex, query: QueryVectors, config: Config | None = None, *,
         m[need] = 1.0 - 2.0 * ham.min(axis=0).astype(np.float32) / d
         return m
 
-    me2 = full_max(ents, qe_p, qe_r, np.unique(ks[:, [0, 2]]))
-    mp2 = full_max(preds, qp_p, qp_r, np.unique(ks[:, 1]))
+    me2 = full_max(ents, qe_p, qe_r, _distinct(ks[:, [0, 2]]))
+    mp2 = full_max(preds, qp_p, qp_r, _distinct(ks[:, 1]))
     slots = np.stack([me2[ks[:, 0]], mp2[ks[:, 1]], me2[ks[:, 2]]], axis=1)
     score = _kth_best(slots, cfg.slots_required)
     palign = slots[:, 1]

@@ -24,7 +24,7 @@ from semantic_rdf.resources import query as load_query
 Term = ox.NamedNode | ox.Literal
 
 _VAR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_TOKEN = re.compile(
+_TOKEN_PATTERN = (
     r"""(?P<comment>\#[^\n]*)
       | (?P<string>'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")
       | (?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
@@ -36,6 +36,12 @@ _TOKEN = re.compile(
     # case-blind only for the keywords: over the variables' wide character ranges it triples the compile time
     re.VERBOSE,
 )
+
+
+@lru_cache(maxsize=1)
+def _token() -> re.Pattern[str]:
+    """The binder's tokenizer, compiled on first use: only processes that bind a query pay for it."""
+    return re.compile(*_TOKEN_PATTERN)
 
 
 def bind(query_text: str, params: Mapping[str, Term | None]) -> str:
@@ -54,7 +60,7 @@ def bind(query_text: str, params: Mapping[str, Term | None]) -> str:
     out: list[str] = []
     pos = 0
     in_projection = in_modifier = False
-    for m in _TOKEN.finditer(query_text):
+    for m in _token().finditer(query_text):
         out.append(query_text[pos:m.start()])
         pos = m.end()
         kind, text = m.lastgroup, m.group(0)

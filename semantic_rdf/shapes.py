@@ -9,12 +9,14 @@ checks that both give the same verdict on valid data and on every kind of violat
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 import pyoxigraph as ox
+
+if TYPE_CHECKING:  # imported where the pool is made (checks of a large store)
+    from concurrent.futures import ThreadPoolExecutor
 
 from semantic_rdf.errors import ShapeViolation
 from semantic_rdf.resources import files
@@ -336,6 +338,8 @@ class FastChecker:
 
 @lru_cache(maxsize=1)
 def _pool() -> ThreadPoolExecutor:
+    from concurrent.futures import ThreadPoolExecutor
+
     return ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)), thread_name_prefix="shape-check")
 
 

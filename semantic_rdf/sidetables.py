@@ -161,7 +161,7 @@ class SideTables:
 
     def word_piece(self, word: str) -> int | None:
         """The default word vectors' piece id of `word` if the tokenizer reads it as one piece, else None.
-        The table of such words (vocabulary, not data: ~16,000 rows) is built on first use, once per file and
+        The table of such words (vocabulary, not data) is built on first use, once per file and
         word-vector signature; LookupError if it cannot be written here (the caller then uses the tokenizer)."""
         if not self._words_ready:
             self._build_words()
@@ -172,12 +172,12 @@ class SideTables:
         from semantic_rdf.wordvectors import default_word_vectors
 
         wv = default_word_vectors()
-        if self._meta("words") != wv.signature:
+        if self._meta("words") != wv.signature or self._meta("words_centre") is None:
             try:
                 with transaction(self.conn):
                     self.conn.execute("DELETE FROM words")
                     self.conn.executemany("INSERT OR REPLACE INTO words VALUES (?, ?)", wv.one_piece_words())
-                    # the vectors' mean row too: computing it reads all 16 MB of them
+                    # the vectors' mean row too: computing it reads every row
                     self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('words_centre', ?)",
                                       (wv.centre.tobytes().hex(),))
                     self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('words', ?)", (wv.signature,))
@@ -318,24 +318,27 @@ class SideTables:
         return ReconcileReport(added, removed, reencoded)
 
     def index(self) -> FactIndex:
-        """The in-memory FactIndex of every stored fact (vectorised load, no re-encoding)."""
+        """The in-memory FactIndex of every stored fact (vectorised load, no re-encoding). Each term's vector
+        is read once, not once per fact that uses it (a join per fact copied every vector three times)."""
         idx = FactIndex(self.config)
-        rows = self.conn.execute(
-            "SELECT f.id, f.s, ts.vec, f.p, tp.vec, f.o, to_.vec FROM facts f "
-            "JOIN terms ts ON ts.key = f.s JOIN terms tp ON tp.key = f.p JOIN terms to_ ON to_.key = f.o"
-        ).fetchall()
-        if rows:
-            nb = self.config.packed_bytes
+        facts = self.conn.execute("SELECT id, s, p, o FROM facts").fetchall()
+        if not facts:
+            return idx
+        nb = self.config.packed_bytes
+        row: dict[str, int] = {}
+        blobs: list[bytes] = []
+        for key, vec in self.conn.execute("SELECT key, vec FROM terms"):
+            row[key] = len(blobs)
+            blobs.append(vec)
+        vectors = np.frombuffer(b"".join(blobs), dtype=np.uint8).reshape(len(blobs), nb)
+        del blobs
+        known = [f for f in facts if f[1] in row and f[2] in row and f[3] in row]  # as the join: complete rows only
 
-            def mat(col: int) -> np.ndarray:
-                return np.frombuffer(b"".join(r[col] for r in rows), dtype=np.uint8).reshape(len(rows), nb)
+        def slot(col: int) -> tuple[list[str], np.ndarray]:
+            keys = [f[col] for f in known]
+            return keys, vectors[np.fromiter((row[k] for k in keys), dtype=np.int64, count=len(keys))]
 
-            idx.add_many(
-                [r[0] for r in rows],
-                ([r[1] for r in rows], mat(2)),
-                ([r[3] for r in rows], mat(4)),
-                ([r[5] for r in rows], mat(6)),
-            )
+        idx.add_many([f[0] for f in known], slot(1), slot(2), slot(3))
         return idx
 
     def fact_texts(self, fact_id: str) -> tuple[str, str, str] | None:

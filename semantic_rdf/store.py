@@ -361,7 +361,7 @@ class AssertionStore:
                 pass
         st, self.ox = self.ox, None  # type: ignore[assignment]
         # release the RocksDB lock now, not at interpreter exit: dropping the last reference does it; a store
-        # still referenced elsewhere (a cycle, a result iterator) needs the collector (~20 ms a call)
+        # still referenced elsewhere (a cycle, a result iterator) needs the collector, which costs every CLI verb time (docs/answer.md)
         if st is not None and sys.getrefcount(st) > 2:  # 2: `st` and getrefcount's argument
             del st
             gc.collect()

@@ -50,7 +50,7 @@ def wordllama_files(package_dir: str | os.PathLike | None = None) -> tuple[Path,
 
 def _safetensors_matrix(path: Path) -> np.ndarray:
     """The single 2-D tensor of a safetensors file (a JSON header + raw data), memory-mapped read-only in its
-    stored dtype: a process that looks up a few words reads a few rows, not the 16 MB."""
+    stored dtype: a process that looks up a few words reads a few rows, not the whole matrix."""
     with open(path, "rb") as f:
         head = f.read(8)
         if len(head) != 8:
@@ -81,7 +81,7 @@ def _safetensors_matrix(path: Path) -> np.ndarray:
 class WordLlamaVectors:
     """Static token embeddings of the installed wordllama wheel, mean-centred and unit-normalised.
 
-    Everything loads on first use: the tokenizer (~0.1 s) when a word is first split into pieces, the
+    Everything loads on first use: the tokenizer when a word is first split into pieces, the
     matrix (memory-mapped) and its mean when a vector is first read. `signature` needs neither."""
 
     def __init__(self, weights: str | os.PathLike | None = None, tokenizer: str | os.PathLike | None = None, *, max_pieces: int = 1):
