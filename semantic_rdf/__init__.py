@@ -48,6 +48,7 @@ _PUBLIC: dict[str, str] = {
     "LimitExceeded": "semantic_rdf.errors",
     "UnknownDriver": "semantic_rdf.errors",
     "DriverNotBuiltIn": "semantic_rdf.errors",
+    "MissingExtra": "semantic_rdf.errors",
 }
 
 __all__ = sorted(_PUBLIC)

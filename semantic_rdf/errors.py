@@ -73,3 +73,12 @@ class ErasedData(InvalidInput):
 
 class LimitExceeded(InvalidInput):
     """A user's query (or derivation) passed its time, row or memory limit and was stopped; nothing was written."""
+
+
+class MissingExtra(SemanticError, ImportError):
+    """An optional part of semantic-rdf is not installed; the message names the extra that installs it
+    (`pip install 'semantic-rdf[NAME]'`)."""
+
+    def __init__(self, what: str, extra: str):
+        super().__init__(f"{what} needs the '{extra}' extra: pip install 'semantic-rdf[{extra}]'")
+        self.extra = extra

@@ -25,7 +25,7 @@ import pyoxigraph as ox
 
 from semantic_rdf import layout as L
 from semantic_rdf import temporal as T
-from semantic_rdf.errors import InvalidInput, NotFound, SemanticError
+from semantic_rdf.errors import InvalidInput, MissingExtra, NotFound, SemanticError
 from semantic_rdf.queries import packaged
 from semantic_rdf.vocab import (
     M, OA_, P, PREFIXES, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, assertion_iri, predicate_name,
@@ -499,7 +499,11 @@ def export(store, fmt: str, id: str | None = None) -> bytes:  # noqa: A002 - `id
         return json.dumps(data, indent=2, ensure_ascii=False).encode("utf-8")
     if fmt == "prov-n":
         return _prune_provn(doc.get_provn()).encode("utf-8")
-    from prov.dot import prov_to_dot
+    try:
+        from prov.dot import prov_to_dot
+        import pydot  # noqa: F401  (prov.dot imports it only when drawing)
+    except ImportError:
+        raise MissingExtra(f"export --format {fmt}", "pictures") from None
 
     dot = prov_to_dot(doc, use_labels=True, show_element_attributes=False, show_relation_attributes=False)
     return dot.create_svg() if fmt == "svg" else dot.create_png()

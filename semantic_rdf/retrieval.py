@@ -21,9 +21,8 @@ from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
-from nltk.stem import PorterStemmer
 
-from semantic_rdf.errors import InvalidInput
+from semantic_rdf.errors import InvalidInput, MissingExtra
 from semantic_rdf.identity import fold
 from semantic_rdf.stores import Cond, Filter, MemoryVectorStore, Vector
 
@@ -60,7 +59,15 @@ STOPWORDS = frozenset(
 )
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-_STEMMER = PorterStemmer()
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    try:
+        from nltk.stem import PorterStemmer
+    except ImportError:
+        raise MissingExtra("retrieval's stemming (the LoCoMo baseline)", "locomo") from None
+    return PorterStemmer()
 
 
 def words(text: str) -> list[str]:
@@ -74,7 +81,7 @@ def words(text: str) -> list[str]:
 def _term(word: str) -> str:
     if word.endswith("'s"):
         word = word[:-2]
-    return _STEMMER.stem(word)
+    return _stemmer().stem(word)
 
 
 def terms(text: str) -> list[str]:
