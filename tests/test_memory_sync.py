@@ -1,0 +1,79 @@
+"""A sync of side tables that were in step once reads only what changed (believed ids from three index scans,
+then the new records): it must leave the same rows as a sync that reads every believed fact."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+
+from semantic_rdf import erasure, temporal as T
+from semantic_rdf.identity import assertion_id
+from semantic_rdf.memory import Memory, believed_facts, believed_ids
+from semantic_rdf.sidetables import side_path
+from semantic_rdf.store import AssertionStore
+from semantic_rdf.values import Chunk, Doc, Triple
+
+FACTS = [("Ada Lovelace", "born_in", "London"), ("Ada Lovelace", "wrote", "Note G"),
+         ("Charles Babbage", "designed", "Analytical Engine"), ("Ada Lovelace", "collaborated_with", "Charles Babbage"),
+         ("London", "capital_of", "England"), ("Alan Turing", "born_in", "Maida Vale")]
+
+
+def _rows(path) -> dict[str, list]:
+    conn = sqlite3.connect(path)
+    try:
+        return {t: sorted(conn.execute(f"SELECT * FROM {t}").fetchall()) for t in ("facts", "terms", "paths")}
+    finally:
+        conn.close()
+
+
+def test_believed_ids_are_the_believed_facts_ids():
+    s = AssertionStore.memory()
+    ids = [s.assert_(*f, score=0.9) for f in FACTS]
+    T.retract(s, ids[1], "wrong")
+    T.retract(s, ids[2], "wrong")
+    T.reinstate(s, ids[2], "right after all")  # two belief intervals: one closed, one open
+    erasure.erase(s, ids[3], "request")
+    got = believed_ids(s)
+    assert got == {f[0] for f in believed_facts(s)}
+    assert got == {ids[0], ids[2], ids[4], ids[5]}
+
+
+def _document(store: AssertionStore, ref: str, facts: list[tuple[str, str, str]]) -> None:
+    """A document stating `facts`, one sentence each: multi-hop paths where the facts chain."""
+    sentences = [f"{s} {p.replace('_', ' ')} {o}." for s, p, o in facts]
+    text = " ".join(sentences)
+    doc = Doc(ref, ref, text)
+    triples, at = [], 0
+    for (s, p, o), sent in zip(facts, sentences):
+        triples.append(Triple(s, p, o, Chunk(doc.id, 0, text, 0, len(text)), 0.8, start=at, end=at + len(sent)))
+        at += len(sent) + 1
+    with store.run("ingestion", agent="test-extractor") as run:
+        store.add_document(doc, run)
+        store.assert_triples(triples, run=run)
+
+
+def test_a_sync_after_writes_behind_its_back_equals_a_full_rebuild(tmp_path):
+    root = tmp_path / "st"
+    with AssertionStore.open(root) as s:
+        ids = [s.assert_(*f, score=0.9) for f in FACTS[:4]]
+        _document(s, "a.txt", [FACTS[0], FACTS[4]])  # Ada born_in London, London capital_of England: a path
+    with Memory.open(root) as mem:  # the side tables in step, paths built
+        assert mem.side.path_documents()
+    with AssertionStore.open(root) as s:  # no Memory attached: the side file is not told
+        ids += [s.assert_(*f, score=0.9) for f in FACTS[4:]]
+        _document(s, "b.txt", [FACTS[5], ("Maida Vale", "located_in", "London")])  # new facts, a new path
+        T.retract(s, ids[0], "wrong")  # breaks a.txt's path
+        erasure.erase(s, ids[2], "request")
+    with Memory.open(root) as mem:
+        rep = mem.sync()  # nothing left to do: the open reconciled
+        assert (rep.added, rep.removed) == (0, 0)
+        assert set(mem.side.fact_ids()) == {ids[1], ids[3], ids[4], ids[5], assertion_id("Maida Vale", "located_in", "London")}
+        paths = {d: mem.side.path_memory(d)[1] for d in mem.side.path_documents()}
+    delta = _rows(side_path(root))
+    shutil.move(side_path(root), tmp_path / "old.sqlite")  # a new side file is built by reading everything
+    with Memory.open(root) as mem:
+        assert mem.side.paths_built
+    assert _rows(side_path(root)) == delta
+    # a.txt's path lost its first hop (its memory went); b.txt's path is new (its memory was built)
+    (only,) = paths.values()
+    assert only == [["Alan Turing", "born_in", "Maida Vale", "located_in", "London"]]
