@@ -77,3 +77,27 @@ def test_a_sync_after_writes_behind_its_back_equals_a_full_rebuild(tmp_path):
     # a.txt's path lost its first hop (its memory went); b.txt's path is new (its memory was built)
     (only,) = paths.values()
     assert only == [["Alan Turing", "born_in", "Maida Vale", "located_in", "London"]]
+
+
+def test_a_sync_forgets_hebbian_pairs_of_erased_entities_and_keeps_the_rest(tmp_path):
+    """Pairs of entities the fact rows name are known without reading the registry; a pair whose entity no
+    fact row names is looked up there: kept while the entity is registered, forgotten once it is erased."""
+    from semantic_rdf.gate import entity_key
+
+    root = tmp_path / "st"
+    with AssertionStore.open(root) as s:
+        ada = s.assert_("Ada Lovelace", "born_in", "London", score=0.9)
+        cb = s.assert_("Charles Babbage", "designed", "Analytical Engine", score=0.9)
+    with Memory.open(root) as mem:
+        mem.activate(["Ada Lovelace", "Charles Babbage"])
+    with AssertionStore.open(root) as s:
+        T.retract(s, cb, "unsure")  # Babbage stays registered, but no fact row names him
+    key = entity_key("Charles Babbage")
+    with Memory.open(root) as mem:
+        assert key not in {r[0] for r in mem.side.conn.execute("SELECT key FROM terms")}
+        assert any(key in pair for pair in mem.side.hebbian.weights())
+    with AssertionStore.open(root) as s:
+        erasure.erase(s, cb, "request")  # his only record: he leaves the registry
+    with Memory.open(root) as mem:
+        assert not any(key in pair for pair in mem.side.hebbian.weights())
+        assert mem.side.fact_ids() == {ada}
