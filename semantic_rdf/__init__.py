@@ -49,6 +49,12 @@ _PUBLIC: dict[str, str] = {
     "UnknownDriver": "semantic_rdf.errors",
     "DriverNotBuiltIn": "semantic_rdf.errors",
     "MissingExtra": "semantic_rdf.errors",
+    "ModelUnavailable": "semantic_rdf.errors",
+    "RemoteError": "semantic_rdf.errors",
+    "TruncatedResult": "semantic_rdf.errors",
+    "PathTooDeep": "semantic_rdf.errors",
+    "PushMismatch": "semantic_rdf.errors",
+    "ServerError": "semantic_rdf.errors",
 }
 
 __all__ = sorted(_PUBLIC)

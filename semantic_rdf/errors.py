@@ -1,6 +1,31 @@
-"""Typed exceptions. Every error the library raises on bad input is one of these.
+"""Typed exceptions: every exception semantic-rdf raises on purpose is defined here.
 
 The command line turns any `SemanticError` into a one-line message and exit code 2.
+
+    SemanticError
+    ├── InvalidInput (ValueError)        bad argument, document, name or model output; nothing written
+    │   ├── ShapeViolation               a write batch failed the SHACL shapes
+    │   ├── SourceError                  an ingest reference could not be read
+    │   │   └── RefusedByBounds          … or points outside the allowed roots, hosts or schemes
+    │   ├── ParseError                   a document could not be parsed
+    │   ├── ModelOutputError             a model's output broke the schema or the vocabulary
+    │   ├── SharedEvidence               an erasure would blank text surviving assertions quote
+    │   ├── ErasedData                   a write would bring back something erased
+    │   └── LimitExceeded                a query passed its time, row or memory limit
+    ├── NotFound (KeyError)              no assertion, document, run or decision has that id
+    ├── StoreInUse                       another process holds the store for writing
+    ├── UnknownDriver (LookupError)      no store driver of that name
+    ├── DriverNotBuiltIn (LookupError)   a known driver this install does not carry
+    ├── MissingExtra (ImportError)       an optional part is not installed; names its extra
+    ├── ModelUnavailable                 the model endpoint failed
+    ├── RemoteError                      a remote SPARQL endpoint refused or failed a request
+    │   ├── TruncatedResult              … capped the result rows
+    │   └── PathTooDeep                  … a stepwise transitive path did not close
+    ├── PushMismatch                     after a push the endpoint's count differs
+    └── ServerError                      a server binary is missing or did not come up
+
+tests/test_public_api.py holds this tree to the classes below and to the package's other modules (none
+defines an exception of its own).
 """
 
 
@@ -82,3 +107,27 @@ class MissingExtra(SemanticError, ImportError):
     def __init__(self, what: str, extra: str):
         super().__init__(f"{what} needs the '{extra}' extra: pip install 'semantic-rdf[{extra}]'")
         self.extra = extra
+
+
+class ModelUnavailable(SemanticError):
+    """The model endpoint could not be reached, refused the request, or answered with an HTTP error."""
+
+
+class RemoteError(SemanticError):
+    """A remote SPARQL endpoint refused or failed a request (HTTP status and the server's message)."""
+
+
+class TruncatedResult(RemoteError):
+    """The server capped the result rows (Virtuoso ResultSetMaxRows); the answer would be incomplete."""
+
+
+class PathTooDeep(RemoteError):
+    """A transitive path evaluated step by step (for Virtuoso) did not close within the depth bound."""
+
+
+class PushMismatch(SemanticError):
+    """After a push the endpoint does not hold the same number of quads as the store."""
+
+
+class ServerError(SemanticError):
+    """A server binary is missing, or the server did not come up."""

@@ -295,7 +295,7 @@ def span_source_text(src: Ref, doc: Ref, start: int, end: int, chunk_index: int 
 
 
 def _span_terms(src: Ref, doc: Ref, start: int, end: int, chunk_index: int | None,
-                confidence: float, at: datetime, run: Ref) -> tuple[str, ...]:
+                confidence: float, at: datetime, run: Ref) -> tuple[str, str, str, str, str, str | None, str, str, str]:
     s = ref(src)
     return (s, selector_ref(s), ref(doc), nni_t(start), nni_t(end),
             None if chunk_index is None else integer_t(chunk_index), dec_t(confidence), dt_t(at), ref(run))
@@ -323,7 +323,8 @@ def _span_quads(s: str, sel: str, doc: str, start: str, end: str, chunk_index: s
 def _text_template(with_chunk: bool) -> tuple[str, tuple[int, ...]]:
     """`_span_quads` over placeholder terms, as a %-template and the order its slots take the terms in."""
     marks = [f"\x00{i}\x00" for i in range(9)]
-    text = N.document(_span_quads(*marks[:5], marks[5] if with_chunk else None, *marks[6:]))
+    text = N.document(_span_quads(marks[0], marks[1], marks[2], marks[3], marks[4], marks[5] if with_chunk else None,
+                                  marks[6], marks[7], marks[8]))
     parts = text.replace("%", "%%").split("\x00")  # odd parts are slot numbers
     return "%s".join(parts[0::2]), tuple(int(i) for i in parts[1::2])
 

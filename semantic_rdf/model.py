@@ -15,7 +15,7 @@ import os
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
-from semantic_rdf.errors import InvalidInput, ModelOutputError, SemanticError
+from semantic_rdf.errors import InvalidInput, ModelOutputError, ModelUnavailable
 
 __all__ = ["Model", "ModelUnavailable", "OpenAICompatibleModel"]
 
@@ -26,9 +26,6 @@ class Model(Protocol):
         """Answer `prompt` with text that should satisfy the JSON Schema `schema`."""
         ...
 
-
-class ModelUnavailable(SemanticError):
-    """The model endpoint could not be reached, refused the request, or answered with an HTTP error."""
 
 
 _SYSTEM = ("You are a careful information-extraction and answering component. Reply with JSON that satisfies the "

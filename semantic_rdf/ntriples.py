@@ -20,7 +20,7 @@ import re
 import threading
 from decimal import Decimal, InvalidOperation
 from datetime import datetime
-from typing import Iterable, Iterator, Sequence, Union
+from typing import Generator, Iterable, Sequence, TypedDict, Union
 
 import pyoxigraph as ox
 
@@ -39,8 +39,13 @@ _RARE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _RARE_TABLE = {c: e for c, e in _TABLE.items() if chr(c) not in _COMMON}
 _LONG = 256
 _IRI_FORBIDDEN = re.compile(r'[\x00-\x20<>"{}|^`\\]')
+class _ParseOptions(TypedDict):
+    format: ox.RdfFormat
+    lenient: bool
+
+
 # how Oxigraph reads the text made here: N-Quads, the IRIs not validated again (the module's second rule)
-OWN = {"format": ox.RdfFormat.N_QUADS, "lenient": True}
+OWN: _ParseOptions = {"format": ox.RdfFormat.N_QUADS, "lenient": True}
 
 
 def literal(value: str, datatype: str | None = None, language: str | None = None) -> str:
@@ -175,7 +180,7 @@ __all__ = ["NQ", "AnyQuad", "OWN", "literal", "iri", "of", "document", "sparql_d
 
 
 def follow_dump(st: ox.Store, path: str, size: int, *, fmt: ox.RdfFormat = ox.RdfFormat.N_QUADS,
-                from_graph: ox.NamedNode | None = None) -> Iterator[bytes]:
+                from_graph: ox.NamedNode | None = None) -> Generator[bytes, None, None]:
     """Chunks of the file `path` while `st.dump` writes it (as `fmt`, of `from_graph` or the whole store) on
     another thread (a dump to a path releases the GIL), so reading starts before the dump ends; the dump's
     error, if any, is raised at the end. Chunks are cut anywhere, not at line ends."""

@@ -57,7 +57,7 @@ def node_iri(s: str, base: str = NODE) -> ox.NamedNode:
     return ox.NamedNode(base + quote(s, safe=""))
 
 
-def node_str(t: ox.NamedNode | ox.Literal, base: str = NODE) -> str:
+def node_str(t: ox.NamedNode | ox.Literal | ox.BlankNode, base: str = NODE) -> str:
     v = t.value
     if isinstance(t, ox.NamedNode) and v.startswith(base):
         return unquote(v[len(base):])
@@ -124,7 +124,9 @@ class SparqlGraph:
         return {node_str(r["k"], PROP): _py(r["v"]) for r in rows}
 
 
-def _py(t: ox.Literal) -> Any:
+def _py(t: ox.NamedNode | ox.Literal | ox.BlankNode) -> Any:
+    if not isinstance(t, ox.Literal):  # this store writes literals only; another writer's node is its text
+        return t.value
     dt = t.datatype.value.rsplit("#", 1)[-1]
     if dt == "integer":
         return int(t.value)

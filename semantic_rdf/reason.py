@@ -27,7 +27,7 @@ from typing import Iterable, Sequence
 
 import pyoxigraph as ox
 
-from semantic_rdf import layout as L
+from semantic_rdf import layout as L, ntriples as N
 from semantic_rdf import temporal as T
 from semantic_rdf.errors import InvalidInput
 from semantic_rdf.events import StoreEvent
@@ -276,7 +276,7 @@ def derive(store, rules: Sequence[Rule] | None = None, *, max_rounds: int = 10,
                     if st is None:
                         conf = min(facts[x].conf for x in antes)
                         t = Triple(sn, predicate_name(p), on, score=conf, valid=valid)
-                        q = L.record_quads(aid, t, [M.DerivedAssertion], conf, len(antes), at, run.iri, valid)
+                        q: list[N.AnyQuad] = [*L.record_quads(aid, t, [M.DerivedAssertion], conf, len(antes), at, run.iri, valid)]
                         q.append(L.claim_quad(aid, t))
                         q.append(ox.Quad(a, M.rule, plans[rule.name], G))
                         q += [ox.Quad(a, P.wasDerivedFrom, ox.NamedNode(x), G) for x in antes]

@@ -17,7 +17,7 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 
-from semantic_rdf.errors import SemanticError
+from semantic_rdf.errors import ServerError
 
 __all__ = ["ServerError", "free_port", "OxigraphServer", "VirtuosoServer", "oxigraph_binary",
            "INSTALL_OXIGRAPH", "INSTALL_VIRTUOSO"]
@@ -26,9 +26,6 @@ INSTALL_OXIGRAPH = "pip install 'oxigraph>=0.5.13,<0.6'  (or: pip install -e '.[
 INSTALL_VIRTUOSO = "sudo .ci/install-servers.sh  (apt-get install virtuoso-opensource)"
 VIRTUOSO_INI = "/etc/virtuoso-opensource-7/virtuoso.ini"
 
-
-class ServerError(SemanticError):
-    """A server binary is missing, or the server did not come up."""
 
 
 def free_port() -> int:

@@ -219,13 +219,15 @@ class ShapeCheck:
         types: dict[str, set[str]] = {}
         supers: dict[str, set[str]] = {}
         get = index.get
-        last, props = None, {}
+        last: str | None = None
+        props: dict[str, list[str]] = {}
         for q in quads:
             s, p, o, _ = q if type(q) is tuple else N.of(q)
             if s is not last:  # a batch comes in runs of one subject, mostly the same string object
-                last, props = s, get(s)
-                if props is None:
-                    props = index[s] = {}
+                last, found = s, get(s)
+                if found is None:
+                    found = index[s] = {}
+                props = found
             vals = props.get(p)
             if vals is None:
                 props[p] = [o]
@@ -364,10 +366,10 @@ class ShapeCheck:
                             return Report(False, out)
                     for other, what, strict in P.compare:
                         ws = props.get(other, _NONE)
-                        ok = self._compare[strict]
+                        in_order = self._compare[strict]
                         for v in vals:
                             for w in ws:
-                                if not ok(v, w) and bad(shape, node, P.path, P.label or what, v):
+                                if not in_order(v, w) and bad(shape, node, P.path, P.label or what, v):
                                     return Report(False, out)
         return Report(not out, out)
 

@@ -44,7 +44,10 @@ class ShapeGraph:
         self._out: dict[Term, dict[ox.NamedNode, list[Term]]] = {}
         self._len = 0
         for t in triples:
-            self._out.setdefault(t.subject, {}).setdefault(t.predicate, []).append(t.object)
+            s, o = t.subject, t.object
+            if isinstance(s, ox.Triple) or isinstance(o, ox.Triple):
+                raise ValueError("RDF-star triples in shapes are not supported")
+            self._out.setdefault(s, {}).setdefault(t.predicate, []).append(o)
             self._len += 1
 
     @classmethod
@@ -76,7 +79,8 @@ class ShapeGraph:
 
     def members(self, head: Term) -> list[Term]:
         """The items of the RDF list starting at `head` (sh:in's value)."""
-        out, first, rest, nil = [], ox.NamedNode(RDF + "first"), ox.NamedNode(RDF + "rest"), ox.NamedNode(RDF + "nil")
+        out: list[Term] = []
+        first, rest, nil = ox.NamedNode(RDF + "first"), ox.NamedNode(RDF + "rest"), ox.NamedNode(RDF + "nil")
         node: Term | None = head
         while node is not None and node != nil:
             item = self.value(node, first)
@@ -163,7 +167,7 @@ _SUPPORTED_PROPERTY = frozenset(map(sh, (
     "path", "minCount", "maxCount", "datatype", "class", "in", "nodeKind", "minInclusive", "maxInclusive",
     "lessThan", "lessThanOrEquals", "pattern", "qualifiedValueShape", "qualifiedMinCount", "message")))
 _SUPPORTED_NODE = frozenset([RDF_TYPE, *map(sh, ("targetClass", "targetSubjectsOf", "property", "class"))])
-NODE_KINDS = {sh("IRI"): "isIRI", sh("Literal"): "isLiteral", sh("BlankNode"): "isBlank"}
+NODE_KINDS: dict[Term, str] = {sh("IRI"): "isIRI", sh("Literal"): "isLiteral", sh("BlankNode"): "isBlank"}
 
 
 def supported_or_raise(g: ShapeGraph, shape: Term) -> None:
@@ -301,7 +305,7 @@ class FastChecker:
             i, query = item
             c = self.checks[i]
             found = []
-            for row in store.query(query, default_graph=default_graph):
+            for row in _solutions(store.query(query, default_graph=default_graph)):
                 v = row["v"]
                 vs = f" ({v})" if v is not None else ""
                 found.append(f"{c.shape}: {row['this']} {c.path}: {c.what}{vs}".replace(": :", ":"))
@@ -318,22 +322,29 @@ class FastChecker:
         """Violations among `triples`; `context` holds type triples of nodes they point at."""
         s = ox.Store()
         # quads keep their graphs (no re-wrapping in Python); the queries read all of them as one default graph
-        triples = triples if isinstance(triples, list) else list(triples)
-        if triples and not isinstance(triples[0], ox.Quad):
-            triples = [ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for t in triples]
-        s.extend(triples)
+        given = triples if isinstance(triples, list) else list(triples)
+        quads: list[ox.Quad] = [t if isinstance(t, ox.Quad) else ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph())
+                                for t in given]
+        s.extend(quads)
         s.extend(ox.Quad(t.subject, CONTEXT_TYPE, t.object, ox.DefaultGraph()) for t in context)
         graphs = [ox.DefaultGraph(), *s.named_graphs()]
         # which shapes can have focus nodes here: ask the (Rust) store rather than scan in Python
-        targets = {f"class {r['c'].value}" for r in s.query("SELECT DISTINCT ?c WHERE { ?s a ?c }", default_graph=graphs)}
+        targets = {f"class {r['c'].value}" for r in _solutions(s.query("SELECT DISTINCT ?c WHERE { ?s a ?c }", default_graph=graphs))}
         targets |= {f"subjectsOf {r['p'].value}"
-                    for r in s.query("SELECT DISTINCT ?p WHERE { ?s ?p ?o }", default_graph=graphs)}
+                    for r in _solutions(s.query("SELECT DISTINCT ?p WHERE { ?s ?p ?o }", default_graph=graphs))}
         return self.check_store(s, targets=frozenset(targets), default_graph=graphs)
 
     def enforce(self, triples: Iterable[ox.Triple | ox.Quad], context: Iterable[ox.Triple | ox.Quad] = ()) -> None:
         r = self.check(triples, context)
         if not r.conforms:
             raise ShapeViolation(f"write refused by shapes: {r.violations[0]}", r.violations)
+
+
+def _solutions(result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples) -> ox.QuerySolutions:
+    """The rows of a SELECT (the compiled checks are all SELECTs)."""
+    if not isinstance(result, ox.QuerySolutions):
+        raise TypeError(f"a SELECT gave {type(result).__name__}")
+    return result
 
 
 @lru_cache(maxsize=1)

@@ -42,7 +42,7 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 import pyoxigraph as ox
 
 from semantic_rdf.queries import bind as _bind_terms
-from semantic_rdf.errors import InvalidInput, SemanticError
+from semantic_rdf.errors import InvalidInput, PathTooDeep, RemoteError, TruncatedResult
 
 __all__ = [
     "Endpoint", "Backend", "EmbeddedBackend", "RemoteBackend", "RemoteError", "TruncatedResult", "PathTooDeep",
@@ -56,16 +56,7 @@ XSD = "http://www.w3.org/2001/XMLSchema#"
 FLAVOURS = ("oxigraph", "virtuoso", "generic")
 
 
-class RemoteError(SemanticError):
-    """A remote SPARQL endpoint refused or failed a request (HTTP status and the server's message)."""
 
-
-class TruncatedResult(RemoteError):
-    """The server capped the result rows (Virtuoso ResultSetMaxRows); the answer would be incomplete."""
-
-
-class PathTooDeep(RemoteError):
-    """A transitive path evaluated step by step (for Virtuoso) did not close within the depth bound."""
 
 
 # ----------------------------------------------------------------------------------------------

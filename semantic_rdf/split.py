@@ -294,13 +294,15 @@ def _space_cuts(text: str, s: int, e: int) -> np.ndarray:
     return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
 
 
-_LEVELS_FAST: tuple[Callable[[str, int, int], Sequence[int]], ...] = (
+Cuts = Callable[[str, int, int], "Sequence[int] | np.ndarray"]  # a level's cut positions in text[lo:hi]
+
+_LEVELS_FAST: tuple[Cuts, ...] = (
     _regex_cuts(_PARA), _regex_cuts(_NEWLINE), _sentence_cuts, _space_cuts,
 )
 
 
 def _piece_ends(text: str, s: int, e: int, limit: int,
-                levels: Sequence[Callable[[str, int, int], Sequence[int]]] = _LEVELS_FAST) -> np.ndarray:
+                levels: Sequence[Cuts] = _LEVELS_FAST) -> np.ndarray:
     """Ends of `_pieces(text, s, e, fits, hard=limit)`, where fits(a, b) is b - a <= limit."""
     if e - s <= limit:
         return np.array([e], dtype=np.int64)

@@ -20,7 +20,7 @@ import queue
 import re
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -29,7 +29,7 @@ from typing import Any, Callable
 import numpy as np
 import pyoxigraph as ox
 
-from semantic_rdf.errors import InvalidInput, SemanticError
+from semantic_rdf.errors import InvalidInput, PushMismatch
 from semantic_rdf.ntriples import follow_dump
 from semantic_rdf.sparql import (
     BLOCK,
@@ -45,9 +45,6 @@ from semantic_rdf.sparql import (
 __all__ = ["PushReport", "PushMismatch", "push", "pull", "local_nquads", "export_nquads", "nquads_blocks",
            "molecules", "as_shapes_require"]
 
-
-class PushMismatch(SemanticError):
-    """After a push the endpoint does not hold the same number of quads as the store."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +97,7 @@ def local_nquads(store, prefix: str = NS_PREFIX) -> bytes:
         data = st.dump(format=ox.RdfFormat.N_QUADS)
     else:
         data = ox.serialize(_under_prefix(st, prefix), format=ox.RdfFormat.N_QUADS)
+    assert data is not None  # given no output, a dump returns its bytes
     refuse_blank_nodes(data)
     return data
 
@@ -123,7 +121,7 @@ def export_nquads(store, path: str | os.PathLike, prefix: str = NS_PREFIX) -> in
     return n
 
 
-def nquads_blocks(store, prefix: str = NS_PREFIX, size: int = BLOCK) -> Iterator[bytes]:
+def nquads_blocks(store, prefix: str = NS_PREFIX, size: int = BLOCK) -> Generator[bytes, None, None]:
     """The store's quads in named graphs under `prefix` as N-Quads in blocks of whole lines, handed out
     while Oxigraph is still writing them: it dumps to a private temporary file on a thread of its own
     (a dump to a path runs without the GIL) and the file is read as it grows, so a consumer (a server
@@ -147,7 +145,7 @@ def nquads_blocks(store, prefix: str = NS_PREFIX, size: int = BLOCK) -> Iterator
         os.unlink(path)
 
 
-def _file_chunks(path: str, size: int) -> Iterator[bytes]:
+def _file_chunks(path: str, size: int) -> Generator[bytes, None, None]:
     with open(path, "rb", buffering=0) as f:
         yield from iter(lambda: f.read(size), b"")
 

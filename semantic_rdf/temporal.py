@@ -23,7 +23,7 @@ import re
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable, Iterable, Sequence
+from typing import AbstractSet, Callable, Iterable, Sequence
 
 import pyoxigraph as ox
 
@@ -303,7 +303,7 @@ def activity(store, cls: ox.NamedNode, agent: str, *, reason: str | None = None,
     ag = store.ensure_agent(agent, agent_kind)
     at = store.now()
     act = segment_iri("run", uuid.uuid4().hex)
-    q = L.activity_quads(act, cls, ag, at, plan, label)
+    q: list[N.AnyQuad] = [*L.activity_quads(act, cls, ag, at, plan, label)]
     q.append(ox.Quad(act, P.endedAtTime, L.dt(at), G))
     if reason is not None:
         q.append(ox.Quad(act, M.reason, L.string(reason), G))
@@ -413,7 +413,7 @@ def spread(store, roots: Iterable[str], seen: set[str], step: Callable[[str, str
 
 
 def _cascade_withdraw(batch: _Batch, roots: Iterable[str], act: ox.NamedNode, at: datetime,
-                      skip: set[str] = frozenset()) -> list[str]:
+                      skip: AbstractSet[str] = frozenset()) -> list[str]:
     """Withdraw, transitively, derived assertions resting on `roots` that have no observation of their own."""
     store = batch.store
     roots = list(roots)
@@ -640,6 +640,7 @@ def close_valid(store, aid: str, until: datetime, reason: str, agent: str = "cal
     current = Validity(start, L.parse_dt(vu) if vu is not None else None)
     new = current.closed_at(until) if start is None or until > start else None
     if new is None:
+        assert start is not None  # None above only for an end at or before a known start
         raise InvalidInput(f"closing at {until.isoformat()} would end the span before it starts ({start.isoformat()})")
     if new == current:
         return current

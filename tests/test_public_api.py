@@ -96,3 +96,42 @@ def test_reading_a_store_loads_no_shape_checker(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert out.stdout.split() == ["Warsaw", "False"], out.stderr
+
+
+def test_the_error_tree_in_errors_docstring_is_the_class_tree():
+    """Each line of the drawn tree names a class, its parent is the nearest less-indented line above it, and
+    every exception class of errors.py is drawn."""
+    from semantic_rdf import errors
+
+    drawn: dict[str, str | None] = {}
+    stack: list[tuple[int, str]] = []
+    for line in errors.__doc__.splitlines():
+        m = re.match(r"^ {4}((?:[│ ] {3})*)(?:[├└]── )?([A-Z][A-Za-z]+)\b", line)
+        if not m or not hasattr(errors, m.group(2)):
+            continue
+        depth = len(m.group(1)) // 4 + (1 if "──" in line else 0)
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        drawn[m.group(2)] = stack[-1][1] if stack else None
+        stack.append((depth, m.group(2)))
+    classes = {n: c for n, c in vars(errors).items() if isinstance(c, type) and issubclass(c, Exception)
+               and c.__module__ == errors.__name__}
+    assert set(drawn) == set(classes)
+    for name, parent in drawn.items():
+        if parent is None:
+            assert name == "SemanticError"
+        else:
+            assert classes[name].__bases__[0] is classes[parent], (name, parent)
+
+
+def test_no_other_module_defines_a_public_exception():
+    import ast
+
+    for path in sorted((ROOT / "semantic_rdf").rglob("*.py")):
+        if path.name == "errors.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                bases = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases}
+                assert not any(b.endswith(("Error", "Exception")) or b in {"SemanticError", "InvalidInput"}
+                               for b in bases), f"{path.relative_to(ROOT)}: class {node.name}({', '.join(bases)})"

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain, repeat
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -123,10 +124,10 @@ class Weights:
                 floor_raw[j] = np.inf if not len(hit) else (x[hit[0] - 1] if hit[0] > 0 else -np.inf)
             self._raw_floor[least] = floor_raw
         out = np.zeros_like(p)
-        hit = p > floor_raw
-        for j in np.nonzero(hit.any(axis=0))[0]:  # one interp per property over its rows (elementwise: same values)
-            rows = hit[:, j]
-            out[rows, j] = np.interp(p[rows, j], self.cal_x[j], self.cal_y[j])
+        above = p > floor_raw
+        for k in np.nonzero(above.any(axis=0))[0]:  # one interp per property over its rows (elementwise: same values)
+            rows = above[:, k]
+            out[rows, k] = np.interp(p[rows, k], self.cal_x[k], self.cal_y[k])
         return out
 
     def score(self, feats: list[list[str]]) -> np.ndarray:
@@ -308,7 +309,8 @@ class StatisticalExtractor:
     def __init__(self, floor: float | None = None, *, weights: Weights | str | Path | None = None,
                  max_sentence: int = 2000) -> None:
         self.w = weights if isinstance(weights, Weights) else _cached_weights(str(weights or WEIGHTS_DIR))
-        self.floor = self.w.floor if floor is None else _check_floor(floor)
+        # a floor given is checked and returned as given (None only when none is given)
+        self.floor: float = self.w.floor if floor is None else cast(float, _check_floor(floor))
         self.annotator = Annotator(self.w)
         self.max_sentence = max_sentence
         align = alignment()

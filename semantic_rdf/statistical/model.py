@@ -100,7 +100,7 @@ def _word_feats(w: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=200_000)
-def _context_feats(w: str) -> tuple[tuple[str, str], ...]:
+def _context_feats(w: str) -> tuple[tuple[str, ...], ...]:
     """The features a word gives its neighbours at offsets -2, -1, +1, +2 (in that order)."""
     lw, sh = w.lower(), _shape(w)
     return tuple((f"{d}w={lw}", f"{d}sh={sh}") for d in (-2, -1, 1, 2))
