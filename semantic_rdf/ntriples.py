@@ -39,6 +39,8 @@ _RARE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _RARE_TABLE = {c: e for c, e in _TABLE.items() if chr(c) not in _COMMON}
 _LONG = 256
 _IRI_FORBIDDEN = re.compile(r'[\x00-\x20<>"{}|^`\\]')
+
+
 class _ParseOptions(TypedDict):
     format: ox.RdfFormat
     lenient: bool

@@ -27,7 +27,6 @@ INSTALL_VIRTUOSO = "sudo .ci/install-servers.sh  (apt-get install virtuoso-opens
 VIRTUOSO_INI = "/etc/virtuoso-opensource-7/virtuoso.ini"
 
 
-
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -100,7 +100,6 @@ def shape_graph() -> ShapeGraph:
                       for q in ox.parse(path=str(path), format=ox.RdfFormat.TURTLE))
 
 
-
 @lru_cache(maxsize=1)
 def shapes_graph():
     """The shape files as an rdflib Graph: what pyshacl reads."""

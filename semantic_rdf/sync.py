@@ -46,7 +46,6 @@ __all__ = ["PushReport", "PushMismatch", "push", "pull", "local_nquads", "export
            "molecules", "as_shapes_require"]
 
 
-
 @dataclass(frozen=True)
 class PushReport:
     endpoint: str
