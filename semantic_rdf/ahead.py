@@ -26,7 +26,7 @@ import struct
 import sys
 import threading
 from collections import Counter, deque
-from typing import Iterable, Iterator, Literal
+from typing import Generator, Iterable, Iterator, Literal
 
 from semantic_rdf.errors import InvalidInput, SourceError
 from semantic_rdf.stages import Pipeline, PipelineResult
@@ -46,7 +46,7 @@ _LOCAL = ("file", "dir", "glob")
 _ROLES = ("ingester", "parser", "normalizer", "splitter", "extractor")
 
 
-def ahead(pipeline: Pipeline, refs: Iterable[str], mode: Mode = "auto", depth: int = DEPTH) -> Iterator[PipelineResult]:
+def ahead(pipeline: Pipeline, refs: Iterable[str], mode: Mode = "auto", depth: int = DEPTH) -> Generator[PipelineResult, None, None]:
     """`pipeline.run_all(refs)`, computed ahead of the caller in a thread or a child (`choose`)."""
     refs = list(refs)
     if choose(pipeline, refs, mode) == "child":
@@ -175,7 +175,7 @@ class _Ahead:
             yield item  # type: ignore[misc]
 
 
-def in_thread(results: Iterator[PipelineResult], depth: int = DEPTH) -> Iterator[PipelineResult]:
+def in_thread(results: Iterator[PipelineResult], depth: int = DEPTH) -> Generator[PipelineResult, None, None]:
     """`results`, computed in a worker thread up to `depth` results (and AHEAD_CHARS of text) ahead of the
     caller. Oxigraph parses and writes a batch without the GIL, so the next documents are read, parsed,
     split and extracted meanwhile."""
@@ -202,7 +202,7 @@ def in_thread(results: Iterator[PipelineResult], depth: int = DEPTH) -> Iterator
 
 # ------------------------------------------------------------------ a forked child
 
-def in_child(pipeline: Pipeline, refs: list[str], depth: int = DEPTH) -> Iterator[PipelineResult]:
+def in_child(pipeline: Pipeline, refs: list[str], depth: int = DEPTH) -> Generator[PipelineResult, None, None]:
     """`pipeline.run_all(refs)` run in a forked child process (forked at the first `next`); `pipeline.timings`,
     `bytes_in` and the stages' `counts` gain the child's when it finishes. See the module's notes for when
     this is allowed (`why_not_child`)."""

@@ -264,8 +264,9 @@ class Answer:
 
     def as_dict(self) -> dict:
         entity, literal = self.answer_entity()
-        linked = self.scores.get("linked", list(self.linked)) if isinstance(self.scores, Mapping) else list(self.linked)
-        aliases = self.scores.get("aliases", []) if isinstance(self.scores, Mapping) else []
+        scores: Mapping = self.scores if isinstance(self.scores, Mapping) else {}
+        linked: Iterable = scores.get("linked", self.linked)
+        aliases: Iterable = scores.get("aliases", ())
         return {"question": self.question, "text": self.text, "mode": self.mode, "allowed": self.allowed,
                 # the answer itself, apart from what the question linked: the entity (or literal value) the
                 # answer names and the ids of the facts it cites
@@ -422,8 +423,10 @@ class Linker:
                 continue  # a registry entity of that name links instead; stop words never link as an alias
             target = owners[0] if len(owners) == 1 else Ambiguous(written[key], tuple(owners))
             self.by_first.setdefault(ws[0], []).append((ws, target))
-        for v in (*self.by_first.values(), *self.by_cased.values()):
-            v.sort(key=lambda x: -len(x[0]))
+        for firsts in self.by_first.values():
+            firsts.sort(key=lambda x: -len(x[0]))
+        for cased in self.by_cased.values():
+            cased.sort(key=lambda x: -len(x[0]))
         self.surnames = surnames
 
     @staticmethod
@@ -440,15 +443,16 @@ class Linker:
         question's words as written (`question_words`), lets names of stop words link by exact case. An
         other name several entities share comes as an `Ambiguous`, which links none of them."""
         cased = raw is not None and bool(self.by_cased) and any(c.islower() for w in raw for c in w.raw)
-        out: list[tuple[Entity, range]] = []
+        out: list[tuple[Entity | Ambiguous, range]] = []
         i = 0
         while i < len(words):
-            best: tuple[int, Entity] | None = None
+            best: tuple[int, Entity | Ambiguous] | None = None
             for ws, e in self.by_first.get(words[i], ()):
                 if tuple(words[i:i + len(ws)]) == ws:
                     best = (len(ws), e)
                     break
             if cased:
+                assert raw is not None  # `cased` says so
                 for rs, e in self.by_cased.get(raw[i].raw, ()):
                     n = len(rs)
                     if (best is None or n > best[0]) and tuple(w.raw for w in raw[i:i + n]) == rs and (
@@ -758,7 +762,11 @@ class Answerer:
         from semantic_rdf.gate import entity_key
 
         keys = {entity_key(n) for n in names}
-        return [f for f in index.ids if (lambda s, _p, o: s in keys or o in keys)(*index.slots(f))]
+        def touches(fid: str) -> bool:
+            s, _p, o = index.slots(fid)
+            return s in keys or o in keys
+
+        return [f for f in index.ids if touches(f)]
 
     def _resolve_pronoun(self, res, parsed: Parsed, linker: Linker) -> list[Entity]:
         """The entity the conversation was about most recently that fits the pronoun (he/she: not a place,
@@ -779,10 +787,10 @@ class Answerer:
                     break
         return out
 
-    def _feed(self, res, items: Sequence[str]) -> None:
-        items = [x for x in items if x]
-        if items:
-            res.feed(np.stack([self.memory.encoder.encode(x) for x in items]))
+    def _feed(self, res, items: Sequence[str | None]) -> None:
+        present = [x for x in items if x]
+        if present:
+            res.feed(np.stack([self.memory.encoder.encode(x) for x in present]))
 
     def _verify(self, fid: str, as_of: datetime | None) -> AnswerFact | None:
         store = self.memory.store
@@ -958,7 +966,8 @@ class Answerer:
         if allowed:
             renderer = self.renderer if mode != "strict" else TemplateRenderer()
             text = renderer.render(question, mode, facts, primed if mode != "strict" else [])
-            rname = renderer.name if not getattr(renderer, "last_error", None) else f"template (model reply rejected: {renderer.last_error})"
+            rejected = getattr(renderer, "last_error", None)  # a model renderer's reply it fell back from
+            rname = renderer.name if not rejected else f"template (model reply rejected: {rejected})"
             if conflicts:  # in every mode, strict included: the answer is not one fact the store agrees on
                 text = text.rstrip() + "\n" + "\n".join(c.text() for c in conflicts)
         else:

@@ -20,7 +20,7 @@ from typing import Iterable, Protocol, runtime_checkable
 
 import pyoxigraph as ox
 
-from semantic_rdf import layout as L
+from semantic_rdf import layout as L, ntriples as N
 from semantic_rdf import temporal as T
 from semantic_rdf.errors import InvalidInput, NotFound
 from semantic_rdf.values import check_text
@@ -57,7 +57,8 @@ class Record:
 class Policy(Protocol):
     """Answers before the act. `name` names the rule (a prov:Plan) the decision is recorded under."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def allow(self, agent: str, choice: str) -> tuple[bool, str]: ...
 
@@ -159,10 +160,10 @@ class Recorder:
                 raise NotFound(f"decision cites {i}, which this store has never held")
             cites.append(a)
         prior = []
-        for d in informed_by:
-            di = _decision_iri(d)
+        for earlier in informed_by:
+            di = _decision_iri(earlier)
             if M.Decision.value not in T._types(self.store, di):
-                raise NotFound(f"no decision with id {d}")
+                raise NotFound(f"no decision with id {earlier}")
             prior.append(di)
         allowed, reason = pol.allow(agent, choice)
         if not isinstance(allowed, bool) or not isinstance(reason, str):
@@ -172,7 +173,7 @@ class Recorder:
         at = self.store.now()
         did = L.h16(agent, choice, at.isoformat())
         d = _decision_iri(did)
-        q = L.activity_quads(d, M.Decision, ag, at, plan, f"{agent}: {choice}"[:200])
+        q: list[N.AnyQuad] = [*L.activity_quads(d, M.Decision, ag, at, plan, f"{agent}: {choice}"[:200])]
         q += [
             ox.Quad(d, P.endedAtTime, L.dt(at), G),
             ox.Quad(d, M.choice, L.string(choice), G),

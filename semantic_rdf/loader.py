@@ -16,7 +16,7 @@ from semantic_rdf.errors import ErasedData, SemanticError
 from semantic_rdf.extract import Screened, screen
 from semantic_rdf.identity import assertion_id
 from semantic_rdf.stages import Pipeline, PipelineResult
-from semantic_rdf.store import AssertionStore, WriteReport
+from semantic_rdf.store import AssertionStore, Run, WriteReport
 
 __all__ = ["IngestSummary", "load"]
 
@@ -90,7 +90,7 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
     ex = pipeline.extractor
     agent = agent or getattr(ex, "agent", None) or ("no-extractor" if ex is None else type(ex).__name__)
     summary = IngestSummary()
-    run = None  # begun at the first readable document: an ingest that reads nothing writes nothing
+    run: Run | None = None  # begun at the first readable document: an ingest that reads nothing writes nothing
     pending: list[tuple[PipelineResult, Screened]] = []  # read documents awaiting storage
     pending_triples = pending_chars = 0
     # What the extractor found about each pending document's entities (PipelineResult.entity_types and
@@ -143,6 +143,7 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
         triples = [t for _, kept in items for t in kept]
         if not triples:
             return
+        assert run is not None  # begun before anything is pending
         types, aliases = found(ref for ref, _ in items)
         try:
             record(store.assert_triples(triples, run=run, entity_types=types, aliases=aliases))
@@ -160,14 +161,15 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
 
     def store_documents() -> list[tuple[str, tuple]]:
         """Write the pending documents (one batch, or one by one if it is refused) and count the stored ones."""
+        assert run is not None  # begun before anything is pending
         try:
-            store.add_documents([r.doc for r, _ in pending], run)
+            store.add_documents([r.doc for r, _ in pending if r.doc is not None], run)
             stored = list(pending)
         except SemanticError:
             stored = []
             for r, kept in pending:
                 try:
-                    store.add_documents([r.doc], run)
+                    store.add_documents([r.doc] if r.doc is not None else [], run)
                     stored.append((r, kept))
                 except SemanticError as exc:
                     fail(r.ref, exc)

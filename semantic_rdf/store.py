@@ -251,8 +251,12 @@ _LONG_TEXT = {M.note.value: "a source label (m:note)", M.reason.value: "a reason
 
 def _check_imported(q: ox.Quad) -> None:
     """The limits `assert` keeps (values.MAX_NAME, MAX_TEXT), for names and texts an import brings in: entity
-    labels and claimed literals are names; notes and reasons texts. Document text and metadata are not names."""
+    labels and claimed literals are names; notes and reasons texts. Document text and metadata are not names.
+    RDF 1.2 triple terms (`<<( s p o )>>`, which the parser reads) are refused: no record of this layout holds one,
+    and the store's own N-Quads writer would not take them back."""
     o = q.object
+    if isinstance(q.subject, ox.Triple) or isinstance(o, ox.Triple):
+        raise InvalidInput(f"a triple term in a quad of graph {q.graph_name}: this store's layout holds none")
     if not isinstance(o, ox.Literal):
         return
     g = q.graph_name.value if isinstance(q.graph_name, ox.NamedNode) else ""

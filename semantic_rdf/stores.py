@@ -247,7 +247,7 @@ class _Column:
             for x in v:
                 key = _elem_key(x)
                 rows = self.lists.get(key) if key is not None else None
-                if rows is not None:
+                if key is not None and rows is not None:
                     rows.discard(row)
                     if not rows:
                         del self.lists[key]
@@ -359,8 +359,8 @@ class MemoryVectorStore:
 
     def put_many(self, ids: Sequence[str], vectors: np.ndarray, metas: Sequence[Mapping[str, Any]] | None = None) -> None:
         """Insert or replace many rows at once; all validated before any is applied."""
-        ids, mat, metas = self._prepare(ids, vectors, metas)
-        self._apply(ids, mat, metas)
+        checked, mat, checked_metas = self._prepare(ids, vectors, metas)
+        self._apply(checked, mat, checked_metas)
 
     def _prepare(self, ids, vectors, metas):
         ids = [_check_id(i) for i in ids]
@@ -400,6 +400,7 @@ class MemoryVectorStore:
         if n <= self._cap:
             return
         cap = max(n, 2 * self._cap, 64)
+        assert self.dim is not None  # set by the first rows, before any room is reserved
         grown = np.zeros((cap, self.dim))
         grown[: self._n] = self._mat[: self._n]
         self._mat = grown
@@ -736,6 +737,8 @@ class FileVectorStore(MemoryVectorStore, _SqliteBacked):
             blobs.append(blob)
             metas.append(json.loads(meta))
         if ids:
+            if self.dim is None:
+                raise InvalidInput(f"{self.path}: vectors stored without their dimension (a damaged file)")
             mat = np.frombuffer(b"".join(blobs), dtype="<f8").reshape(len(ids), self.dim)
             self._apply(ids, mat, metas)
 

@@ -516,6 +516,9 @@ IMPORT_FILES = {
                            b'<https://w3id.org/semantic-rdf/ns#Assertion> <https://w3id.org/semantic-rdf/graph/provenance> .\n'),
     "deep.jsonld": b"[" * 100_000,
     "truncated.trig": b"<urn:g> { <urn:a> <urn:b> ",
+    # an RDF 1.2 triple term, which the parser reads but no record holds (it ended as "internal error")
+    "triple-term.nq": b"<urn:s> <urn:p> <<( <urn:a> <urn:b> <urn:c> )>> <https://w3id.org/semantic-rdf/graph/provenance> .\n",
+    "triple-term.trig": b"<urn:g> { <urn:s> <urn:p> <<( <urn:a> <urn:b> <urn:c> )>> . }\n",
 }
 
 
