@@ -146,6 +146,10 @@ def build_parser(only: str | None = None) -> tuple[argparse.ArgumentParser, dict
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if "numpy" not in sys.modules:
+        # No verb multiplies matrices large enough for BLAS threads to pay (the gate and the shape checks
+        # run threads of their own); one thread makes numpy's import cheaper. A value the user set stands.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     # Errors are one line on stderr; with --json anywhere on the line, that line is a JSON object
     # {"error": message, "kind": exception class, "exit": code}, so a client reads one format.
     as_json = "--json" in argv
