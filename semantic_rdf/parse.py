@@ -141,6 +141,8 @@ class _HTMLText(HTMLParser):
         self.drop: list[str] = []  # open dropped elements, innermost last
         self.dropped: dict[str, int] = {}  # how many of each tag `drop` holds: a lookup, not a scan of the stack
         self.pre = 0
+        self.code = 0  # open <code> elements outside <pre>; the outermost began at out[code_at]
+        self.code_at = 0
         self.deadline = deadline
 
     def _tick(self) -> None:
@@ -203,6 +205,11 @@ class _HTMLText(HTMLParser):
             if not self.pre:  # the text keeps a preformatted block as a fenced one: extractors skip code
                 self.out += [_FENCE, 1]
             self.pre += 1
+        elif tag == "code" and not self.pre:
+            if not self.code:
+                self.code_at = len(self.out)
+                self.out.append("")  # the opening backticks, set at </code> (codespans.py reads them)
+            self.code += 1
 
     def handle_endtag(self, tag: str) -> None:
         self._tick()
@@ -214,6 +221,11 @@ class _HTMLText(HTMLParser):
                 while self.drop and self._pop_drop() != tag:
                     pass
             return
+        if tag == "code" and self.code and not self.pre:
+            self.code -= 1
+            if not self.code:  # nested ones are inside the outermost's span
+                self._close_code(self.code_at)
+            return
         if tag == "pre" and self.pre:
             if self.pre == 1:
                 self._brk(1)
@@ -221,6 +233,17 @@ class _HTMLText(HTMLParser):
             self.pre -= 1
         if tag in _BLOCK:
             self._brk(2 if tag in _PARAGRAPH else 1)
+
+    def _close_code(self, at: int) -> None:
+        """Write the <code> element that began at out[at] as a Markdown code span: a backtick run longer
+        than any inside it, padded with a space where the code itself starts or ends with a backtick."""
+        inner = "".join(x if isinstance(x, str) else " " for x in self.out[at + 1:])
+        if not inner.strip():
+            return
+        n = max((len(r) for r in re.findall(r"`+", inner)), default=0) + 1
+        pad = " " if inner[:1] == "`" or inner[-1:] == "`" else ""
+        self.out[at] = "`" * n + pad
+        self.out.append(pad + "`" * n)
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self._tick()

@@ -17,9 +17,10 @@ goes on with the rest.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import Iterable, Iterator, Mapping, Protocol, runtime_checkable
+from dataclasses import dataclass, replace
+from typing import Iterable, Iterator, Mapping, Protocol, Sequence, runtime_checkable
 
+from semantic_rdf.codespans import mask, regions_for
 from semantic_rdf.errors import InvalidInput, ParseError, SemanticError, SourceError
 from semantic_rdf.values import MAX_NAME, Chunk, Doc, Triple, check_text
 
@@ -172,8 +173,10 @@ class Pipeline:
             tm["split"] += t3 - t2
             triples: list[Triple] = []
             if self.extractor is not None:
-                for c in chunks:
-                    triples.extend(self.extractor.extract(c))
+                for c, seen in zip(chunks, _without_code(doc, chunks)):
+                    got = self.extractor.extract(seen)
+                    # the extractor read the chunk with its code blanked; its triples cite the real one
+                    triples.extend(got if seen is c else (replace(t, chunk=c) if t.chunk == seen else t for t in got))
             tm["extract"] += time.perf_counter() - t3
         except SemanticError as e:
             return PipelineResult(None, error=e, ref=ref)
@@ -181,6 +184,17 @@ class Pipeline:
             return PipelineResult(None, error=ParseError(f"{ref}: nested too deeply ({stage})"), ref=ref)
         types, aliases = _entity_findings(self.extractor, doc.id, triples)
         return PipelineResult(doc, chunks, tuple(triples), None, ref, types, aliases)
+
+
+def _without_code(doc: Doc, chunks: Sequence[Chunk]) -> list[Chunk]:
+    """The chunks as extractors see them: code (codespans.py) blanked, offsets unchanged; the same objects
+    where a chunk holds no code."""
+    regions = regions_for(doc.text, doc.meta.get("parser"))
+    if not regions:
+        return list(chunks)
+    masked = mask(doc.text, regions)
+    return [c if masked[c.start:c.end] == c.text else Chunk(c.doc_id, c.index, masked[c.start:c.end], c.start, c.end)
+            for c in chunks]
 
 
 def _entity_findings(ex: object, doc_id: str, triples: list[Triple]

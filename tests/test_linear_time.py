@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from semantic_rdf import extract, gazetteer, ingest, normalize, parse, split
+from semantic_rdf import codespans, extract, gazetteer, ingest, normalize, parse, split
 from semantic_rdf.bounds import Bounds, ParseLimits
 from semantic_rdf.errors import ParseError
 from semantic_rdf.ingest import Ingest, IngestConfig, ingest_bytes
@@ -34,7 +34,7 @@ from semantic_rdf.values import Doc
 
 ROOT = Path(__file__).resolve().parents[1]
 MB = 1 << 20
-MODULES = (split, parse, normalize, ingest, extract, gazetteer)
+MODULES = (split, parse, normalize, ingest, extract, gazetteer, codespans)
 
 
 # ------------------------------------------------------------------ every module-level pattern
