@@ -126,3 +126,37 @@ def test_missing_store_is_exit_2_and_creates_nothing(tmp_path):
     r = cli("--store", str(missing), "ask", "--batch", "-", stdin=b"Where was Ada Lovelace born?\n")
     assert r.returncode == 2 and b"no store at" in r.stderr and r.stdout == b""
     assert not missing.exists() and not side_path(missing).exists()
+
+
+@pytest.mark.parametrize("verb", [["ask", "--batch", "-"], ["chat"]])
+def test_an_endless_line_is_refused_without_being_held(demo, tmp_path, verb):
+    """A 300 MB line on stdin is read through in pieces and refused; the next line is still answered, and the
+    process never holds the line (before, `ask --batch` peaked at three times its length)."""
+    import threading
+
+    store = copy_of(demo, tmp_path / "s")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "semantic_rdf", "--store", str(store), *verb], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT)
+
+    def feed():
+        block = b"a" * (1 << 20)
+        try:
+            for _ in range(300):
+                proc.stdin.write(block)
+            proc.stdin.write(b"\nWhere was Marie Curie born?\n")
+        finally:
+            proc.stdin.close()
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    out = proc.stdout.read().decode()
+    proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, for its resource usage
+    writer.join(10)
+    peak_mb = usage.ru_maxrss / 1024
+    assert "longer than 10000 characters" in out or "at most 10000 characters" in out
+    assert "Warsaw" in out
+    assert peak_mb < 300, f"peak {peak_mb:.0f} MB for a 300 MB line"
+    assert proc.returncode == (2 if verb[0] == "ask" else 0)

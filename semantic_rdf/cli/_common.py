@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, AnyStr
 
 from semantic_rdf.errors import NotFound
 
@@ -81,3 +81,23 @@ def progress(ctx, desc: str, *, total: int | None = None, unit: str = "it"):
                 ncols=size.columns if size.columns >= 20 else 80, nrows=size.lines if size.lines > 0 else 24,
                 mininterval=0.2)
 
+
+# The longest question `ask --batch` and `chat` take, in characters: no question needs more, and each
+# answer is recorded with its question.
+MAX_QUESTION = 10_000
+
+
+def capped_lines(readline: Callable[[int], AnyStr], cap: int) -> Iterator[tuple[AnyStr, bool]]:
+    """(line, cut) for each line `readline(limit)` gives (a binary or text stream's readline), each held to
+    at most `cap` bytes or characters: the rest of a longer line is read through in pieces and dropped, and
+    `cut` says so. One endless line costs the time to read it, never the memory to hold it."""
+    while True:
+        line = readline(cap)
+        if not line:
+            return
+        cut = len(line) >= cap and line[-1:] not in ("\n", b"\n")
+        while cut:
+            more = readline(1 << 16)
+            if not more or more[-1:] in ("\n", b"\n"):
+                break
+        yield line, cut

@@ -4,8 +4,10 @@ recorded decision. --batch answers one question per line in one process, JSONL o
 import json
 import sys
 import uuid
+from collections.abc import Iterator
 from datetime import datetime, timezone
 
+from semantic_rdf.cli._common import MAX_QUESTION, capped_lines
 from semantic_rdf.errors import InvalidInput
 
 NAME = "ask"
@@ -62,8 +64,6 @@ def show(answer, ctx) -> None:
     ctx.emit(answer.as_dict(), answer.text)
 
 
-# a batch line longer than this is refused (that line only): no question needs it, and each answer is recorded
-MAX_QUESTION = 10_000
 
 
 def run(args, ctx) -> int:
@@ -80,20 +80,26 @@ def run(args, ctx) -> int:
     return 0
 
 
-def _lines(name: str):
-    """(line number, bytes) of FILE or stdin, read as it comes (a pipe feeds answers as lines arrive)."""
+def _lines(name: str) -> Iterator[tuple[int, bytes, bool]]:
+    """(line number, bytes, cut) of FILE or stdin, read as it comes (a pipe feeds answers as lines arrive); a
+    line longer than any question can be is cut (`capped_lines`), so it is refused without being held."""
+    cap = MAX_QUESTION * 4 + 2  # a question's characters take at most four bytes each, then the line break
     if name == "-":
         stream = getattr(sys.stdin, "buffer", None)
         if stream is None:  # a text stream stood in for stdin (an embedding program, a test)
-            stream = (line.encode("utf-8", "surrogateescape") for line in sys.stdin)
-        yield from enumerate(stream, 1)
+            for n, (text, cut) in enumerate(capped_lines(sys.stdin.readline, MAX_QUESTION + 2), 1):
+                yield n, text.encode("utf-8", "surrogateescape"), cut
+            return
+        for n, (line, cut) in enumerate(capped_lines(stream.readline, cap), 1):
+            yield n, line, cut
         return
     try:
         f = open(name, "rb")
     except OSError as exc:
         raise InvalidInput(f"--batch: cannot read {name!r}: {exc.strerror}") from None
     with f:
-        yield from enumerate(f, 1)
+        for n, (line, cut) in enumerate(capped_lines(f.readline, cap), 1):
+            yield n, line, cut
 
 
 def run_batch(args, ctx, as_of) -> int:
@@ -108,12 +114,15 @@ def run_batch(args, ctx, as_of) -> int:
     asked = refused = 0
     question: str | None
     error: str | None
-    for n, raw in _lines(args.batch):
-        try:
-            question = raw.decode("utf-8").rstrip("\r\n")
-        except UnicodeDecodeError as exc:
-            question, error = None, f"line {n} is not valid UTF-8 (byte {exc.start + 1})"
+    for n, raw, cut in _lines(args.batch):
+        if cut:
+            question, error = None, f"line {n} is longer than {MAX_QUESTION} characters"
         else:
+            try:
+                question = raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError as exc:
+                question, error = None, f"line {n} is not valid UTF-8 (byte {exc.start + 1})"
+        if question is not None:
             error = None
             if not question.strip():
                 continue

@@ -3,6 +3,7 @@
 import sys
 import uuid
 
+from semantic_rdf.cli._common import MAX_QUESTION, capped_lines
 from semantic_rdf.cli.ask import add_answer_options, make_answerer
 from semantic_rdf.errors import SemanticError
 
@@ -35,13 +36,19 @@ def run(args, ctx, stdin=None) -> int:
 
     if tty and not ctx.json:
         ctx.note(HELP_TEXT)
+    lines = capped_lines(stdin.readline, MAX_QUESTION + 2)  # one endless line is read through, never held
     while True:
         if tty:
             ctx.stderr.write(f"{mode}> ")
             ctx.stderr.flush()
-        line = stdin.readline()
-        if not line:
+        got = next(lines, None)
+        if got is None:
             break
+        line, cut = got
+        if cut:
+            say({"error": f"a question is at most {MAX_QUESTION} characters"},
+                f"error: a question is at most {MAX_QUESTION} characters")
+            continue
         line = line.strip()
         if not line:
             continue
