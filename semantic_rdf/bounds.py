@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterable
+from typing import BinaryIO, Iterable
 from urllib.parse import urljoin, urlsplit
 
 from semantic_rdf.errors import InvalidInput, RefusedByBounds, SourceError
@@ -43,6 +43,8 @@ __all__ = [
     "DEFAULT_MAX_REDIRECTS",
     "ParseLimits",
     "is_public_address",
+    "open_regular",
+    "read_regular",
 ]
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
@@ -72,6 +74,42 @@ _ALWAYS_REFUSED = tuple(
     )
 )
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+def open_regular(path: str | os.PathLike[str], what: str) -> BinaryIO:
+    """A file a user named on the command line (a query, a rule, an import, a batch of questions), opened for
+    reading if it is a regular file: a device would never end and a FIFO might never open (it is opened
+    without waiting for a writer, then refused). InvalidInput names `what` otherwise. (Ingest reads through
+    `Bounds.read_file`, which also keeps to its roots.)"""
+    name = os.fspath(path)
+    try:
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as e:
+        raise InvalidInput(f"cannot read {what} {name!r}: {e.strerror or e}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InvalidInput(f"{what} {name!r} is not a regular file")
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def read_regular(path: str | os.PathLike[str], what: str, limit: int | None = None) -> bytes:
+    """The bytes of a regular file a user named (`open_regular`), at most `limit` bytes when given."""
+    name = os.fspath(path)
+    with open_regular(path, what) as f:
+        try:
+            size = os.fstat(f.fileno()).st_size
+            if limit is not None and size > limit:
+                raise InvalidInput(f"{what} {name!r} is {size:,} bytes (at most {limit:,})")
+            data = f.read() if limit is None else f.read(limit + 1)
+        except OSError as e:
+            raise InvalidInput(f"cannot read {what} {name!r}: {e.strerror or e}") from None
+    if limit is not None and len(data) > limit:
+        raise InvalidInput(f"{what} {name!r} is longer than {limit:,} bytes")
+    return data
 
 
 def _embedded_v4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:

@@ -84,11 +84,15 @@ class Rule:
 
 
 def load_rule(path: str | Path) -> Rule:
+    from semantic_rdf.bounds import read_regular
+    from semantic_rdf.queries import MAX_QUERY_CHARS
+
     p = Path(path)
+    data = read_regular(p, "rule file", MAX_QUERY_CHARS * 4)  # a regular file as long as a query can be
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInput(f"cannot read rule file {str(p)!r}: {getattr(exc, 'strerror', None) or exc}") from None
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"rule file {str(p)!r} is not UTF-8 (byte {exc.start + 1})") from None
     rule = Rule.parse(text, p.name)  # the header lives in comments, which the guard's rendering drops
     checked = guard(text)
     if checked.form != "CONSTRUCT":

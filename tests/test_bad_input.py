@@ -692,3 +692,32 @@ def test_trace_on_a_store_this_tool_did_not_write_is_one_line(tmp_path):
     r = refused(root, "trace", aid)
     assert "malformed" in r.err
     refused(root, "--json", "trace", aid)
+
+
+# ---------------------------------------------------------------- files named on the command line
+
+
+def _unending(tmp_path: Path, kind: str) -> str:
+    if kind == "device":
+        return "/dev/zero"  # never ends
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)  # no writer: a plain open would wait for ever
+    return str(fifo)
+
+
+NAMED_FILES = {
+    "query": lambda f: ["query", f],
+    "import": lambda f: ["import", "--format", "nquads", f],
+    "rule": lambda f: ["derive", "--only", "--rule", f],
+    "batch": lambda f: ["ask", "--batch", f],
+    "gazetteer": lambda f: ["ingest", "--extractor", "rules", "--gazetteer", f, "-"],
+}
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo"])
+@pytest.mark.parametrize("verb", sorted(NAMED_FILES))
+def test_a_named_file_that_never_ends_is_refused(store, tmp_path, verb, kind):
+    """A device or a FIFO named where a file is read: refused at once (they had been read for ever, or
+    waited on for a writer), in a child process so a hang would show as a timeout."""
+    r = refused(store, *NAMED_FILES[verb](_unending(tmp_path, kind)), child=True, stdin=b"Ada was born in London.\n")
+    assert "is not a regular file" in r.err

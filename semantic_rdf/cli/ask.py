@@ -93,11 +93,9 @@ def _lines(name: str) -> Iterator[tuple[int, bytes, bool]]:
         for n, (line, cut) in enumerate(capped_lines(stream.readline, cap), 1):
             yield n, line, cut
         return
-    try:
-        f = open(name, "rb")
-    except OSError as exc:
-        raise InvalidInput(f"--batch: cannot read {name!r}: {exc.strerror}") from None
-    with f:
+    from semantic_rdf.bounds import open_regular
+
+    with open_regular(name, "--batch file") as f:  # a device or a FIFO would never end
         for n, (line, cut) in enumerate(capped_lines(f.readline, cap), 1):
             yield n, line, cut
 

@@ -19,11 +19,9 @@ def run(args, ctx) -> int:
         args.file.rsplit(".", 1)[-1].lower())
     if fmt is None:
         raise InvalidInput(f"cannot tell the format of {args.file!r}: pass --format")
-    try:
-        with open(args.file, "rb") as f:
-            data = f.read()
-    except OSError as exc:
-        raise InvalidInput(f"cannot read {args.file!r}: {exc.strerror}") from None
+    from semantic_rdf.bounds import read_regular
+
+    data = read_regular(args.file, "import file")  # a device or a FIFO is refused, not read forever
     n, skipped = ctx.store().import_report(data, fmt, on_erased="skip" if args.skip_erased else "refuse")
     text = f"imported {n} quads"
     if skipped:

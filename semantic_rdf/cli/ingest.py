@@ -9,6 +9,10 @@ NAME = "ingest"
 HELP = "ingest files, directories, globs, http(s) URLs or - (stdin); extract assertions with spans"
 
 
+
+# a gazetteer is a JSON object of name -> class: far past any real one, short of filling the memory
+MAX_GAZETTEER = 64 << 20
+
 def add_arguments(p) -> None:
     p.add_argument("refs", nargs="+", metavar="REF")
     p.add_argument("--name", default=None, metavar="NAME",
@@ -55,10 +59,12 @@ def make_extractor(args):
         return ModelExtractor(OpenAICompatibleModel(args.model_url, args.model, api_key_env=args.model_key_env))
     gaz = None
     if args.gazetteer:
+        from semantic_rdf.bounds import read_regular
+
+        data = read_regular(args.gazetteer, "--gazetteer file", MAX_GAZETTEER)  # a device or a FIFO would never end
         try:
-            with open(args.gazetteer, encoding="utf-8") as f:
-                gaz = json.load(f)
-        except (OSError, ValueError) as exc:
+            gaz = json.loads(data.decode("utf-8"))
+        except (ValueError, RecursionError) as exc:
             raise InvalidInput(f"--gazetteer {args.gazetteer!r}: {exc.__class__.__name__}") from None
         if not isinstance(gaz, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in gaz.items()):
             raise InvalidInput("--gazetteer must be a JSON object of name -> class")

@@ -71,8 +71,14 @@ def packaged_queries() -> list[tuple[str, str]]:
 
 def read_query(path: str) -> str:
     """The query text: stdin for -, a file that exists, else the packaged query of that name."""
+    from semantic_rdf.bounds import read_regular
+    from semantic_rdf.queries import MAX_QUERY_CHARS
+
     if path == "-":
-        return sys.stdin.read()
+        text = sys.stdin.read(MAX_QUERY_CHARS + 1)  # what stdin holds past a query's length is never read
+        if len(text) > MAX_QUERY_CHARS:
+            raise InvalidInput(f"query is longer than {MAX_QUERY_CHARS:,} characters")
+        return text
     if not os.path.exists(path) and not path.endswith(".rq"):
         from semantic_rdf.resources import query as packaged_text
 
@@ -80,11 +86,11 @@ def read_query(path: str) -> str:
             return packaged_text(path)
         raise InvalidInput(f"no query file {path!r} and no packaged query of that name "
                            "(`semantic-rdf query --list` shows them)")
+    data = read_regular(path, "query file", MAX_QUERY_CHARS * 4)  # a character takes at most four bytes
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInput(f"cannot read query file {path!r}: {exc.__class__.__name__}") from None
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"query file {path!r} is not UTF-8 (byte {exc.start + 1})") from None
 
 
 def run(args, ctx) -> int:
