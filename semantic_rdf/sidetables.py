@@ -165,8 +165,11 @@ class SideTables:
         word-vector signature; LookupError if it cannot be written here (the caller then uses the tokenizer)."""
         if not self._words_ready:
             self._build_words()
-        row = self.conn.execute("SELECT piece FROM words WHERE word = ?", (word,)).fetchone()
-        return None if row is None else int(row[0])
+        try:
+            row = self.conn.execute("SELECT piece FROM words WHERE word = ?", (word,)).fetchone()
+            return None if row is None else int(row[0])
+        except (sqlite3.Error, TypeError, ValueError) as e:  # a damaged table: the tokenizer answers instead
+            raise LookupError(f"word table unreadable: {e}") from None
 
     def _build_words(self) -> None:
         from semantic_rdf.wordvectors import default_word_vectors

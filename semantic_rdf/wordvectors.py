@@ -163,6 +163,10 @@ class WordLlamaVectors:
                 yield word, i
 
     def piece_vector(self, piece: int) -> np.ndarray | None:
+        """`vector(word)` for a word read as the one piece `piece`; LookupError for an id the vocabulary
+        does not have (a damaged table of pieces)."""
+        if not isinstance(piece, int) or not 0 <= piece < self._matrix().shape[0]:
+            raise LookupError(f"no piece {piece!r} in the vocabulary")
         return self._mean_unit((piece,))
 
     def vector(self, word: str) -> np.ndarray | None:

@@ -82,3 +82,24 @@ def test_ask_as_a_process_loads_no_tokenizer(tmp_path):
     imported = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
     assert "numpy" in imported  # the import log is there
     assert "tokenizers" not in imported and "rdflib" not in imported
+
+
+def test_a_damaged_word_table_falls_back_to_the_tokenizer(tmp_path):
+    """Rows a damaged or hostile side file holds (a piece id out of range, text for an id, a negative id)
+    cost a word its table entry, never the answer: the tokenizer reads it instead."""
+    wv = WordLlamaVectors()
+    st = SideTables(tmp_path / "s.sqlite")
+    try:
+        st.word_piece("paris")  # builds the table
+        st.conn.execute("UPDATE words SET piece = 10000000 WHERE word = 'paris'")
+        st.conn.execute("UPDATE words SET piece = 'abc' WHERE word = 'london'")
+        st.conn.execute("UPDATE words SET piece = -3 WHERE word = 'born'")
+        tabled = TabledWords(WordLlamaVectors(), st.word_piece)
+        for w in ("paris", "london", "born", "Paris"):
+            a, b = wv.vector(w), tabled.vector(w)
+            assert a is not None and np.array_equal(a, b), w
+        st.conn.execute("DROP TABLE words")
+        st.conn.execute("CREATE TABLE words (other TEXT)")
+        assert np.array_equal(TabledWords(WordLlamaVectors(), st.word_piece).vector("paris"), wv.vector("paris"))
+    finally:
+        st.close()
