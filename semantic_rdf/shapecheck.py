@@ -24,7 +24,7 @@ import pyoxigraph as ox
 
 from semantic_rdf import ntriples as N
 from semantic_rdf.errors import ShapeViolation
-from semantic_rdf.shapes import NODE_KINDS, Report, ShapeGraph, Term, sh, shape_graph, supported_or_raise
+from semantic_rdf.shapes import NODE_KINDS, Report, ShapeGraph, Term, sh, packaged_shapes, supported_or_raise
 from semantic_rdf.vocab import RDF, RDFS
 
 __all__ = ["Settled", "ShapeCheck", "shape_check"]
@@ -383,4 +383,4 @@ class ShapeCheck:
 
 @lru_cache(maxsize=1)
 def shape_check() -> ShapeCheck:
-    return ShapeCheck(_compile(shape_graph()))
+    return ShapeCheck(_compile(packaged_shapes()))

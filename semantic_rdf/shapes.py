@@ -22,7 +22,7 @@ from semantic_rdf.errors import ShapeViolation
 from semantic_rdf.resources import files
 from semantic_rdf.vocab import RDF, RDF_TYPE
 
-__all__ = ["shapes_graph", "ShapeGraph", "shape_graph", "FastChecker", "fast_checker", "validate_full",
+__all__ = ["shapes_graph", "ShapeGraph", "packaged_shapes", "FastChecker", "fast_checker", "validate_full",
            "pyshacl_results", "Report", "required_datatypes", "sh"]
 
 SHACL = "http://www.w3.org/ns/shacl#"
@@ -95,7 +95,9 @@ class ShapeGraph:
 
 
 @lru_cache(maxsize=1)
-def shape_graph() -> ShapeGraph:
+def packaged_shapes() -> ShapeGraph:
+    """shapes/*.ttl as a ShapeGraph, what both compiled checkers compile from (`shapes_graph()` is the same
+    files as rdflib reads them, for pyshacl)."""
     return ShapeGraph(q for path in files("shapes", "*.ttl")
                       for q in ox.parse(path=str(path), format=ox.RdfFormat.TURTLE))
 
@@ -115,7 +117,7 @@ def shapes_graph():
 def required_datatypes() -> dict[str, str]:
     """Predicate IRI -> the datatype IRI every shape that constrains it with sh:datatype requires (predicates
     whose shapes disagree are left out). What `sync.pull` maps a server's re-typed literals back to."""
-    g = shape_graph()
+    g = packaged_shapes()
     seen: dict[str, set[str]] = {}
     for prop in g.having(sh("datatype")):
         path, dt = g.value(prop, sh("path")), g.value(prop, sh("datatype"))
@@ -355,7 +357,7 @@ def _pool() -> ThreadPoolExecutor:
 
 @lru_cache(maxsize=1)
 def fast_checker() -> FastChecker:
-    return FastChecker(_compile(shape_graph()))
+    return FastChecker(_compile(packaged_shapes()))
 
 
 def validate_full(triples: Iterable[ox.Triple | ox.Quad]) -> Report:

@@ -81,8 +81,8 @@ def _safetensors_matrix(path: Path) -> np.ndarray:
 class WordLlamaVectors:
     """Static token embeddings of the installed wordllama wheel, mean-centred and unit-normalised.
 
-    Everything loads on first use: the tokenizer when a word is first split into pieces, the
-    matrix (memory-mapped) and its mean when a vector is first read. `signature` needs neither."""
+    The matrix is memory-mapped, so only the rows looked up are read; the tokenizer loads when a word is
+    first split into pieces, the mean row when a vector is first read."""
 
     def __init__(self, weights: str | os.PathLike | None = None, tokenizer: str | os.PathLike | None = None, *, max_pieces: int = 1):
         if weights is None or tokenizer is None:
@@ -91,11 +91,11 @@ class WordLlamaVectors:
             tokenizer = tokenizer or t
         self._weights, self._tokenizer = Path(weights), Path(tokenizer)
         self._tok = None
-        self._emb: np.ndarray | None = None
+        self._emb = _safetensors_matrix(self._weights)  # mapped, not read
         self._centre: np.ndarray | None = None
         self._max_chars = 0
         self.max_pieces = int(max_pieces)
-        self.dim = int(_safetensors_matrix(self._weights).shape[1])
+        self.dim = int(self._emb.shape[1])
         st = os.stat(weights)
         self.signature = f"wordllama:{self._weights.name}:{st.st_size}:pieces={self.max_pieces}"
 
@@ -120,7 +120,7 @@ class WordLlamaVectors:
     def centre(self) -> np.ndarray:
         """The mean row (1, dim), float32: removed from every row looked up (unrelated words then score ~0)."""
         if self._centre is None:
-            self._centre = self._matrix().mean(axis=0, keepdims=True, dtype=np.float32)
+            self._centre = self._emb.mean(axis=0, keepdims=True, dtype=np.float32)
         return self._centre
 
     def use_centre(self, centre: np.ndarray) -> None:
@@ -132,15 +132,10 @@ class WordLlamaVectors:
         if self._centre is None:
             self._centre = c
 
-    def _matrix(self) -> np.ndarray:
-        if self._emb is None:
-            self._emb = _safetensors_matrix(self._weights)
-        return self._emb
-
     def _rows(self, ids: list[int]) -> np.ndarray:
         # rows are unit-normalised when a word is looked up, not all 32,000 up front: a process that asks
         # one question reads a few rows
-        return self._matrix()[ids].astype(np.float32) - self.centre
+        return self._emb[ids].astype(np.float32) - self.centre
 
     def pieces(self, word: str) -> list[int]:
         """Token ids of the variant (as given, or capitalised) that splits into the fewest pieces."""
@@ -165,7 +160,7 @@ class WordLlamaVectors:
     def piece_vector(self, piece: int) -> np.ndarray | None:
         """`vector(word)` for a word read as the one piece `piece`; LookupError for an id the vocabulary
         does not have (a damaged table of pieces)."""
-        if not isinstance(piece, int) or not 0 <= piece < self._matrix().shape[0]:
+        if not isinstance(piece, int) or not 0 <= piece < self._emb.shape[0]:
             raise LookupError(f"no piece {piece!r} in the vocabulary")
         return self._mean_unit((piece,))
 

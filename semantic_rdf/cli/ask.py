@@ -80,24 +80,22 @@ def run(args, ctx) -> int:
     return 0
 
 
-def _lines(name: str) -> Iterator[tuple[int, bytes, bool]]:
-    """(line number, bytes, cut) of FILE or stdin, read as it comes (a pipe feeds answers as lines arrive); a
+def _lines(name: str) -> Iterator[tuple[bytes, bool]]:
+    """(bytes, cut) for each line of FILE or stdin, read as it comes (a pipe feeds answers as lines arrive); a
     line longer than any question can be is cut (`capped_lines`), so it is refused without being held."""
     cap = MAX_QUESTION * 4 + 2  # a question's characters take at most four bytes each, then the line break
-    if name == "-":
-        stream = getattr(sys.stdin, "buffer", None)
-        if stream is None:  # a text stream stood in for stdin (an embedding program, a test)
-            for n, (text, cut) in enumerate(capped_lines(sys.stdin.readline, MAX_QUESTION + 2), 1):
-                yield n, text.encode("utf-8", "surrogateescape"), cut
-            return
-        for n, (line, cut) in enumerate(capped_lines(stream.readline, cap), 1):
-            yield n, line, cut
-        return
-    from semantic_rdf.bounds import open_regular
+    if name != "-":
+        from semantic_rdf.bounds import open_regular
 
-    with open_regular(name, "--batch file") as f:  # a device or a FIFO would never end
-        for n, (line, cut) in enumerate(capped_lines(f.readline, cap), 1):
-            yield n, line, cut
+        with open_regular(name, "--batch file") as f:  # a device or a FIFO would never end
+            yield from capped_lines(f.readline, cap)
+        return
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is not None:
+        yield from capped_lines(stream.readline, cap)
+        return
+    for text, cut in capped_lines(sys.stdin.readline, MAX_QUESTION + 2):  # a text stream stood in for stdin
+        yield text.encode("utf-8", "surrogateescape"), cut
 
 
 def run_batch(args, ctx, as_of) -> int:
@@ -112,7 +110,7 @@ def run_batch(args, ctx, as_of) -> int:
     asked = refused = 0
     question: str | None
     error: str | None
-    for n, raw, cut in _lines(args.batch):
+    for n, (raw, cut) in enumerate(_lines(args.batch), 1):
         if cut:
             question, error = None, f"line {n} is longer than {MAX_QUESTION} characters"
         else:
