@@ -11,6 +11,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+from semantic_rdf import layout
 from semantic_rdf.ahead import Mode, ahead
 from semantic_rdf.errors import ErasedData, SemanticError
 from semantic_rdf.extract import Screened, screen
@@ -87,37 +88,90 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
     ahead.py); the store is written from this thread only, in order. A document stored before with the same
     content whose facts all quote it already is skipped (`summary.unchanged_documents`), so an unchanged
     re-ingest writes nothing, not even a run; `reread` reads it again (its facts count as unchanged)."""
-    ex = pipeline.extractor
-    agent = agent or getattr(ex, "agent", None) or ("no-extractor" if ex is None else type(ex).__name__)
-    summary = IngestSummary()
-    run: Run | None = None  # begun at the first readable document: an ingest that reads nothing writes nothing
-    pending: list[tuple[PipelineResult, Screened]] = []  # read documents awaiting storage
-    pending_triples = pending_chars = 0
-    # What the extractor found about each pending document's entities (PipelineResult.entity_types and
-    # .aliases, made where the document was read: the extractor may run in a forked child), by reference.
-    # Reading `ex.entity_types` here instead would miss a child's findings, and `or {}` replaced the
-    # extractor's dict, empty when the ingest begins, by a new one: no entity class ever reached the store.
-    findings: dict[str, tuple[dict[str, str], dict[str, set[str]]]] = {}
-    from semantic_rdf import erasure, layout
+    ingest = _Ingest(store, pipeline, floor=floor, agent=agent, model=model, on_commit=on_commit,
+                     batch_size=batch_size, allow_erased=allow_erased, reread=reread)
+    summary = ingest.summary
+    try:
+        with closing(ahead(pipeline, refs, read_ahead)) as results:
+            for result in results:
+                if ingest.take(result) and progress:
+                    progress(result.ref, summary.documents + len(ingest.pending))
+        ingest.flush()
+    finally:
+        ingest.end()
+    summary.bytes = pipeline.bytes_in
+    summary.seconds = {k: round(v, 4) for k, v in pipeline.timings.items()}
+    return summary
 
-    # tombstones win: content whose document an erasure revoked is refused unless the caller allows it
-    revoked = set() if allow_erased else erasure.erased_documents(store)
 
-    written: list[WriteReport] = []  # the reports of the current flush: `on_commit` gets them merged, once
+class _Ingest:
+    """One `load`: the documents read and not yet stored, and the summary of what was written."""
 
-    def record(report: WriteReport) -> None:
-        summary.new += report.new
-        summary.repeated += report.repeated
-        summary.unchanged += report.unchanged
-        summary.ids += report.ids
-        written.append(report)
+    def __init__(self, store: AssertionStore, pipeline: Pipeline, *, floor: float | None, agent: str | None,
+                 model: str | None, on_commit: Callable[[WriteReport], None] | None, batch_size: int,
+                 allow_erased: bool, reread: bool) -> None:
+        ex = pipeline.extractor
+        self.agent = agent or getattr(ex, "agent", None) or ("no-extractor" if ex is None else type(ex).__name__)
+        self.store, self.floor, self.model, self.reread = store, floor, model, reread
+        self.on_commit, self.batch_size = on_commit, batch_size
+        self.summary = IngestSummary()
+        self.run: Run | None = None  # begun at the first readable document: an ingest that reads nothing writes nothing
+        self.pending: list[tuple[PipelineResult, Screened]] = []  # read documents awaiting storage
+        self.pending_triples = self.pending_chars = 0
+        # What the extractor found about each pending document's entities (PipelineResult.entity_types and
+        # .aliases, made where the document was read: the extractor may run in a forked child), by reference.
+        # Reading `ex.entity_types` here instead would miss a child's findings, and `or {}` replaced the
+        # extractor's dict, empty when the ingest begins, by a new one: no entity class ever reached the store.
+        self.findings: dict[str, tuple[dict[str, str], dict[str, set[str]]]] = {}
+        from semantic_rdf import erasure
 
-    refused: set[str] = set()
+        # tombstones win: content whose document an erasure revoked is refused unless the caller allows it
+        self.revoked = set() if allow_erased else erasure.erased_documents(store)
+        self.written: list[WriteReport] = []  # the reports of the current flush: `on_commit` gets them merged, once
+        self.refused: set[str] = set()
+        # Triples that make the next batch, doubling up to batch_size. On disk a batch also pays a journal fsync
+        # and a flush, more than starting early gains (an ingest of 1 MB: 0.15 s a batch, 25 % slower ramped).
+        self.limit = batch_size if store.path is not None else max(1, batch_size // 8)
 
-    def unchanged(result: PipelineResult, kept: Screened) -> bool:
+    def take(self, result: PipelineResult) -> bool:
+        """Screen one read document and queue it for the store (or report it failed); False if it is skipped
+        as unchanged, which is not reported as progress."""
+        if not result.ok:
+            self.fail(result.ref, result.error)  # type: ignore[arg-type]
+        elif self.revoked and layout.doc_sha256(result.doc) in self.revoked:  # type: ignore[arg-type]
+            self.fail(result.ref, ErasedData("this content was erased from the store (erase --document); "
+                                             "ingest it again only with --allow-erased"))
+        else:
+            kept = screen(result.triples, self.floor)
+            if self.unchanged(result, kept):
+                self.summary.unchanged_documents.append(result.ref)
+                return False
+            self.queue(result, kept)
+        return True
+
+    def queue(self, result: PipelineResult, kept: Screened) -> None:
+        if self.run is None:
+            self.run = self.store.begin_run("ingestion", agent=self.agent, model=self.model, label="ingest")
+            self.summary.run = self.run.id
+        for note in result.doc.meta.get("notes") or ():  # type: ignore[union-attr]
+            self.summary.notes.append({"ref": result.ref, "note": str(note)})
+        self.pending.append((result, kept))
+        if kept.kept and (result.entity_types or result.aliases):
+            t, a = self.findings.setdefault(result.ref, ({}, {}))
+            t.update(result.entity_types or {})
+            for name, other in (result.aliases or {}).items():
+                a.setdefault(name, set()).update(other)
+        self.pending_triples += len(kept.kept)
+        self.pending_chars += len(result.doc.text)  # type: ignore[union-attr]
+        if self.pending_triples >= self.limit or self.pending_chars >= _DOC_CHARS:
+            self.flush()
+            self.limit = min(self.batch_size, self.limit * 2)
+
+    def unchanged(self, result: PipelineResult, kept: Screened) -> bool:
         """Stored before with this very content, and every fact it gives already quotes it: a re-ingest of
         it would write nothing but a new run, so it is skipped (and an ingest of only such is no run)."""
-        if reread or not store.has_document(result.doc):  # type: ignore[arg-type]
+        store = self.store
+        if self.reread or not store.has_document(result.doc):  # type: ignore[arg-type]
             return False
         doc = store.document_iri(result.doc).value  # type: ignore[arg-type]
         for t in kept.kept:
@@ -126,53 +180,57 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
                 return False
         return True
 
-    def fail(ref: str, exc: SemanticError) -> None:
-        summary.failed.append({"ref": ref, "error": " ".join(str(exc).split())})
+    def fail(self, ref: str, exc: SemanticError) -> None:
+        self.summary.failed.append({"ref": ref, "error": " ".join(str(exc).split())})
 
-    def found(refs: Iterable[str]) -> tuple[dict[str, str], dict[str, set[str]]]:
-        types: dict[str, str] = {}
-        aliases: dict[str, set[str]] = {}
-        for ref in refs:
-            t, a = findings.get(ref, ({}, {}))
-            types.update(t)
-            for name, other in a.items():
-                aliases.setdefault(name, set()).update(other)
-        return types, aliases
-
-    def commit(items: list[tuple[str, list]]) -> None:
-        triples = [t for _, kept in items for t in kept]
-        if not triples:
+    def flush(self) -> None:
+        # Assertions the store does not hold yet go in one batch, repeats of stored ones in another. Each
+        # batch is atomic; a big batch of fresh quads takes the bulk loader, which a batch that changes
+        # stored records (their count and confidence) cannot.
+        if not self.pending:
             return
-        assert run is not None  # begun before anything is pending
-        types, aliases = found(ref for ref, _ in items)
+        fresh, again = self.split_known(self.store_documents())
+        self.pending.clear()
+        self.pending_triples = self.pending_chars = 0
         try:
-            record(store.assert_triples(triples, run=run, entity_types=types, aliases=aliases))
-        except SemanticError:
-            for ref, kept in items:
-                if ref in refused:
-                    continue
-                types, aliases = found([ref])
-                try:
-                    record(store.assert_triples(list(kept), run=run, entity_types=types, aliases=aliases))
-                except SemanticError as exc:
-                    refused.add(ref)
-                    fail(ref, exc)
-                    summary.documents -= 1
+            self.commit(fresh)
+            self.commit([(ref, kept) for ref, kept in again if ref not in self.refused])
+            self.findings.clear()
+        finally:  # one call for both batches (a document's new and repeated facts), also after a failure
+            if self.on_commit and self.written:
+                merged = WriteReport()
+                for report in self.written:
+                    merged.merge(report)
+                self.written.clear()
+                self.on_commit(merged)
 
-    def store_documents() -> list[tuple[str, tuple]]:
+    def split_known(self, stored: list[tuple[str, tuple]]) -> tuple[list[tuple[str, list]], list[tuple[str, list]]]:
+        """Each stored document's facts the store does not hold yet, and those it holds."""
+        fresh: list[tuple[str, list]] = []
+        again: list[tuple[str, list]] = []
+        known_by_id: dict[str, bool] = {}  # the same assertion comes from many documents
+        for ref, kept in stored:
+            known = [known_by_id[a] if (a := assertion_id(t.subject, t.predicate, t.object)) in known_by_id
+                     else known_by_id.setdefault(a, self.store.exists(a)) for t in kept]
+            fresh.append((ref, [t for t, k in zip(kept, known) if not k]))
+            again.append((ref, [t for t, k in zip(kept, known) if k]))
+        return fresh, again
+
+    def store_documents(self) -> list[tuple[str, tuple]]:
         """Write the pending documents (one batch, or one by one if it is refused) and count the stored ones."""
-        assert run is not None  # begun before anything is pending
+        assert self.run is not None  # begun before anything is pending
         try:
-            store.add_documents([r.doc for r, _ in pending if r.doc is not None], run)
-            stored = list(pending)
+            self.store.add_documents([r.doc for r, _ in self.pending if r.doc is not None], self.run)
+            stored = list(self.pending)
         except SemanticError:
             stored = []
-            for r, kept in pending:
+            for r, kept in self.pending:
                 try:
-                    store.add_documents([r.doc] if r.doc is not None else [], run)
+                    self.store.add_documents([r.doc] if r.doc is not None else [], self.run)
                     stored.append((r, kept))
                 except SemanticError as exc:
-                    fail(r.ref, exc)
+                    self.fail(r.ref, exc)
+        summary = self.summary
         for r, kept in stored:
             if not kept.kept:
                 summary.no_assertions.append(r.ref)
@@ -183,75 +241,52 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
             summary.extracted += len(r.triples)
         return [(r.ref, kept.kept) for r, kept in stored if kept.kept]
 
-    def flush() -> None:
-        # Assertions the store does not hold yet go in one batch, repeats of stored ones in another. Each
-        # batch is atomic; a big batch of fresh quads takes the bulk loader, which a batch that changes
-        # stored records (their count and confidence) cannot.
-        nonlocal pending_triples, pending_chars
-        if not pending:
+    def commit(self, items: list[tuple[str, list]]) -> None:
+        """Write the facts of `items` in one batch or, if it is refused, document by document, so that only
+        a document whose own facts are refused is reported failed (and no longer counted as stored)."""
+        triples = [t for _, kept in items for t in kept]
+        if not triples:
             return
-        fresh: list[tuple[str, list]] = []
-        again: list[tuple[str, list]] = []
-        stored: dict[str, bool] = {}  # the same assertion comes from many documents
-        for ref, kept in store_documents():
-            known = [stored[a] if (a := assertion_id(t.subject, t.predicate, t.object)) in stored
-                     else stored.setdefault(a, store.exists(a)) for t in kept]
-            fresh.append((ref, [t for t, k in zip(kept, known) if not k]))
-            again.append((ref, [t for t, k in zip(kept, known) if k]))
-        pending.clear()
-        pending_triples = pending_chars = 0
+        assert self.run is not None  # begun before anything is pending
+        types, aliases = self.found(ref for ref, _ in items)
         try:
-            commit(fresh)
-            commit([(ref, kept) for ref, kept in again if ref not in refused])
-            findings.clear()
-        finally:  # one call for both batches (a document's new and repeated facts), also after a failure
-            if on_commit and written:
-                merged = WriteReport()
-                for report in written:
-                    merged.merge(report)
-                written.clear()
-                on_commit(merged)
+            self.record(self.store.assert_triples(triples, run=self.run, entity_types=types, aliases=aliases))
+        except SemanticError:
+            for ref, kept in items:
+                if ref in self.refused:
+                    continue
+                types, aliases = self.found([ref])
+                try:
+                    self.record(self.store.assert_triples(list(kept), run=self.run, entity_types=types,
+                                                          aliases=aliases))
+                except SemanticError as exc:
+                    self.refused.add(ref)
+                    self.fail(ref, exc)
+                    self.summary.documents -= 1
 
-    # Triples that make the next batch, doubling up to batch_size. On disk a batch also pays a journal fsync
-    # and a flush, more than starting early gains (an ingest of 1 MB: 0.15 s a batch, 25 % slower ramped).
-    limit = batch_size if store.path is not None else max(1, batch_size // 8)
-    try:
-        with closing(ahead(pipeline, refs, read_ahead)) as results:
-            for result in results:
-                if not result.ok:
-                    fail(result.ref, result.error)  # type: ignore[arg-type]
-                elif revoked and layout.doc_sha256(result.doc) in revoked:  # type: ignore[arg-type]
-                    fail(result.ref, ErasedData("this content was erased from the store (erase --document); "
-                                                "ingest it again only with --allow-erased"))
-                else:
-                    kept = screen(result.triples, floor)
-                    if unchanged(result, kept):
-                        summary.unchanged_documents.append(result.ref)
-                        continue
-                    if run is None:
-                        run = store.begin_run("ingestion", agent=agent, model=model, label="ingest")
-                        summary.run = run.id
-                    for note in result.doc.meta.get("notes") or ():  # type: ignore[union-attr]
-                        summary.notes.append({"ref": result.ref, "note": str(note)})
-                    pending.append((result, kept))
-                    if kept.kept and (result.entity_types or result.aliases):
-                        t, a = findings.setdefault(result.ref, ({}, {}))
-                        t.update(result.entity_types or {})
-                        for name, other in (result.aliases or {}).items():
-                            a.setdefault(name, set()).update(other)
-                    pending_triples += len(kept.kept)
-                    pending_chars += len(result.doc.text)  # type: ignore[union-attr]
-                    if pending_triples >= limit or pending_chars >= _DOC_CHARS:
-                        flush()
-                        limit = min(batch_size, limit * 2)
-                if progress:
-                    progress(result.ref, summary.documents + len(pending))
-        flush()
-    finally:
-        if run is not None and store.ox is not None:
-            if not store.recorded(run):
-                summary.run = ""  # nothing was written: the run is not recorded either
-            store.end_run(run)
-    summary.bytes = pipeline.bytes_in
-    summary.seconds = {k: round(v, 4) for k, v in pipeline.timings.items()}
-    return summary
+    def found(self, refs: Iterable[str]) -> tuple[dict[str, str], dict[str, set[str]]]:
+        """The entity classes and other names the extractor found in the documents `refs`, merged."""
+        types: dict[str, str] = {}
+        aliases: dict[str, set[str]] = {}
+        for ref in refs:
+            t, a = self.findings.get(ref, ({}, {}))
+            types.update(t)
+            for name, other in a.items():
+                aliases.setdefault(name, set()).update(other)
+        return types, aliases
+
+    def record(self, report: WriteReport) -> None:
+        summary = self.summary
+        summary.new += report.new
+        summary.repeated += report.repeated
+        summary.unchanged += report.unchanged
+        summary.ids += report.ids
+        self.written.append(report)
+
+    def end(self) -> None:
+        """End the run, if one was begun; one that wrote nothing is not recorded, nor named in the summary."""
+        run = self.run
+        if run is not None and self.store.ox is not None:
+            if not self.store.recorded(run):
+                self.summary.run = ""
+            self.store.end_run(run)
