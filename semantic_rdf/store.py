@@ -224,6 +224,59 @@ class _RecordState:
         return any(q[2] == _TOMBSTONE for q in self.types)
 
 
+class _BatchWrites:
+    """What one batch of assertions writes, removes and checks, gathered record by record for one commit."""
+
+    def __init__(self, at: datetime, run_ref: str, agent_ref: str, agent: str, note: str) -> None:
+        self.at, self.run_ref, self.agent_ref, self.agent, self.note = at, run_ref, agent_ref, agent, note
+        self.add: list[N.AnyQuad] = []
+        self.remove: list[N.NQ] = []
+        self.check: list[N.AnyQuad] = []
+        self.settled: dict[str, Settled] = {}
+        self.unlinked: list[N.NQ] = []  # the new source nodes of repeated records
+        # The span sources of a batch are one template (layout.span_source_quads) filled with values their Triple
+        # and Chunk checked when they were built (offsets, chunk index, confidence) and values the store makes
+        # (time, run, document version). The first one of each document goes through the shape check, which so
+        # checks the template and the document; the others differ from it only in those checked values, and
+        # tests/test_shapes.py shows the template conforms for any of them. Checking each one cost a fifth of
+        # an ingest's time. The others are written as N-Quads lines of the same template (span_source_text).
+        self.sampled: set[str] = set()  # documents whose span source this batch checks
+        self.unchecked: dict[str, list[str]] = {}  # span sources it writes unchecked, with their rdf:types
+        self.rendered: list[str] = []  # and their N-Quads text
+        self.new_entities: dict[str, None] = {}
+        self.named: set[str] = set()  # the new entities, written with their other names
+
+    def sources(self, aid: str, obs: list[Triple], docs: Mapping[str, str]) -> list[_Source]:
+        """The source each observation of assertion `aid` gives: its span in a document, or the caller."""
+        sources: list[_Source] = []
+        for t in obs:
+            if t.chunk is not None:
+                d = docs[t.chunk.doc_id]
+                start, end = t.span  # type: ignore[misc]
+                src = L.span_ref(aid, d, start, end)
+                fill = (src, d, start, end, t.chunk.index, t.confidence, self.at, self.run_ref)
+                sources.append(_Source(src, fill, t.confidence, "extracted", d))
+            else:
+                src = L.caller_ref(aid, self.agent, self.note)
+                fill = (src, self.agent_ref, self.note, t.confidence, self.at, self.run_ref)
+                sources.append(_Source(src, fill, t.confidence, "supplied", None))
+        return sources
+
+    def source(self, f: _Source, into: list) -> None:
+        """Add the quads of source `f` to `into` and to the check, or to `rendered` if it is not sampled."""
+        if f.kind != "extracted":
+            q = L.caller_source_quads(*f.fill)
+        elif f.doc in self.sampled:
+            self.unchecked[f.node] = L.SPAN_TYPES
+            self.rendered.append(L.span_source_text(*f.fill))
+            return
+        else:
+            self.sampled.add(f.doc)  # type: ignore[arg-type]
+            q = L.span_source_quads(*f.fill)
+        into.extend(q)
+        self.check.extend(q)
+
+
 class _Clock:
     """UTC wall clock that never repeats or goes backwards within a store."""
 
@@ -652,43 +705,34 @@ class AssertionStore:
     def _assert_batch(self, triples: list[Triple], run: Run, note: str,
                       entity_types: Mapping[str, str], aliases: Mapping[str, Iterable[str]] = {}) -> WriteReport:
         report = WriteReport()
-        at = self.now()
-        add: list[N.AnyQuad] = []
-        remove: list[N.NQ] = []
-        check: list[N.AnyQuad] = []
-        from semantic_rdf.shapecheck import Settled
+        w = _BatchWrites(self.now(), str(run.iri), str(run.agent), run.agent.value, note)
+        groups, docs = self._group(triples, report)
+        for aid, obs in groups.items():
+            state = self._record_state(aid)
+            if state is not None and state.tombstone:
+                report.erased += len(obs)
+                continue
+            fresh = self._unrecorded(aid, state, w.sources(aid, obs, docs))
+            report.unchanged += len(obs) - len(fresh)
+            report.observed.update((aid, f.doc[1:-1]) for f in fresh if f.doc is not None)
+            if state is None:
+                self._new_record(w, aid, obs[0], fresh, entity_types, aliases)
+                report.new += 1
+            elif fresh:
+                self._repeat_record(w, aid, state, fresh)
+                report.repeated += 1
+        self._other_names(w, aliases)
+        if w.add:
+            report.quads_added = self.commit(w.add, w.remove, check=w.check, settled=w.settled, unlinked=w.unlinked,
+                                             types=w.unchecked, rendered="".join(w.rendered))
+            self._known_entities.update(w.new_entities)
+        return report
 
-        settled: dict[str, Settled] = {}
-        unlinked: list[N.NQ] = []  # the new source nodes of repeated records
-        # The span sources of a batch are one template (layout.span_source_quads) filled with values their Triple
-        # and Chunk checked when they were built (offsets, chunk index, confidence) and values the store makes
-        # (time, run, document version). The first one of each document goes through the shape check, which so
-        # checks the template and the document; the others differ from it only in those checked values, and
-        # tests/test_shapes.py shows the template conforms for any of them. Checking each one cost a fifth of
-        # an ingest's time. The others are written as N-Quads lines of the same template (span_source_text).
-        sampled: set[str] = set()  # documents whose span source this batch checks
-        unchecked: dict[str, list[str]] = {}  # span sources it writes unchecked, with their rdf:types
-        rendered: list[str] = []  # and their N-Quads text
-
-        def write(f: _Source, into: list[N.NQ]) -> None:
-            """Add the quads of source `f` to `into` and to the check, or to `rendered` if it is not sampled."""
-            if f.kind != "extracted":
-                q = L.caller_source_quads(*f.fill)
-            elif f.doc in sampled:
-                unchecked[f.node] = L.SPAN_TYPES
-                rendered.append(L.span_source_text(*f.fill))
-                return
-            else:
-                sampled.add(f.doc)  # type: ignore[arg-type]
-                q = L.span_source_quads(*f.fill)
-            into.extend(q)
-            check.extend(q)
-        new_entities: dict[str, None] = {}
-        named: set[str] = set()  # the new entities, written with their other names
+    def _group(self, triples: list[Triple], report: WriteReport) -> tuple[dict[str, list[Triple]], dict[str, str]]:
+        """The batch's observations by assertion id (their ids in `report`, in order), and the IRI of each
+        document they were read from, by document id."""
         groups: dict[str, list[Triple]] = {}
         docs: dict[str, str] = {}
-        run_ref, agent_ref = str(run.iri), str(run.agent)
-        G = L.PROV_G
         for t in triples:
             if not isinstance(t, Triple):
                 raise InvalidInput(f"expected Triple, got {type(t).__name__}")
@@ -698,97 +742,87 @@ class AssertionStore:
             groups.setdefault(aid, []).append(t)
             if t.chunk is not None and t.chunk.doc_id not in docs:
                 docs[t.chunk.doc_id] = str(self._doc_iri_by_id(t.chunk.doc_id))
-        for aid, obs in groups.items():
-            state = self._record_state(aid)
-            if state is not None and state.tombstone:
-                report.erased += len(obs)
-                continue
-            sources: list[_Source] = []
-            for t in obs:
-                if t.chunk is not None:
-                    d = docs[t.chunk.doc_id]
-                    start, end = t.span  # type: ignore[misc]
-                    src = L.span_ref(aid, d, start, end)
-                    fill = (src, d, start, end, t.chunk.index, t.confidence, at, run_ref)
-                    sources.append(_Source(src, fill, t.confidence, "extracted", d))
+        return groups, docs
+
+    def _unrecorded(self, aid: str, state: _RecordState | None, sources: list[_Source]) -> list[_Source]:
+        """`sources` less those repeated within the batch and those the stored record has already."""
+        seen: dict[str, _Source] = {}
+        for src_ in sources:
+            seen.setdefault(src_.node, src_)
+        node = assertion_iri(aid)
+        return list(seen.values()) if state is None else [
+            v for k, v in seen.items() if not self._has(node, P.wasDerivedFrom, o=ox.NamedNode(k[1:-1]))]
+
+    def _new_record(self, w: _BatchWrites, aid: str, first: Triple, fresh: list[_Source],
+                    entity_types: Mapping[str, str], aliases: Mapping[str, Iterable[str]]) -> None:
+        a = assertion_ref(aid)
+        kinds = sorted({f.kind for f in fresh})
+        conf = max(f.confidence for f in fresh)
+        new_q = L.record_quads(aid, first, [_KIND_REF[k] for k in kinds], conf, len(fresh), w.at, w.run_ref,
+                               first.valid)
+        new_q.append(L.claim_quad(aid, first))
+        for f in fresh:
+            w.source(f, w.add)
+            new_q.append((a, L.Pt.wasDerivedFrom, f.node, L.PROV_G))
+        w.add += new_q
+        w.check += new_q
+        self._new_entities(w, first, entity_types, aliases)
+
+    def _new_entities(self, w: _BatchWrites, first: Triple, entity_types: Mapping[str, str],
+                      aliases: Mapping[str, Iterable[str]]) -> None:
+        """The entities a new record names that neither the store nor the batch holds yet, with their class
+        and other names."""
+        for name in (first.subject,) + (() if first.datatype else (first.object,)):
+            key = fold(name)
+            if key not in w.new_entities and key not in self._known_entities:
+                if self._has(entity_iri(name), M.folded, ENTITY_GRAPH):
+                    self._known_entities.add(key)
                 else:
-                    src = L.caller_ref(aid, run.agent.value, note)
-                    fill = (src, agent_ref, note, t.confidence, at, run_ref)
-                    sources.append(_Source(src, fill, t.confidence, "supplied", None))
-            # dedupe within the batch and against the store
-            seen: dict[str, _Source] = {}
-            for src_ in sources:
-                seen.setdefault(src_.node, src_)
-            node = assertion_iri(aid)
-            fresh = list(seen.values()) if state is None else [
-                v for k, v in seen.items() if not self._has(node, P.wasDerivedFrom, o=ox.NamedNode(k[1:-1]))]
-            report.unchanged += len(obs) - len(fresh)
-            report.observed.update((aid, f.doc[1:-1]) for f in fresh if f.doc is not None)
-            a = assertion_ref(aid)
-            if state is None:
-                first = obs[0]
-                kinds = sorted({f.kind for f in fresh})
-                conf = max(f.confidence for f in fresh)
-                new_q = L.record_quads(aid, first, [_KIND_REF[k] for k in kinds], conf, len(fresh), at, run_ref,
-                                       first.valid)
-                new_q.append(L.claim_quad(aid, first))
-                for f in fresh:
-                    write(f, add)
-                    new_q.append((a, L.Pt.wasDerivedFrom, f.node, G))
-                add += new_q
-                check += new_q
-                for name in (first.subject,) + (() if first.datatype else (first.object,)):
-                    key = fold(name)
-                    if key not in new_entities and key not in self._known_entities:
-                        if self._has(entity_iri(name), M.folded, ENTITY_GRAPH):
-                            self._known_entities.add(key)
-                        else:
-                            new_entities[key] = None
-                            cls = entity_types.get(name)
-                            cq = L.entity_quads(name, ox.NamedNode(NS + cls) if cls and cls.isidentifier() else None,
-                                                aliases.get(name, ()))
-                            add += cq
-                            check += cq
-                            named.add(name)
-                report.new += 1
-            elif fresh:
-                old_count, old_conf = state.count_q, state.conf_q
-                kinds_now = set(state.kinds)
-                new_q = []
-                for f in fresh:
-                    write(f, unlinked)
-                    new_q.append((a, L.Pt.wasDerivedFrom, f.node, G))
-                    if f.kind not in kinds_now:
-                        kinds_now.add(f.kind)
-                        new_q.append((a, L.TYPE, _KIND_REF[f.kind], G))
-                conf = max([state.confidence] + [f.confidence for f in fresh])
-                new_q.append((a, L.Mt.count, L.integer_t(state.count + len(fresh)), G))
-                new_q.append((a, L.Mt.confidence, L.dec_t(conf), G))
-                remove += [old_count, old_conf]
-                add += new_q
-                # the stored sources stand and met the monotone source constraints: only the additions are checked
-                check += state.types + new_q
-                settled[a] = Settled(frozenset(q[2] for q in state.types), _ADDED)
-                report.repeated += 1
-        # the other names of entities the store held already (or that a repeated record names)
+                    w.new_entities[key] = None
+                    cls = entity_types.get(name)
+                    cq = L.entity_quads(name, ox.NamedNode(NS + cls) if cls and cls.isidentifier() else None,
+                                        aliases.get(name, ()))
+                    w.add += cq
+                    w.check += cq
+                    w.named.add(name)
+
+    def _repeat_record(self, w: _BatchWrites, aid: str, state: _RecordState, fresh: list[_Source]) -> None:
+        """Add `fresh` sources to a stored record, with its new count, confidence and kinds."""
+        from semantic_rdf.shapecheck import Settled
+
+        a, G = assertion_ref(aid), L.PROV_G
+        kinds_now = set(state.kinds)
+        new_q: list[N.NQ] = []
+        for f in fresh:
+            w.source(f, w.unlinked)
+            new_q.append((a, L.Pt.wasDerivedFrom, f.node, G))
+            if f.kind not in kinds_now:
+                kinds_now.add(f.kind)
+                new_q.append((a, L.TYPE, _KIND_REF[f.kind], G))
+        conf = max([state.confidence] + [f.confidence for f in fresh])
+        new_q.append((a, L.Mt.count, L.integer_t(state.count + len(fresh)), G))
+        new_q.append((a, L.Mt.confidence, L.dec_t(conf), G))
+        w.remove += [state.count_q, state.conf_q]
+        w.add += new_q
+        # the stored sources stand and met the monotone source constraints: only the additions are checked
+        w.check += state.types + new_q
+        w.settled[a] = Settled(frozenset(q[2] for q in state.types), _ADDED)
+
+    def _other_names(self, w: _BatchWrites, aliases: Mapping[str, Iterable[str]]) -> None:
+        """The other names of entities the store held already (or that a repeated record names)."""
         for name, other in aliases.items():
-            if name in named or not isinstance(name, str) or not other:
+            if name in w.named or not isinstance(name, str) or not other:
                 continue
             try:
                 e = entity_iri(name)
             except SemanticError:
                 continue
-            if fold(name) not in new_entities and not self._has(e, M.folded, ENTITY_GRAPH):
+            if fold(name) not in w.new_entities and not self._has(e, M.folded, ENTITY_GRAPH):
                 continue  # not an entity this batch or the store holds (its triples were refused or erased)
             aq = L.alias_quads(name, [a for a in L.alias_names(name, other)
                                       if not self._has(e, _ALT_LABEL, ENTITY_GRAPH, o=ox.Literal(a))])
-            add += aq
-            check += aq
-        if add:
-            report.quads_added = self.commit(add, remove, check=check, settled=settled, unlinked=unlinked,
-                                             types=unchecked, rendered="".join(rendered))
-            self._known_entities.update(new_entities)
-        return report
+            w.add += aq
+            w.check += aq
 
     def _record_state(self, aid: str) -> _RecordState | None:
         """The stored record of an assertion (its types, count and confidence) as text quads, or None. A few
