@@ -870,8 +870,27 @@ class Answerer:
             resolved = bool(linked)
         aliases = list(parsed.aliases) + [a for a in linker.aliases(linked) if a not in parsed.aliases and resolved]
         names = [e.name for e in linked + aliases]
-        index = self._index(as_of)
         notes: list[str] = []
+        g = self._gate(self._index(as_of), parsed, names, as_of, notes)
+        self._feed(res, list(parsed.tokens) + [e.name for e in linked])
+        facts, path = self._path_facts(parsed, linked + aliases, as_of, notes)
+        if not facts and g.passed:
+            facts = self._gate_facts(g, parsed, linked + aliases, as_of, notes)
+        allowed = bool(facts)
+        primed, turn = self._turn(res, mode, facts, linked, allowed)
+        scores = self._scores(g, parsed, linked, aliases, resolved, turn)
+        conflicts = self._conflicts(facts, as_of) if allowed else ()
+        if conflicts:
+            notes.append(f"{len(conflicts)} conflict(s) among believed facts")
+        reason = "; ".join(notes + [g.reason()] + ([f"linked: {', '.join(names)}"] if names else ["no entity linked"]))
+        text, rname = self._render(question, mode, facts, primed, conflicts) if allowed else self._refusal(mode)
+        did = self._record(question, mode, allowed, facts, reason)
+        return Answer(question, text, mode, allowed, tuple(facts), tuple(primed), scores, did, reason,
+                      tuple(names), parsed.predicates, rname, path, conflicts)
+
+    def _gate(self, index: FactIndex, parsed: Parsed, names: list[str], as_of: datetime | None,
+              notes: list[str]) -> GateResult:
+        """The gate over the facts the question may be about (why there are none goes to `notes`)."""
         if parsed.unknown:
             # a name the store does not hold is never answered by a similarly spelled one it does hold
             notes.append(f"the question names {', '.join(repr(n[:100]) for n in parsed.unknown[:5])}, "
@@ -892,13 +911,16 @@ class Answerer:
                 notes.append("no entity of the store is named" + ("" if parsed.tokens else " and no content word is left"))
         q = Query(tokens=parsed.tokens, entities=tuple(names) + parsed.ngrams, predicates=parsed.predicates) \
             if (parsed.tokens or names or parsed.ngrams or parsed.predicates) else None
-        g: GateResult = gate(index, encode_query(q, self.memory.encoder), self.config, fact_ids=cands) \
+        return gate(index, encode_query(q, self.memory.encoder), self.config, fact_ids=cands) \
             if (cands and q is not None) else GateResult((), (), 0, 0, 0, 0, self.config)
-        self._feed(res, list(parsed.tokens) + [e.name for e in linked])
 
+    def _path_facts(self, parsed: Parsed, named: list[Entity], as_of: datetime | None,
+                    notes: list[str]) -> tuple[list[AnswerFact], tuple[str, ...]]:
+        """The hops of a path memory that answers a multi-relation question, each confirmed by a believed fact,
+        and the path; nothing if any hop is not."""
         facts: list[AnswerFact] = []
         path: tuple[str, ...] = ()
-        hop = None if parsed.unknown or parsed.ambiguous else self._multihop(parsed, linked + aliases, as_of)
+        hop = None if parsed.unknown or parsed.ambiguous else self._multihop(parsed, named, as_of)
         if hop is not None:
             for s, p, o in hop.path.hop_triples():
                 f = self._verify(assertion_id(s, p, o), as_of)
@@ -910,35 +932,43 @@ class Answerer:
                 path = hop.path.elements
                 notes.append(f"path memory: {' / '.join(path)} (probe {hop.score:.3f}, floor "
                              f"{self.config.path_probe_sigmas}/sqrt(D)) confirmed hop by hop against the claim graphs")
-        timeless = 0
-        if not facts and g.passed:
-            best = g.passed[0].score
-            for sc in g.passed:
-                if sc.score < best - self.options.margin or len(facts) >= self.options.max_facts:
-                    break
-                f = self._verify(sc.fact_id, as_of)
-                if f is not None and parsed.when and not (f.valid_from or f.valid_until or f.literal):
-                    timeless += 1
-                    continue
-                if f is not None:
-                    facts.append(dataclasses.replace(f, score=round(sc.score, 4), predicate_score=round(sc.predicate, 4)))
-            if timeless and not facts:
-                notes.append(f"a time was asked for; {timeless} passing fact(s) carry no time")
-            elif g.passed and not facts:
-                notes.append("gate passed facts the store does not believe (as asked)")
-            if facts and len(parsed.groups) >= 2:
-                covered = {f.predicate for f in facts}
-                if not all(covered & set(gr) for gr in parsed.groups):
-                    notes.append(f"multi-relation question ({len(parsed.groups)} relations) with no confirmed path; "
-                                 "single facts do not cover every relation")
-                    facts = []
-                elif not _chained(facts, {e.folded for e in linked + aliases}):
-                    notes.append(f"multi-relation question ({len(parsed.groups)} relations) with no confirmed path; "
-                                 "the facts do not chain through an entity the question did not name")
-                    facts = []
-        allowed = bool(facts)
+        return facts, path
 
-        # Hebbian turn and priming
+    def _gate_facts(self, g: GateResult, parsed: Parsed, named: list[Entity], as_of: datetime | None,
+                    notes: list[str]) -> list[AnswerFact]:
+        """The believed facts among those that passed the gate within the margin of the best; none where a
+        time was asked and they carry none, or where a multi-relation question is not covered by a chain."""
+        facts: list[AnswerFact] = []
+        timeless = 0
+        best = g.passed[0].score
+        for sc in g.passed:
+            if sc.score < best - self.options.margin or len(facts) >= self.options.max_facts:
+                break
+            f = self._verify(sc.fact_id, as_of)
+            if f is not None and parsed.when and not (f.valid_from or f.valid_until or f.literal):
+                timeless += 1
+                continue
+            if f is not None:
+                facts.append(dataclasses.replace(f, score=round(sc.score, 4), predicate_score=round(sc.predicate, 4)))
+        if timeless and not facts:
+            notes.append(f"a time was asked for; {timeless} passing fact(s) carry no time")
+        elif g.passed and not facts:
+            notes.append("gate passed facts the store does not believe (as asked)")
+        if facts and len(parsed.groups) >= 2:
+            covered = {f.predicate for f in facts}
+            if not all(covered & set(gr) for gr in parsed.groups):
+                notes.append(f"multi-relation question ({len(parsed.groups)} relations) with no confirmed path; "
+                             "single facts do not cover every relation")
+                facts = []
+            elif not _chained(facts, {e.folded for e in named}):
+                notes.append(f"multi-relation question ({len(parsed.groups)} relations) with no confirmed path; "
+                             "the facts do not chain through an entity the question did not name")
+                facts = []
+        return facts
+
+    def _turn(self, res, mode: str, facts: list[AnswerFact], linked: list[Entity],
+              allowed: bool) -> tuple[list[tuple[str, float]], int]:
+        """The Hebbian turn over the question's and the answer's entities, and the entities they prime."""
         active = {e.name for e in linked}
         for f in facts:
             active.add(f.subject)
@@ -957,30 +987,32 @@ class Answerer:
                     if fold(n) not in in_answer:
                         acc[n] = max(acc.get(n, 0.0), w)
             primed = sorted(acc.items(), key=lambda kv: (-kv[1], kv[0]))[: self.options.max_primed]
+        return primed, turn
 
-        scores = self._scores(g, parsed, linked, aliases, resolved, turn)
-        conflicts = self._conflicts(facts, as_of) if allowed else ()
-        if conflicts:
-            notes.append(f"{len(conflicts)} conflict(s) among believed facts")
-        reason = "; ".join(notes + [g.reason()] + ([f"linked: {', '.join(names)}"] if names else ["no entity linked"]))
-        if allowed:
-            renderer = self.renderer if mode != "strict" else TemplateRenderer()
-            text = renderer.render(question, mode, facts, primed if mode != "strict" else [])
-            rejected = getattr(renderer, "last_error", None)  # a model renderer's reply it fell back from
-            rname = renderer.name if not rejected else f"template (model reply rejected: {rejected})"
-            if conflicts:  # in every mode, strict included: the answer is not one fact the store agrees on
-                text = text.rstrip() + "\n" + "\n".join(c.text() for c in conflicts)
-        else:
-            text = REFUSAL if mode != "conversational" else REFUSAL + " If a document covers it, ingest it and ask me again."
-            rname = "fixed refusal"
-        did = None
-        if self.options.record and not getattr(self.memory.store, "read_only", False):
-            choice = f"{'answer' if allowed else 'refuse'} ({mode}): {' '.join(question.split())[:1500]}"
-            rec = Recorder(self.memory.store).record(self.agent, choice, [f.id for f in facts],
-                                                     policy=_Verdict(allowed, reason[:1900]))
-            did = rec.id
-        return Answer(question, text, mode, allowed, tuple(facts), tuple(primed), scores, did, reason,
-                      tuple(names), parsed.predicates, rname, path, conflicts)
+    def _render(self, question: str, mode: str, facts: list[AnswerFact], primed: list[tuple[str, float]],
+                conflicts: tuple[Conflict, ...]) -> tuple[str, str]:
+        """The answer's text and the name of the renderer that wrote it."""
+        renderer = self.renderer if mode != "strict" else TemplateRenderer()
+        text = renderer.render(question, mode, facts, primed if mode != "strict" else [])
+        rejected = getattr(renderer, "last_error", None)  # a model renderer's reply it fell back from
+        rname = renderer.name if not rejected else f"template (model reply rejected: {rejected})"
+        if conflicts:  # in every mode, strict included: the answer is not one fact the store agrees on
+            text = text.rstrip() + "\n" + "\n".join(c.text() for c in conflicts)
+        return text, rname
+
+    @staticmethod
+    def _refusal(mode: str) -> tuple[str, str]:
+        text = REFUSAL if mode != "conversational" else REFUSAL + " If a document covers it, ingest it and ask me again."
+        return text, "fixed refusal"
+
+    def _record(self, question: str, mode: str, allowed: bool, facts: list[AnswerFact], reason: str) -> str | None:
+        """Record the answer or refusal as a decision (unless told not to, or the store is read-only); its id."""
+        if not self.options.record or getattr(self.memory.store, "read_only", False):
+            return None
+        choice = f"{'answer' if allowed else 'refuse'} ({mode}): {' '.join(question.split())[:1500]}"
+        rec = Recorder(self.memory.store).record(self.agent, choice, [f.id for f in facts],
+                                                 policy=_Verdict(allowed, reason[:1900]))
+        return rec.id
 
     def _conflicts(self, facts: Sequence[AnswerFact], as_of: datetime | None) -> tuple[Conflict, ...]:
         """For each (subject, functional predicate) the answer cites, the believed facts with another object
