@@ -409,9 +409,8 @@ _POOL_LOCK = threading.Lock()
 
 # Scratch budget of the stage-1 kernel per thread: the XOR words (8 B) and their popcounts (1 B)
 # of one block against a group of query components (more components than fit are done in
-# groups, so a long question cannot blow the scratch up). Measured on the 2-core box: rows of at
-# least ~1,000 words matter (numpy's per-inner-loop cost dominates below that); blocks of
-# 1,024-8,192 rows and groups of 1-4 components measured the same within noise.
+# groups, so a long question cannot blow the scratch up). Rows must be long, or numpy's per-inner-loop
+# cost dominates; past that the block and group sizes hardly matter (docs/hdc.md has the measurements).
 _SCRATCH_BYTES = 2_560 * 1024
 _MIN_PARALLEL_ROWS = 16_384  # below this a second thread costs more than it saves
 # Scans of at least this many rows use the compiled kernel (semantic_rdf.hamming) when numba is

@@ -130,7 +130,7 @@ class _Ingest:
         self.written: list[WriteReport] = []  # the reports of the current flush: `on_commit` gets them merged, once
         self.refused: set[str] = set()
         # Triples that make the next batch, doubling up to batch_size. On disk a batch also pays a journal fsync
-        # and a flush, more than starting early gains (an ingest of 1 MB: 0.15 s a batch, 25 % slower ramped).
+        # and a flush, more than starting early gains (docs/pipeline.md, "Speed", has the figures).
         self.limit = batch_size if store.path is not None else max(1, batch_size // 8)
 
     def take(self, result: PipelineResult) -> bool:

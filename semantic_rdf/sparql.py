@@ -417,7 +417,7 @@ def line_blocks(chunks: Iterable[bytes]) -> Iterator[bytes]:
 
 # Bytes of N-Quads per file handed to Virtuoso's loader (about 50,000 quads). All the same size: with parts
 # doubling from 8 to 64 MB the loader sat idle while each bigger part was written, and the last one was
-# left to load after the export (1M quads: 9.5 s against 8.4 s, eight alternating pairs).
+# left to load after the export (docs/stores.md has the figures).
 VIRTUOSO_PART = 1 << 23
 
 

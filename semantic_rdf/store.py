@@ -61,7 +61,7 @@ _ACTIVITY_CLASS = {
     "ingestion": M.Ingestion, "statement": M.Statement, "derivation": M.Derivation, "retraction": M.Retraction,
     "reinstatement": M.Reinstatement, "erasure": M.Erasure, "decision": M.Decision,
 }
-# A batch of fresh quads larger than this (on disk) is written with Oxigraph's bulk loader (2-3x faster than a
+# A batch of fresh quads larger than this (on disk) is written with Oxigraph's bulk loader (faster than a
 # transaction) behind a redo journal (AssertionStore._journaled). Other batches are one transaction.
 _BULK_THRESHOLD = 50_000
 # On disk a repeat batch with more new source quads than this writes them ahead of the update that links
@@ -238,8 +238,9 @@ class _BatchWrites:
         # and Chunk checked when they were built (offsets, chunk index, confidence) and values the store makes
         # (time, run, document version). The first one of each document goes through the shape check, which so
         # checks the template and the document; the others differ from it only in those checked values, and
-        # tests/test_shapes.py shows the template conforms for any of them. Checking each one cost a fifth of
-        # an ingest's time. The others are written as N-Quads lines of the same template (span_source_text).
+        # tests/test_shapes.py shows the template conforms for any of them, and checking each one was a large
+        # share of an ingest's time (docs/layout.md). The others are written as N-Quads lines of the same
+        # template (span_source_text).
         self.sampled: set[str] = set()  # documents whose span source this batch checks
         self.unchecked: dict[str, list[str]] = {}  # span sources it writes unchecked, with their rdf:types
         self.rendered: list[str] = []  # and their N-Quads text
@@ -517,7 +518,7 @@ class AssertionStore:
         if n_new and remove and (self.path is None or n_new > _SPLIT_THRESHOLD):
             # A repeat batch's new sources go ahead of the update that links them and moves the counts: no
             # query reaches a source before its record links it, and the update has a sixth of the text to
-            # parse (Oxigraph loads N-Quads about twice as fast as it runs INSERT DATA). In memory there is no
+            # parse (Oxigraph loads N-Quads faster than it runs INSERT DATA). In memory there is no
             # crash to survive; on disk the sources go behind the redo journal, which holds the linking update
             # too, so a crash between the two is redone at the next open.
             link = N.update([N.of(q) for q in remove], add)

@@ -251,10 +251,9 @@ def push(store, endpoint: str | Endpoint, *, since_last: bool = False, state_dir
         if previous is None:
             mode, removed = "full", 0
             remote.drop(prefix)
-            # Counting every quad is cheap (an index count on Virtuoso, 0.09 s per 100k quads on Oxigraph),
-            # testing every quad's graph IRI against the prefix is not (1-2 s per 100k on Virtuoso, 0.6 s on
-            # Oxigraph): so the check is the growth of the total over the load (the prefix was just emptied),
-            # and only when that disagrees is the exact count under the prefix asked for.
+            # Counting every quad is cheap (an index count), testing every quad's graph IRI against the prefix
+            # is not (docs/stores.md): so the check is the growth of the total over the load (the prefix was
+            # just emptied), and only when that disagrees is the exact count under the prefix asked for.
             before = remote.count_all() if hasattr(remote, "count_all") else None
             if getattr(remote, "loads_blocks", False):
                 n_local, digest = _stream_full(store, remote, prefix, need_digest, progress)
