@@ -127,6 +127,68 @@ def test_span_fidelity_and_entities_are_names():
     assert n > 5
 
 
+PAUL = ("Paul Desmarais Jr. is a Canadian businessman. Desmarais was born in Sudbury, Ontario. He studied at "
+        "McGill University.")
+
+
+def test_a_fact_across_sentences_quotes_the_passage_that_holds_both_names():
+    ex, got = extract(PAUL)
+    cross = [t for t in got if (t.subject, t.predicate, t.object) == ("Sudbury", "located_in", "Canada")]
+    assert len(cross) == 1  # "Canadian" and "Sudbury" never share a sentence
+    (t,) = cross
+    assert PAUL[t.start:t.end] == "Paul Desmarais Jr. is a Canadian businessman. Desmarais was born in Sudbury, Ontario."
+    assert ex.surfaces[("d", t.start, t.end, *("Sudbury", "located_in", "Canada"))][:2] == ("Sudbury", "Canadian")
+    assert _fidelity(ex, PAUL, got) == []
+    _, above = extract(PAUL, floor=min(1.0, t.score + 0.01))  # a calibrated confidence like the others
+    assert ("Sudbury", "located_in", "Canada") not in facts(above)
+
+
+def test_cross_pairs_are_the_entities_that_never_shared_a_sentence():
+    from semantic_rdf.statistical.model import DocState, cross_pairs, together_in
+    from semantic_rdf.statistical.text import tokenize
+
+    st = DocState()
+    m1 = st.add_sentence(tokenize("Ada Lovelace met Charles Babbage in London."),
+                         [(0, 2, "PER", None), (3, 5, "PER", None), (6, 7, "LOC", None)])
+    m2 = st.add_sentence(tokenize("Babbage lived in Marylebone."), [(0, 1, "PER", None), (3, 4, "LOC", None)])
+    pairs = cross_pairs(st, [m1, m2], together_in(m1) | together_in(m2))
+    got = {(st.entities[p.h.entity].name, st.entities[p.t.entity].name, p.h_sent, p.t_sent) for p in pairs}
+    # Ada Lovelace is the topic (paired in every sentence already); Babbage shared a sentence with both places
+    assert got == {("London", "Marylebone", 0, 1), ("Marylebone", "London", 1, 0)}
+
+
+def test_cross_scores_sum_each_sentence_bag_once_and_equal_the_whole_sum():
+    import numpy as np
+
+    from semantic_rdf.statistical.model import sentence_bag
+
+    head = StatisticalExtractor().w.cross
+    assert head.relations
+    pair = [["x_tp=LOC|LOC", "x_d=1", "x_tc=Country|LOC"], ["x_tp=ORG|LOC", "no-such-feature"], []]
+    words = [["sudbury", "is", "in", "ontario"], ["a", "canadian", "town"]]
+    hs, ts = [0, 1, 1], [1, 0, 0]
+    got = head.score(pair, hs, ts, [sentence_bag(w, "h") for w in words], [sentence_bag(w, "t") for w in words])
+    whole = [f + sentence_bag(words[h], "h") + sentence_bag(words[t], "t") for f, h, t in zip(pair, hs, ts)]
+    z = head.sums(whole) + head.intercept
+    from semantic_rdf.statistical.extractor import calibrated
+
+    want = calibrated(1.0 / (1.0 + np.exp(-z)), head.cal_x, head.cal_y, {})
+    assert got.shape == (3, len(head.relations)) and np.allclose(got, want, atol=1e-6)
+    assert not np.allclose(got[1], got[2])
+
+
+def test_a_document_that_lists_names_turns_the_cross_stage_off_and_keeps_no_pair_set():
+    from semantic_rdf import gazetteer as gz
+
+    names = sorted(gz.COUNTRIES) + sorted(gz.CITIES)[:60]  # ~170 places in one sentence: ~29,000 pairs
+    text = "The delegates came from " + ", ".join(names) + ". The summit met in Geneva, Switzerland."
+    ex = StatisticalExtractor()
+    ex.extract(Chunk("d", 0, text, 0, len(text)))
+    doc = ex._docs["d"]
+    assert doc.lists and doc.together == set()
+    assert ex._cross(doc, Chunk("d", 0, text, 0, len(text)), [], [], []) == []
+
+
 def test_aliases_group_a_surname_and_a_demonym():
     ex, _ = extract("Paul Desmarais Jr. is a Canadian businessman. Desmarais was born in Montreal, Quebec.")
     al = ex.aliases("d")
@@ -213,6 +275,7 @@ def test_training_runs_end_to_end_on_a_tiny_slice(tmp_path):
     man2 = load_manifest(out2)
     assert man2["params"]["crossfit"] and man2["training_data"]["crossfit_folds"] == [[[0, 9], [9, 12]], [[3, 12], [0, 3]]]
     assert sorted(p.name for p in out2.iterdir()) == sorted([*WEIGHT_FILES, "manifest.json"])
+    assert man2["cross_relations"] == json.loads((out2 / "cross.json").read_text())["relations"]
     with pytest.raises(SystemExit):
         train.main(["--data", str(REALTEXT), "--out", str(out2), "--crossfit", "--crossfit-docs", "450"])
 

@@ -23,18 +23,23 @@ import numpy as np
 from semantic_rdf import gazetteer as gz
 from semantic_rdf.errors import InvalidInput, NotFound
 from semantic_rdf.extract import _check_chunk, _check_floor, predicate_hints, sentence_spans
-from semantic_rdf.statistical.model import (DocState, SentMention, alignment, candidate_pairs,
-                                            ner_features, pair_features)
+from semantic_rdf.statistical.model import (CrossPair, DocPlaces, DocState, SentMention, alignment,
+                                            candidate_pairs, cross_features, cross_pairs, ner_features,
+                                            neighbours, pair_features, sentence_bag,
+                                            together_in)
 from semantic_rdf.statistical.text import Token, tokenize
 from semantic_rdf.values import Chunk, Triple
 
-__all__ = ["StatisticalExtractor", "load_manifest", "Weights", "WEIGHTS_DIR", "WEIGHT_FILES", "sha256_file"]
+__all__ = ["StatisticalExtractor", "load_manifest", "Weights", "WEIGHTS_DIR", "WEIGHT_FILES", "sha256_file",
+           "CrossHead", "CrossScored", "score_cross", "calibrated", "CROSS"]
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
-WEIGHT_FILES = ("ner.crfsuite", "relations.npz", "features.json", "calibration.json")
+WEIGHT_FILES = ("ner.crfsuite", "relations.npz", "features.json", "cross.npz", "cross.json", "calibration.json")
+CROSS = "x:"  # calibration key prefix of the cross-sentence classifiers ("x:P131")
 _CLASS = {"PER": "Person", "ORG": "Organization", "LOC": "Place", "MISC": "Thing"}
 _FENCE = re.compile(r"^[ \t]{0,3}(?:```|~~~)", re.M)
-_MAX_PAIRS = 400  # entity pairs scored per sentence at most (training never meets that many)
+_MAX_PAIRS = 400  # entity pairs scored per sentence (or per chunk, across sentences) at most
+_MAX_TOGETHER = 20_000  # a document naming so many pairs together is a list, not prose: no cross stage
 _CODE_TAG = re.compile(r"<(pre|code)\b[^>]*>.*?</\1\s*>", re.S | re.I)
 
 
@@ -59,6 +64,77 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-z))
 
 
+def _curves(cal: dict | None, pids: tuple[str, ...], prefix: str) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Each property's reliability curve: its own when it had enough tuning facts, else the pooled one;
+    the identity when the weights are read uncalibrated."""
+    xs, ys = [], []
+    for pid in pids:
+        c = cal["by"].get(prefix + pid, cal["pooled"]) if cal else {"x": [0.0, 1.0], "y": [0.0, 1.0]}
+        xs.append(np.array(c["x"]))
+        ys.append(np.array(c["y"]))
+    return xs, ys
+
+
+def calibrated(p: np.ndarray, cal_x: list[np.ndarray], cal_y: list[np.ndarray], cache: dict,
+               least: float = 0.02) -> np.ndarray:
+    """Raw probabilities (pairs x relations) -> calibrated. Only entries that can reach `least` are
+    interpolated (the rest are left at 0): below its curve's last knot under `least`, a raw probability
+    cannot calibrate to `least` or more, the curves being non-decreasing. `cache` keeps each `least`'s
+    raw thresholds."""
+    floor_raw = cache.get(least)
+    if floor_raw is None:
+        floor_raw = np.empty(len(cal_x))
+        for j, (x, y) in enumerate(zip(cal_x, cal_y)):
+            hit = np.nonzero(y >= least)[0]
+            floor_raw[j] = np.inf if not len(hit) else (x[hit[0] - 1] if hit[0] > 0 else -np.inf)
+        cache[least] = floor_raw
+    out = np.zeros_like(p)
+    above = p > floor_raw
+    for k in np.nonzero(above.any(axis=0))[0]:  # one interp per property over its rows (elementwise: same values)
+        rows = above[:, k]
+        out[rows, k] = np.interp(p[rows, k], cal_x[k], cal_y[k])
+    return out
+
+
+@dataclass
+class CrossHead:
+    """The classifiers of entity pairs that share no sentence (one logistic regression per property)."""
+
+    vocab: dict[str, int]
+    coef: np.ndarray  # (features, relations) float32
+    intercept: np.ndarray
+    relations: tuple[str, ...]
+    cal_x: list[np.ndarray]
+    cal_y: list[np.ndarray]
+    _raw_floor: dict = field(default_factory=dict)
+
+    def sums(self, feats: list[list[str]]) -> np.ndarray:
+        """Each row's known features' weights summed (rows x relations), in feature order."""
+        n = len(feats)
+        out = np.zeros((n, len(self.relations)), np.float32)
+        lens = np.fromiter(map(len, feats), dtype=np.intp, count=n)
+        ids = np.fromiter(map(self.vocab.get, chain.from_iterable(feats), repeat(-1)), dtype=np.intp,
+                          count=int(lens.sum()))
+        keep = ids >= 0
+        counts = np.bincount(np.repeat(np.arange(n), lens)[keep], minlength=n)
+        idx = ids[keep]
+        if len(idx):
+            full = counts > 0
+            starts = (np.cumsum(counts) - counts)[full]
+            out[full] = np.add.reduceat(self.coef[idx], starts, axis=0)
+        return out
+
+    def score(self, pair_feats: list[list[str]], h_sent: list[int], t_sent: list[int],
+              h_bags: list[list[str]], t_bags: list[list[str]]) -> np.ndarray:
+        """Calibrated probabilities (pairs x relations). A pair's features are its own plus the bags of words
+        of its head's and its tail's sentence (indices into `h_bags`/`t_bags`); the model is linear, so each
+        bag's weights are summed once for all the pairs that share the sentence."""
+        if not pair_feats or not self.relations:
+            return np.zeros((len(pair_feats), len(self.relations)), np.float32)
+        z = self.sums(pair_feats) + self.sums(h_bags)[h_sent] + self.sums(t_bags)[t_sent]
+        return calibrated(_sigmoid(z + self.intercept), self.cal_x, self.cal_y, self._raw_floor)
+
+
 @dataclass
 class Weights:
     """The trained parts, read from a weights directory (the shipped one by default)."""
@@ -73,6 +149,7 @@ class Weights:
     cal_y: list[np.ndarray]
     floor: float
     manifest: dict
+    cross: "CrossHead"
     _raw_floor: dict = field(default_factory=dict)  # least calibrated value -> per relation raw threshold
 
     @classmethod
@@ -80,7 +157,7 @@ class Weights:
         import pycrfsuite
 
         d = Path(directory or WEIGHTS_DIR)
-        for name in WEIGHT_FILES[:3]:
+        for name in WEIGHT_FILES[:5]:
             if not (d / name).is_file():
                 raise NotFound(f"statistical extractor weights: {d / name} is missing"
                                " (rebuild with python -m semantic_rdf.statistical.train)")
@@ -94,41 +171,32 @@ class Weights:
                 intercept = z["intercept"].astype(np.float32)
             if coef.shape != (len(meta["features"]), len(meta["relations"])) or intercept.shape != (coef.shape[1],):
                 raise ValueError("relation weights do not match the feature list")
+            with open(d / "cross.json", encoding="utf-8") as f:
+                xmeta = json.load(f)
+            with np.load(d / "cross.npz", allow_pickle=False) as z:
+                xcoef = z["coef"].astype(np.float32)
+                xintercept = z["intercept"].astype(np.float32)
+            if xcoef.shape != (len(xmeta["features"]), len(xmeta["relations"])) or xintercept.shape != (xcoef.shape[1],):
+                raise ValueError("cross-sentence weights do not match their feature list")
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise InvalidInput(f"statistical extractor weights in {d} are unreadable ({exc})") from None
         rels = tuple(meta["relations"])
-        cal_x = [np.array([0.0, 1.0])] * len(rels)
-        cal_y = [np.array([0.0, 1.0])] * len(rels)
-        floor = 0.5
+        xrels = tuple(xmeta["relations"])
+        cal: dict | None = None
         if calibrated and (d / "calibration.json").is_file():
             with open(d / "calibration.json", encoding="utf-8") as f:
                 cal = json.load(f)
-            floor = float(cal["floor"])
-            # a property with enough tuning facts has its own reliability curve; the rest share one
-            for j, pid in enumerate(rels):
-                c = cal["by"].get(pid, cal["pooled"])
-                cal_x[j], cal_y[j] = np.array(c["x"]), np.array(c["y"])
+        floor = float(cal["floor"]) if cal else 0.5
+        cal_x, cal_y = _curves(cal, rels, "")
         manifest = load_manifest(d) if (d / "manifest.json").is_file() else {}
         vocab = {name: i for i, name in enumerate(meta["features"])}
-        return cls(d, tagger, vocab, coef, intercept, rels, cal_x, cal_y, floor, manifest)
+        cross = CrossHead({name: i for i, name in enumerate(xmeta["features"])}, xcoef, xintercept, xrels,
+                          *_curves(cal, xrels, CROSS))
+        return cls(d, tagger, vocab, coef, intercept, rels, cal_x, cal_y, floor, manifest, cross)
 
     def calibrate(self, p: np.ndarray, least: float = 0.02) -> np.ndarray:
-        """Raw probabilities (pairs x relations) -> calibrated. Only entries that can reach `least` are
-        interpolated (the rest are left at 0): below its curve's last knot under `least`, a raw probability
-        cannot calibrate to `least` or more, the curves being non-decreasing."""
-        floor_raw = self._raw_floor.get(least)
-        if floor_raw is None:
-            floor_raw = np.empty(len(self.cal_x))
-            for j, (x, y) in enumerate(zip(self.cal_x, self.cal_y)):
-                hit = np.nonzero(y >= least)[0]
-                floor_raw[j] = np.inf if not len(hit) else (x[hit[0] - 1] if hit[0] > 0 else -np.inf)
-            self._raw_floor[least] = floor_raw
-        out = np.zeros_like(p)
-        above = p > floor_raw
-        for k in np.nonzero(above.any(axis=0))[0]:  # one interp per property over its rows (elementwise: same values)
-            rows = above[:, k]
-            out[rows, k] = np.interp(p[rows, k], self.cal_x[k], self.cal_y[k])
-        return out
+        """Raw probabilities (pairs x relations) -> calibrated (see `calibrated`)."""
+        return calibrated(p, self.cal_x, self.cal_y, self._raw_floor, least)
 
     def score(self, feats: list[list[str]]) -> np.ndarray:
         """Raw probabilities (pairs x relations) of one sentence's pairs."""
@@ -272,6 +340,31 @@ class Annotator:
         return out
 
 
+@dataclass(frozen=True, slots=True)
+class CrossScored:
+    """An entity pair that shares no sentence, with its calibrated probability for one Wikidata property."""
+
+    pair: CrossPair
+    pid: str
+    p: float
+
+
+def score_cross(w: Weights, state: DocState, sents: list[list[SentMention]], words: list[list[str]],
+                together: set[tuple[int, int]]) -> list[CrossScored]:
+    """The pairs of `sents` (consecutive sentences of a document, their lower-cased `words`) whose entities
+    never shared a sentence of the document (`together`), scored by the cross-sentence classifiers."""
+    pairs = cross_pairs(state, sents, together, _MAX_PAIRS)
+    if not pairs or not w.cross.relations:
+        return []
+    places, near = DocPlaces.of(state), neighbours(together)
+    probs = w.cross.score([cross_features(state, p, words[p.h_sent], words[p.t_sent], places, near) for p in pairs],
+                          [p.h_sent for p in pairs], [p.t_sent for p in pairs],
+                          [sentence_bag(ws, "h") for ws in words], [sentence_bag(ws, "t") for ws in words])
+    rel = w.cross.relations
+    ks, js = np.nonzero(probs > 0.02)
+    return [CrossScored(pairs[k], rel[j], float(probs[k, j])) for k, j in zip(ks.tolist(), js.tolist())]
+
+
 def features_of(state: DocState, lower: list[str], h: SentMention, t: SentMention,
                 mentions: list[SentMention]) -> list[str]:
     eh, et = state.entities[h.entity], state.entities[t.entity]
@@ -289,6 +382,8 @@ class _Doc:
         self.in_fence = False
         self.topic_at: tuple[int, int] | None = None  # the topic entity's latest named mention (doc offsets)
         self.named_at: dict[int, tuple[int, int]] = {}  # entity -> its latest named mention before this sentence
+        self.together: set[tuple[int, int]] = set()  # entity pairs that shared a sentence (the cross stage skips them)
+        self.lists = False  # too many pairs shared sentences: the cross stage is off for this document
 
 
 class StatisticalExtractor:
@@ -366,7 +461,8 @@ class StatisticalExtractor:
             seen_end = off + b
         if not sents:
             return out
-        for (a, b), (mentions, scored, types) in zip(spans, self.annotator.sentences(doc.state, sents)):
+        results = self.annotator.sentences(doc.state, sents)
+        for (a, b), (mentions, scored, types) in zip(spans, results):
             sa, sb = off + a, off + b
             first = doc.state.first
             for m in mentions:
@@ -375,17 +471,44 @@ class StatisticalExtractor:
             for s in scored:
                 if s.p < self.floor or s.pid not in self._pred:
                     continue
-                out.extend(self._triple(doc, chunk, s, sa, sb, types))
+                out.extend(self._triple(doc, chunk, s.h, s.t, s.pid, s.p, sa, sb, types))
             for m in mentions:
                 if m.kind in ("named", "demonym"):
                     doc.named_at[m.entity] = (m.start, m.end)
+            if not doc.lists:
+                doc.together |= together_in(mentions)
+                if len(doc.together) > _MAX_TOGETHER:  # the set is dropped: kept for 256 documents, it must stay small
+                    doc.lists = True
+                    doc.together = set()
             doc.seen_end = off + b
+        out.extend(self._cross(doc, chunk, spans, sents, [m for m, _, _ in results]))
         return out
 
-    def _triple(self, doc: _Doc, chunk: Chunk, s: Scored, sa: int, sb: int, types: dict[int, str]) -> list[Triple]:
+    def _cross(self, doc: _Doc, chunk: Chunk, spans: list[tuple[int, int]], sents: list[list[Token]],
+               mentions: list[list[SentMention]]) -> list[Triple]:
+        """Facts between entities of this chunk that share no sentence of the document: the evidence is the
+        passage from the first of the two sentences to the last (at most `max_sentence` characters)."""
+        if doc.lists:
+            return []
+        words = [[t.text.lower() for t in tokens] for tokens in sents]
+        types = {i: e.type for i, e in enumerate(doc.state.entities)}
+        out: list[Triple] = []
+        for c in score_cross(self.w, doc.state, mentions, words, doc.together):
+            if c.p < self.floor or c.pid not in self._pred:
+                continue
+            (a1, b1), (a2, b2) = spans[c.pair.h_sent], spans[c.pair.t_sent]
+            start, end = chunk.start + min(a1, a2), chunk.start + max(b1, b2)
+            if end - start <= self.max_sentence:
+                out.extend(self._triple(doc, chunk, c.pair.h, c.pair.t, c.pid, c.p, start, end, types))
+        return out
+
+    def _triple(self, doc: _Doc, chunk: Chunk, sh: SentMention, stl: SentMention, pid: str, p: float,
+                sa: int, sb: int, types: dict[int, str]) -> list[Triple]:
+        """The triple of a pair scored for a property, evidenced by doc.text[sa:sb] (and by the antecedent's
+        mention when a side was a pronoun or nominal); none when the document has stated it already."""
         st = doc.state
-        pred, inverse = self._pred[s.pid]
-        h, t = (s.t, s.h) if inverse else (s.h, s.t)
+        pred, inverse = self._pred[pid]
+        h, t = (stl, sh) if inverse else (sh, stl)
         eh, et = st.entities[h.entity], st.entities[t.entity]
         start = sa
         if "implicit" in (h.kind, t.kind):
@@ -409,7 +532,7 @@ class StatisticalExtractor:
             return chunk.text[a - chunk.start:b - chunk.start] if chunk.start <= a < b <= chunk.end else m.surface
 
         surf_h, surf_t = surface(h), surface(t)
-        score = round(s.p, 4)
+        score = round(p, 4)
         self._note(chunk.doc_id, start, sb, key, (surf_h, surf_t, h.kind, t.kind))
         out = [Triple(eh.name, pred, et.name, chunk, score, None, start, sb)]
         # a subject or object read from a pronoun or nominal gets a second selector: the antecedent's

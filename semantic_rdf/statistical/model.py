@@ -16,7 +16,9 @@ from semantic_rdf import gazetteer as gz
 from semantic_rdf.identity import fold as _fold_uncached
 from semantic_rdf.statistical.text import Token
 
-__all__ = ["alignment", "ner_features", "DocState", "SentMention", "pair_features", "ENTITY_TYPES"]
+__all__ = ["alignment", "ner_features", "DocState", "SentMention", "pair_features", "ENTITY_TYPES", "CrossPair",
+           "cross_pairs", "cross_features", "DocPlaces", "neighbours", "together_in",
+           "sentence_bag"]
 
 ENTITY_TYPES = ("PER", "ORG", "LOC", "MISC")  # TIME and NUM are tagged but never become entities
 
@@ -502,3 +504,141 @@ def candidate_pairs(mentions: list[SentMention]) -> list[tuple[SentMention, Sent
             if k not in best or key < best[k][0]:
                 best[k] = (key, h, t)
     return [(h, t) for _, h, t in (best[k] for k in sorted(best))]
+
+
+# ------------------------------------------------------------------ pairs across sentences
+
+_REAL_TYPES = frozenset(ENTITY_TYPES)
+_NAMED = frozenset({"named", "demonym"})  # a pair across sentences is read from names only: the passage quotes both
+
+
+@dataclass(frozen=True, slots=True)
+class CrossPair:
+    """Two entities that share no sentence, by their closest mentions (sentence positions in the list given)."""
+
+    h: SentMention
+    t: SentMention
+    h_sent: int
+    t_sent: int
+
+
+def cross_pairs(state: DocState, sents: list[list[SentMention]], together: set[tuple[int, int]],
+                limit: int = 400) -> list[CrossPair]:
+    """The ordered entity pairs of `sents` (consecutive sentences of one document) that never shared a
+    sentence of the document (`together` holds the pairs that did), each by its closest named mentions
+    (not pronouns: the passage between them then names both); the topic is left out (every sentence
+    pairs it with the others already). At most `limit`, closest first."""
+    where: dict[int, list[tuple[int, SentMention]]] = {}
+    ents = state.entities
+    for si, ms in enumerate(sents):
+        for m in ms:
+            if m.kind in _NAMED and ents[m.entity].type in _REAL_TYPES and m.entity != state.first:
+                where.setdefault(m.entity, []).append((si, m))
+    out: list[tuple[int, int, int, CrossPair]] = []
+    ids = sorted(where)
+    for h in ids:
+        for t in ids:
+            if h == t or (h, t) in together:
+                continue
+            best = None
+            for si, mh in where[h]:
+                for sj, mt in where[t]:
+                    if best is None or abs(si - sj) < best[0]:
+                        best = (abs(si - sj), si, mh, sj, mt)
+            assert best is not None
+            d, si, mh, sj, mt = best
+            out.append((d, h, t, CrossPair(mh, mt, si, sj)))
+    out.sort(key=lambda x: x[:3])
+    return [p for *_, p in out[:limit]]
+
+
+@dataclass(frozen=True, slots=True)
+class DocPlaces:
+    """What a document has said so far about places: its most named place, its first country, and how many
+    countries it names (gazetteer classes)."""
+
+    top: int | None
+    first_country: int | None
+    countries: int
+
+    @classmethod
+    def of(cls, state: DocState) -> "DocPlaces":
+        ents = state.entities
+        locs = [i for i, e in enumerate(ents) if e.type == "LOC"]
+        top = min(locs, key=lambda i: (-ents[i].mentions, ents[i].first_sent, i)) if locs else None
+        countries = [i for i, e in enumerate(ents) if gz.builtin_class(e.name) == "Country"]
+        first = min(countries, key=lambda i: (ents[i].first_sent, i)) if countries else None
+        return cls(top, first, len(countries))
+
+
+def together_in(mentions: list[SentMention]) -> set[tuple[int, int]]:
+    """The ordered pairs of distinct entities named (or resolved) in one sentence."""
+    es = {m.entity for m in mentions if m.kind != "implicit"}
+    return {(a, b) for a in es for b in es if a != b}
+
+
+def neighbours(together: set[tuple[int, int]]) -> dict[int, set[int]]:
+    near: dict[int, set[int]] = {}
+    for a, b in together:
+        near.setdefault(a, set()).add(b)
+    return near
+
+
+def cross_features(state: DocState, pair: CrossPair, h_words: list[str], t_words: list[str],
+                   places: DocPlaces, near: dict[int, set[int]]) -> list[str]:
+    """Features of an entity pair that shares no sentence: types, distance and order, gazetteer classes,
+    how often and how early each is named in the document, whether the tail is the document's main
+    place or country, the types of entities that shared a sentence with both (`near`: entity -> those it
+    shared one with), the words at each mention and the two sentences' words (`h_words`, `t_words`:
+    lower-cased, of the sentences holding the closest mentions); the sentences' own bags of words are
+    `sentence_bag`'s."""
+    ents = state.entities
+    h, t = pair.h, pair.t
+    eh, et = ents[h.entity], ents[t.entity]
+    ht, tt = eh.type, et.type
+    tp = f"{ht}|{tt}"
+    order = "ht" if pair.h_sent < pair.t_sent else "th"
+    db = _bucket(abs(pair.h_sent - pair.t_sent))
+    f = [f"x_tp={tp}", f"x_d={db}", f"x_ord={order}", f"x_tp={tp}|{order}", f"x_tp={tp}|d={db}",
+         f"x_hk={h.kind}", f"x_tk={t.kind}"]
+    hc, tc = gz.builtin_class(eh.name), gz.builtin_class(et.name)
+    if hc:
+        f.append(f"x_hc={hc}|{tt}")
+    if tc:
+        f.append(f"x_tc={tc}|{ht}")
+    if hc and tc:
+        f.append(f"x_hc={hc}|tc={tc}")
+    f.append(f"x_hn={_bucket(eh.mentions)}|{ht}")
+    f.append(f"x_tn={_bucket(et.mentions)}|{tt}")
+    if t.entity == places.top:
+        f.append(f"x_t_toploc|{ht}")
+    if h.entity == places.top:
+        f.append(f"x_h_toploc|{tt}")
+    if t.entity == places.first_country:
+        f.append(f"x_t_firstcountry|{ht}")
+    if places.countries == 1 and tc == "Country":
+        f.append(f"x_t_onlycountry|{ht}")
+    if et.first_sent == 0:
+        f.append(f"x_t_s0|{tp}")
+    if eh.first_sent == 0:
+        f.append(f"x_h_s0|{tp}")
+    if h.a >= 1:
+        f.append(f"x_hpre1={h_words[h.a - 1]}")
+    if h.b < len(h_words):
+        f.append(f"x_hpost1={h_words[h.b]}")
+    if t.a >= 1:
+        f.append(f"x_tpre1={t_words[t.a - 1]}")
+    if t.b < len(t_words):
+        f.append(f"x_tpost1={t_words[t.b]}")
+    via = (near.get(h.entity, set()) & near.get(t.entity, set())) - {h.entity, t.entity}
+    if via:
+        f.append(f"x_via|{tp}")
+        f.extend(f"x_via={typ}|{tp}" for typ in sorted({ents[m].type for m in via}))
+    return f
+
+
+def sentence_bag(words: list[str], side: str) -> list[str]:
+    """The bag of a sentence's words as features of the pair's head ("h") or tail ("t") side: with
+    `cross_features`, all the features of a cross-sentence pair. Apart, so that a sentence's share of
+    a linear score is summed once for all its pairs."""
+    return sorted({f"x_{side}sw={w}" for w in words})

@@ -25,7 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from semantic_rdf.statistical.model import DocState, alignment, candidate_pairs, ner_features
+from semantic_rdf.statistical.model import (DocPlaces, DocState, alignment, candidate_pairs, cross_features,
+                                            cross_pairs, neighbours, ner_features, sentence_bag, together_in)
 from semantic_rdf.statistical.text import GoldDoc, Token, load_redocred, tokenize
 
 REDOCRED = "redocred/dev_revised.json"
@@ -149,7 +150,37 @@ def relation_samples(docs: list[GoldDoc], pids: list[str]):
     return feats, pos, masked
 
 
-def fit_relations(feats, pos, masked, pids: list[str], min_count: int, C: float):
+def cross_samples(docs: list[GoldDoc], pids: list[str]):
+    """Per document and ordered pair of entities that share no sentence of it (gold mentions, the run-time
+    grouping and pronoun resolution, the topic left out): features, and the properties that hold."""
+    want = set(pids)
+    feats, pos = [], []
+    for d in docs:
+        gold: dict[tuple[int, int], set[str]] = {}
+        for h, t, r, _ in d.labels:
+            if r == "P150":
+                h, t, r = t, h, "P131"
+            if r in want:
+                gold.setdefault((h, t), set()).add(r)
+        state = DocState()
+        sents, words = [], []
+        together: set[tuple[int, int]] = set()
+        for si in range(len(d.sentences)):
+            toks = sentence_tokens(d, si)
+            mentions = state.add_sentence(toks, gold_spans(d, si, toks)) if toks else []
+            together |= together_in(mentions)
+            sents.append(mentions)
+            words.append([t.text.lower() for t in toks])
+        to_gold = {i: int(k[5:]) for k, i in state.by_key.items() if k.startswith("#gold")}
+        places, near = DocPlaces.of(state), neighbours(together)
+        for p in cross_pairs(state, sents, together):
+            hw, tw = words[p.h_sent], words[p.t_sent]
+            feats.append(cross_features(state, p, hw, tw, places, near) + sentence_bag(hw, "h") + sentence_bag(tw, "t"))
+            pos.append(gold.get((to_gold.get(p.h.entity), to_gold.get(p.t.entity)), set()))
+    return feats, pos, [set() for _ in feats]
+
+
+def fit_relations(feats, pos, masked, pids: list[str], min_count: int, C: float, min_positive: int = 5):
     from scipy.sparse import csr_matrix
     from sklearn.linear_model import LogisticRegression
 
@@ -167,7 +198,7 @@ def fit_relations(feats, pos, masked, pids: list[str], min_count: int, C: float)
         y = np.array([pid in p for p in pos])
         keep = np.array([pid not in m for m in masked])
         npos = int(y[keep].sum())
-        if npos < 5:
+        if npos < min_positive:
             continue
         clf = LogisticRegression(C=C, solver="liblinear", max_iter=200, random_state=SEED)
         clf.fit(X[keep], y[keep])
@@ -256,20 +287,29 @@ def scored_facts(docs: list[GoldDoc], weights) -> list[tuple[float, bool, str]]:
     over `docs`, read the way the extractor reads text (sentence splitter, tagger, grouping)."""
     from semantic_rdf.extract import sentence_spans
     from semantic_rdf.statistical.evaluate import gold_facts, gold_index, match_entity
-    from semantic_rdf.statistical.extractor import Annotator
+    from semantic_rdf.statistical.extractor import CROSS, Annotator, score_cross
 
     ann = Annotator(weights)
     out = []
     for d in docs:
         state = DocState()
         best: dict[tuple[int, int, str], float] = {}
+        sents, words = [], []
+        together: set[tuple[int, int]] = set()
         for a, b in sentence_spans(d.text):
             toks = tokenize(d.text, a, b)
             if toks:
-                _, scored = ann.sentence(state, toks)
+                mentions, scored = ann.sentence(state, toks)
+                together |= together_in(mentions)
+                sents.append(mentions)
+                words.append([t.text.lower() for t in toks])
                 for s in scored:
                     k = (s.h.entity, s.t.entity, s.pid)
                     best[k] = max(best.get(k, 0.0), s.p)
+        # the whole document is one scope here; the extractor's is a chunk (most documents are one)
+        for c in score_cross(weights, state, sents, words, together):
+            k = (c.pair.h.entity, c.pair.t.entity, CROSS + c.pid)
+            best[k] = max(best.get(k, 0.0), c.p)
         gold = gold_facts(d)
         idx = gold_index(d)
         seen: dict[tuple, float] = {}
@@ -278,8 +318,12 @@ def scored_facts(docs: list[GoldDoc], weights) -> list[tuple[float, bool, str]]:
             gh, gt = match_entity(eh.name, eh.aliases, idx), match_entity(et.name, et.aliases, idx)
             key = (gh, gt, pid) if gh is not None and gt is not None else (eh.name, et.name, pid)
             seen[key] = max(seen.get(key, 0.0), p)
+        for (gh, gt, pid) in [k for k in seen if k[2].startswith(CROSS)]:
+            if (gh, gt, pid.removeprefix(CROSS)) in seen:  # the sentence-level fact stands for it
+                del seen[(gh, gt, pid)]
         for key, p in seen.items():
-            out.append((p, key in gold, key[2]))
+            # a cross-sentence fact is right when its property holds; it is calibrated on its own curve
+            out.append((p, (key[0], key[1], key[2].removeprefix(CROSS)) in gold, key[2]))
     return out
 
 
@@ -371,6 +415,12 @@ def main(argv: list[str] | None = None) -> int:
         np.savez(where / "relations.npz", coef=coef.astype(np.float32), intercept=intercept)
         with open(where / "features.json", "w", encoding="utf-8") as f:
             json.dump({"relations": kept, "features": vocab}, f, ensure_ascii=False, separators=(",", ":"))
+        xf, xp, xm = cross_samples(fit, pids)
+        log(f"cross-sentence samples: {len(xf)} pairs, {sum(map(bool, xp))} holding a property")
+        vocab, coef, intercept, xkept = fit_relations(xf, xp, xm, pids, args.min_count, args.C, min_positive=10)
+        np.savez(where / "cross.npz", coef=coef.astype(np.float32), intercept=intercept)
+        with open(where / "cross.json", "w", encoding="utf-8") as f:
+            json.dump({"relations": xkept, "features": vocab}, f, ensure_ascii=False, separators=(",", ":"))
         (where / "calibration.json").unlink(missing_ok=True)
         return kept
 
@@ -393,7 +443,7 @@ def main(argv: list[str] | None = None) -> int:
             fit_models(docs[a:b], where)
             ner_scores.append(tagger_scores(docs[c:d], where / "ner.crfsuite"))
             facts += scored_facts(docs[c:d], Weights.load(where, calibrated=False))
-            for name in ("ner.crfsuite", "relations.npz", "features.json"):
+            for name in ("ner.crfsuite", "relations.npz", "features.json", "cross.npz", "cross.json"):
                 (where / name).unlink()
             where.rmdir()
         ner = {key: round(sum(x[key] for x in ner_scores) / len(ner_scores), 4) for key in ner_scores[0]}
@@ -435,6 +485,7 @@ def main(argv: list[str] | None = None) -> int:
                    "target_precision": args.target_precision, "seed": SEED, "crossfit": args.crossfit},
         "tagger_on_tuning_documents": ner,
         "relations": kept,
+        "cross_relations": json.loads((out / "cross.json").read_text(encoding="utf-8"))["relations"],
         "floor": cal["floor"],
     }
     with open(out / "manifest.json", "w", encoding="utf-8") as f:
