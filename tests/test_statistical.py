@@ -157,24 +157,33 @@ def test_cross_pairs_are_the_entities_that_never_shared_a_sentence():
     assert got == {("London", "Marylebone", 0, 1), ("Marylebone", "London", 1, 0)}
 
 
-def test_cross_scores_sum_each_sentence_bag_once_and_equal_the_whole_sum():
+def test_cross_scores_sum_each_component_once_and_equal_the_whole_sum():
     import numpy as np
 
-    from semantic_rdf.statistical.model import sentence_bag
+    from semantic_rdf.statistical.extractor import calibrated
+    from semantic_rdf.statistical.model import CrossContext, DocState, cross_features, cross_pairs, together_in
+    from semantic_rdf.statistical.text import tokenize
 
     head = StatisticalExtractor().w.cross
     assert head.relations
-    pair = [["x_tp=LOC|LOC", "x_d=1", "x_tc=Country|LOC"], ["x_tp=ORG|LOC", "no-such-feature"], []]
-    words = [["sudbury", "is", "in", "ontario"], ["a", "canadian", "town"]]
-    hs, ts = [0, 1, 1], [1, 0, 0]
-    got = head.score(pair, hs, ts, [sentence_bag(w, "h") for w in words], [sentence_bag(w, "t") for w in words])
-    whole = [f + sentence_bag(words[h], "h") + sentence_bag(words[t], "t") for f, h, t in zip(pair, hs, ts)]
-    z = head.sums(whole) + head.intercept
-    from semantic_rdf.statistical.extractor import calibrated
-
+    st = DocState()
+    sents, words = [], []
+    for text, spans in [("Sudbury is a city.", [(0, 1, "LOC", None)]),
+                        ("It lies in Ontario, Canada, near Lake Huron.", [(3, 4, "LOC", None), (5, 6, "LOC", None),
+                                                                          (8, 10, "LOC", None)]),
+                        ("The Laurentian University is there.", [(1, 3, "ORG", None)])]:
+        toks = tokenize(text)
+        sents.append(st.add_sentence(toks, spans))
+        words.append([t.text.lower() for t in toks])
+    together = set().union(*map(together_in, sents))
+    pairs = cross_pairs(st, sents, together)
+    ctx = CrossContext(st, together, words)
+    got = head.score(ctx, pairs)  # each component's weights summed once, then added per pair
+    z = head.sums([cross_features(ctx, p) for p in pairs]) + head.intercept  # every feature of every pair
     want = calibrated(1.0 / (1.0 + np.exp(-z)), head.cal_x, head.cal_y, {})
-    assert got.shape == (3, len(head.relations)) and np.allclose(got, want, atol=1e-6)
-    assert not np.allclose(got[1], got[2])
+    assert len(pairs) == 3 and got.shape  # the university to the three places (Sudbury is the topic) == (len(pairs), len(head.relations))
+    assert np.allclose(got, want, atol=1e-5)
+    assert len({tuple(np.round(r, 6)) for r in got}) > 1
 
 
 def test_a_document_that_lists_names_turns_the_cross_stage_off_and_keeps_no_pair_set():

@@ -23,9 +23,8 @@ import numpy as np
 from semantic_rdf import gazetteer as gz
 from semantic_rdf.errors import InvalidInput, NotFound
 from semantic_rdf.extract import _check_chunk, _check_floor, predicate_hints, sentence_spans
-from semantic_rdf.statistical.model import (CrossPair, DocPlaces, DocState, SentMention, alignment,
-                                            candidate_pairs, cross_features, cross_pairs, ner_features,
-                                            neighbours, pair_features, sentence_bag,
+from semantic_rdf.statistical.model import (CrossContext, CrossPair, DocState, SentMention, alignment,
+                                            candidate_pairs, cross_pairs, ner_features, pair_features,
                                             together_in)
 from semantic_rdf.statistical.text import Token, tokenize
 from semantic_rdf.values import Chunk, Triple
@@ -124,14 +123,25 @@ class CrossHead:
             out[full] = np.add.reduceat(self.coef[idx], starts, axis=0)
         return out
 
-    def score(self, pair_feats: list[list[str]], h_sent: list[int], t_sent: list[int],
-              h_bags: list[list[str]], t_bags: list[list[str]]) -> np.ndarray:
-        """Calibrated probabilities (pairs x relations). A pair's features are its own plus the bags of words
-        of its head's and its tail's sentence (indices into `h_bags`/`t_bags`); the model is linear, so each
-        bag's weights are summed once for all the pairs that share the sentence."""
-        if not pair_feats or not self.relations:
-            return np.zeros((len(pair_feats), len(self.relations)), np.float32)
-        z = self.sums(pair_feats) + self.sums(h_bags)[h_sent] + self.sums(t_bags)[t_sent]
+    def score(self, ctx: CrossContext, pairs: list[CrossPair]) -> np.ndarray:
+        """Calibrated probabilities (pairs x relations). The model is linear: each of the pairs' components
+        (model.CrossContext) has its weights summed once, and a pair's score is the sum of its components'."""
+        if not pairs or not self.relations:
+            return np.zeros((len(pairs), len(self.relations)), np.float32)
+        ids: dict[tuple, int] = {}
+        flat: list[int] = []
+        lens: list[int] = []
+        for p in pairs:
+            parts = ctx.parts(p)
+            lens.append(len(parts))
+            for key in parts:
+                i = ids.get(key)
+                if i is None:
+                    i = ids[key] = len(ids)
+                flat.append(i)
+        table = self.sums([list(ctx.render(key)) for key in ids])  # dicts keep insertion order: row i is key i
+        starts = np.cumsum(lens) - lens  # every pair has at least its type pair: no empty range
+        z = np.add.reduceat(table[np.array(flat, dtype=np.intp)], starts, axis=0)
         return calibrated(_sigmoid(z + self.intercept), self.cal_x, self.cal_y, self._raw_floor)
 
 
@@ -356,10 +366,7 @@ def score_cross(w: Weights, state: DocState, sents: list[list[SentMention]], wor
     pairs = cross_pairs(state, sents, together, _MAX_PAIRS)
     if not pairs or not w.cross.relations:
         return []
-    places, near = DocPlaces.of(state), neighbours(together)
-    probs = w.cross.score([cross_features(state, p, words[p.h_sent], words[p.t_sent], places, near) for p in pairs],
-                          [p.h_sent for p in pairs], [p.t_sent for p in pairs],
-                          [sentence_bag(ws, "h") for ws in words], [sentence_bag(ws, "t") for ws in words])
+    probs = w.cross.score(CrossContext(state, together, words), pairs)
     rel = w.cross.relations
     ks, js = np.nonzero(probs > 0.02)
     return [CrossScored(pairs[k], rel[j], float(probs[k, j])) for k, j in zip(ks.tolist(), js.tolist())]

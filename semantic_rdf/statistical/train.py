@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from semantic_rdf.statistical.model import (DocPlaces, DocState, alignment, candidate_pairs, cross_features,
-                                            cross_pairs, neighbours, ner_features, sentence_bag, together_in)
+from semantic_rdf.statistical.model import (CrossContext, DocState, alignment, candidate_pairs, cross_features,
+                                            cross_pairs, ner_features, together_in)
 from semantic_rdf.statistical.text import GoldDoc, Token, load_redocred, tokenize
 
 REDOCRED = "redocred/dev_revised.json"
@@ -172,10 +172,9 @@ def cross_samples(docs: list[GoldDoc], pids: list[str]):
             sents.append(mentions)
             words.append([t.text.lower() for t in toks])
         to_gold = {i: int(k[5:]) for k, i in state.by_key.items() if k.startswith("#gold")}
-        places, near = DocPlaces.of(state), neighbours(together)
+        ctx = CrossContext(state, together, words)
         for p in cross_pairs(state, sents, together):
-            hw, tw = words[p.h_sent], words[p.t_sent]
-            feats.append(cross_features(state, p, hw, tw, places, near) + sentence_bag(hw, "h") + sentence_bag(tw, "t"))
+            feats.append(cross_features(ctx, p))
             pos.append(gold.get((to_gold.get(p.h.entity), to_gold.get(p.t.entity)), set()))
     return feats, pos, [set() for _ in feats]
 
