@@ -140,7 +140,8 @@ class CrossHead:
                     i = ids[key] = len(ids)
                 flat.append(i)
         table = self.sums([list(ctx.render(key)) for key in ids])  # dicts keep insertion order: row i is key i
-        starts = np.cumsum(lens) - lens  # every pair has at least its type pair: no empty range
+        n = np.array(lens, dtype=np.intp)
+        starts = np.cumsum(n) - n  # every pair has at least its type pair: no empty range
         z = np.add.reduceat(table[np.array(flat, dtype=np.intp)], starts, axis=0)
         return calibrated(_sigmoid(z + self.intercept), self.cal_x, self.cal_y, self._raw_floor)
 
