@@ -156,13 +156,13 @@ class Recorder:
         cites = []
         for i in because:
             a = assertion_iri(i)  # validates the id
-            if not (T._types(self.store, a) & {M.Assertion.value, M.Tombstone.value}):
+            if not (T.types_of(self.store, a) & {M.Assertion.value, M.Tombstone.value}):
                 raise NotFound(f"decision cites {i}, which this store has never held")
             cites.append(a)
         prior = []
         for earlier in informed_by:
             di = _decision_iri(earlier)
-            if M.Decision.value not in T._types(self.store, di):
+            if M.Decision.value not in T.types_of(self.store, di):
                 raise NotFound(f"no decision with id {earlier}")
             prior.append(di)
         allowed, reason = pol.allow(agent, choice)

@@ -31,14 +31,7 @@ for an open store and publishes `compacted`, on which the side tables vacuum the
 
 from __future__ import annotations
 
-import ctypes
 import re
-import ctypes.util
-import gc
-import os
-import shutil
-import sqlite3
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -47,28 +40,26 @@ import pyoxigraph as ox
 
 from semantic_rdf import layout as L
 from semantic_rdf import temporal as T
-from semantic_rdf.errors import ErasedData, InvalidInput, NotFound, SharedEvidence, StoreInUse
+from semantic_rdf.errors import InvalidInput, NotFound, SharedEvidence
 from semantic_rdf.events import StoreEvent
+from semantic_rdf.tombstones import RECORD, SOURCE, entity_in_use, erasedSha256, redacted, target
+from semantic_rdf.values import display_ref
 from semantic_rdf.identity import fold
 from semantic_rdf.vocab import (
     DOCUMENT_GRAPH, ENTITY_GRAPH, M, NS, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, assertion_iri, claim_graph,
     SKOS, entity_iri, id_of,
 )
 
-__all__ = ["erase", "erase_entity", "erase_document", "erased_documents", "tombstoned", "refuse_erased",
-           "screen", "Screened", "compact", "CompactReport", "FILLER"]
+__all__ = ["erase", "erase_entity", "erase_document", "redact", "FILLER"]
 
 G = PROVENANCE_GRAPH
 FILLER = "\u2588"  # FULL BLOCK: visibly redacted, one code point per erased character
-redacted = ox.NamedNode(NS + "redacted")
 _ALT_LABEL = ox.NamedNode(SKOS + "altLabel")  # an entity's other names (layout.alias_quads)
 
 # ------------------------------------------------------------------ erase
 
-_SRC = "https://w3id.org/semantic-rdf/src/"
-_A = "https://w3id.org/semantic-rdf/a/"
-erasedSha256 = ox.NamedNode(NS + "erasedSha256")
-target = ox.NamedNode(NS + "target")
+_SRC = SOURCE
+_A = RECORD
 _DOC_ID = ox.NamedNode(NS + "docId")
 # Literals of surviving nodes that can repeat what an erasure removes: a decision's question and the gate's
 # account (m:choice, m:reason), labels of runs and decisions, caller-statement notes, references.
@@ -128,16 +119,6 @@ def _spans_into(store, doc: ox.NamedNode) -> list[tuple[str, int, int]]:
     return out
 
 
-def _entity_in_use(store, e: ox.NamedNode, removing: set[str]) -> bool:
-    for q in store.ox.quads_for_pattern(None, None, e, None):
-        if q.graph_name != ENTITY_GRAPH and str(q) not in removing:
-            return True
-    for q in store.ox.quads_for_pattern(e, None, None, None):
-        if q.graph_name != ENTITY_GRAPH and str(q) not in removing:
-            return True
-    return False
-
-
 def redact(text: str, spans: Iterable[tuple[int, int]]) -> str:
     """`text` with every [start, end) span overwritten by FILLER; the length (in code points) is unchanged."""
     chars = list(text)
@@ -158,7 +139,7 @@ def _erasure_set(store, roots: Iterable[str]) -> tuple[list[str], list[str]]:
         antes = [x.object.value for x in store.ox.quads_for_pattern(assertion_iri(d), P.wasDerivedFrom, None, G)]
         has_obs = any(x.startswith(_SRC) for x in antes)
         live = [x for x in antes if x.startswith(_A) and id_of(x) not in gone
-                and M.Assertion.value in T._types(store, ox.NamedNode(x))]
+                and M.Assertion.value in T.types_of(store, ox.NamedNode(x))]
         if not live and not has_obs:
             return True
         if d not in withdraw:
@@ -294,8 +275,8 @@ def erase(store, aid: str, reason: str, agent: str = "caller", *, with_shared_ev
 
     Refused with SharedEvidence when a surviving assertion quotes text this erasure would blank, unless
     `with_shared_evidence`, which erases those too (each with its own tombstone)."""
-    T._check_id(aid)
-    reason = T._check_reason(reason)
+    T.check_id(aid)
+    reason = T.check_reason(reason)
     st = T.require_state(store, aid, erased=None)  # erasing a tombstone again is recorded, not refused
     if st == "erased":
         act, at, q = T.activity(store, M.Erasure, agent, reason=reason, label=f"erase {aid}")
@@ -312,7 +293,7 @@ def erase_entity(store, name: str, reason: str, agent: str = "caller", *,
     of those names in stored document text. Refused like `erase` when a surviving assertion quotes a mention."""
     if not isinstance(name, str) or not name.strip():
         raise InvalidInput("an entity name is required")
-    reason = T._check_reason(reason)
+    reason = T.check_reason(reason)
     e = entity_iri(name)
     names = _registry_names(store)
     if e.value not in names:
@@ -353,15 +334,14 @@ def erase_document(store, ref: str, reason: str, agent: str = "caller") -> T.Cha
     description and every span pointing into it. Assertions with no other observation become tombstones
     (Change.erased); the others keep their other sources (Change.kept). The erasure keeps each version's
     sha256, so ingesting the same content again is refused (`erased_documents`)."""
-    reason = T._check_reason(reason)
+    reason = T.check_reason(reason)
     try:
-        docs = T._documents(store, ref)
+        docs = T.documents_of(store, ref)
     except NotFound:
-        from semantic_rdf.ingest import _display  # the reference `ingest` stored for the path the user names
-
-        if not isinstance(ref, str) or _display(ref) == ref:
+        # the reference `ingest` stored for the path the user names
+        if not isinstance(ref, str) or display_ref(ref) == ref:
             raise
-        docs = T._documents(store, _display(ref))
+        docs = T.documents_of(store, display_ref(ref))
     dropped = {d.value for d in docs}
     roots: list[str] = []
     detach: dict[str, list[ox.NamedNode]] = {}
@@ -372,7 +352,7 @@ def erase_document(store, ref: str, reason: str, agent: str = "caller") -> T.Cha
                     detach.setdefault(id_of(r.subject), []).append(q.subject)  # type: ignore[arg-type]
     for aid, srcs in detach.items():
         own = {s.value for s in srcs}
-        others = [x for x in T._objects(store, assertion_iri(aid), P.wasDerivedFrom)
+        others = [x for x in T.objects_of(store, assertion_iri(aid), P.wasDerivedFrom)
                   if x.value.startswith(_SRC) and x.value not in own]
         if not others and T.state(store, aid) != "erased":
             roots.append(aid)
@@ -382,7 +362,7 @@ def erase_document(store, ref: str, reason: str, agent: str = "caller") -> T.Cha
                   drop_docs=docs, detach=keep)
 
 
-def _detach_quads(store, aid: str, srcs: list[ox.NamedNode], batch: T._Batch) -> list[ox.Quad]:
+def _detach_quads(store, aid: str, srcs: list[ox.NamedNode], batch: T.Batch) -> list[ox.Quad]:
     """Remove span sources from a record that keeps others: count, confidence and kinds follow its sources."""
     a = assertion_iri(aid)
     gone = {s.value for s in srcs}
@@ -390,13 +370,13 @@ def _detach_quads(store, aid: str, srcs: list[ox.NamedNode], batch: T._Batch) ->
     for s in srcs:
         removing += _source_payload(store, s)[0]
         removing.append(ox.Quad(a, P.wasDerivedFrom, s, G))
-    left = [x for x in T._objects(store, a, P.wasDerivedFrom) if x.value not in gone]
+    left = [x for x in T.objects_of(store, a, P.wasDerivedFrom) if x.value not in gone]
     confs, spans = [], 0
     for x in left:
-        c = T._one(store, x, M.confidence)
+        c = T.one_of(store, x, M.confidence)
         if c is not None:
             confs.append(float(c.value))
-        if OA_.SpecificResource.value in T._types(store, x):
+        if OA_.SpecificResource.value in T.types_of(store, x):
             spans += 1
     removing += store.ox.quads_for_pattern(a, M.count, None, G)
     batch.add.append(ox.Quad(a, M.count, L.integer(sum(x.value.startswith(_SRC) for x in left)), G))
@@ -417,7 +397,7 @@ def _apply(store, plan: _Plan, root: str | None, reason: str, agent: str, *, lab
     removing: list[ox.Quad] = []
     entities: set[str] = set(forget)
     quotes: list[str] = []
-    batch = T._Batch(store)
+    batch = T.Batch(store)
     payloads = {}
     for i in ids:
         pq, sp, ent = _payload(store, i)
@@ -439,7 +419,7 @@ def _apply(store, plan: _Plan, root: str | None, reason: str, agent: str, *, lab
     forgotten_iris: set[str] = set()
     for e in sorted(entities):
         node = ox.NamedNode(e)
-        if e in forget or not _entity_in_use(store, node, removing_keys):
+        if e in forget or not entity_in_use(store, node, removing_keys):
             rows = list(store.ox.quads_for_pattern(node, None, None, ENTITY_GRAPH))
             if rows:
                 removing += rows
@@ -516,11 +496,11 @@ def _apply(store, plan: _Plan, root: str | None, reason: str, agent: str, *, lab
     cascaded = []
     for d in plan.withdraw:
         da = assertion_iri(d)
-        if T._live_observation(store, da, set()):
+        if T.has_live_observation(store, da, set()):
             continue
-        if T._close(batch, da, act, at, because=assertion_iri(root) if root else None):
+        if T.close_belief(batch, da, act, at, because=assertion_iri(root) if root else None):
             cascaded.append(d)
-    cascaded += T._cascade_withdraw(batch, cascaded, act, at, skip=set(ids))
+    cascaded += T.cascade_withdraw(batch, cascaded, act, at, skip=set(ids))
     # the check sees tombstones and activity, not the removed payload; nodes that keep part of their
     # description (a record that lost a source, a scrubbed decision) are checked whole
     partial = {assertion_iri(a).value for a in (detach or {})} | scrubbed
@@ -550,233 +530,3 @@ def _forget_push_state(store) -> None:
     state = Path(path) / "push-state"
     for f in list(state.glob("*.keys")) + list(state.glob("*.npy")):
         f.unlink(missing_ok=True)
-
-
-def erased_documents(store) -> set[str]:
-    """The sha256 of every document version an erasure revoked (`erase --document`)."""
-    return {q.object.value for q in store.ox.quads_for_pattern(None, erasedSha256, None, G)}
-
-
-def tombstoned(store) -> set[str]:
-    """Ids of every erased assertion."""
-    return {id_of(q.subject) for q in store.ox.quads_for_pattern(None, RDF_TYPE, M.Tombstone, G)
-            if q.subject.value.startswith(_A)}
-
-
-def refuse_erased(store, aid: str) -> None:
-    """ErasedData if `aid` is erased: what `assert` calls before it records anything."""
-    if M.Tombstone.value in T._types(store, assertion_iri(aid)):
-        raise ErasedData(f"assertion {aid} was erased; it is not written again (tombstones win)", (aid,))
-
-
-@dataclass(frozen=True)
-class Screened:
-    """What an import or pull left out because an erasure had removed it."""
-
-    ids: tuple[str, ...] = ()  # erased assertions whose data the input held
-    documents: tuple[str, ...] = ()  # erased document versions (IRIs) whose data the input held
-    redacted: int = 0  # literals of redacted nodes (decisions, documents) the input held in their old form
-    quads: int = 0  # quads left out in all
-
-    def __bool__(self) -> bool:
-        return bool(self.quads)
-
-    def as_dict(self) -> dict:
-        return {"ids": list(self.ids), "documents": list(self.documents), "redacted": self.redacted,
-                "quads": self.quads}
-
-    def text(self) -> str:
-        parts = []
-        if self.ids:
-            parts.append(f"{len(self.ids)} erased assertion(s) ({', '.join(self.ids[:5])}{' …' if len(self.ids) > 5 else ''})")
-        if self.documents:
-            parts.append(f"{len(self.documents)} erased document(s)")
-        if self.redacted:
-            parts.append(f"{self.redacted} redacted value(s) in their old form")
-        return f"{self.quads} quads of " + ", ".join(parts)
-
-
-def _erased_id_of(value: str) -> str | None:
-    """The assertion id a record, claim graph, source, selector or belief IRI is minted from, else None."""
-    for prefix in (_A, "https://w3id.org/semantic-rdf/g/", _SRC, "https://w3id.org/semantic-rdf/belief/"):
-        if value.startswith(prefix):
-            head = value[len(prefix):][:16]
-            if len(head) == 16 and all(c in "0123456789abcdef" for c in head):
-                return head
-    return None
-
-
-def screen(store, quads: list[ox.Quad], on_erased: str = "refuse") -> tuple[list[ox.Quad], Screened]:
-    """Leave out of `quads` (an import or a pull) everything an erasure removed: the record, claim graph,
-    sources, selectors and belief intervals of a tombstoned id (its tombstone quads, already stored, may
-    stay), erased document versions (by IRI or sha256) and the spans into them, old values of redacted
-    literals, and registry rows of entities only those named. on_erased 'refuse' raises ErasedData when
-    anything would be left out (nothing is written); 'skip' returns the rest and what was left out."""
-    if on_erased not in ("refuse", "skip"):
-        raise InvalidInput("on_erased is 'refuse' or 'skip'")
-    tombs = tombstoned(store)
-    shas = erased_documents(store)
-    docs = {q.object.value for q in store.ox.quads_for_pattern(None, target, None, G)
-            if M.Erasure.value in T._types(store, q.subject)}
-    docs |= {q.subject.value for q in quads if q.predicate == M.sha256 and q.object.value in shas}
-    red = {q.object.value for q in store.ox.quads_for_pattern(None, redacted, None, G)}
-    if not tombs and not docs and not red:
-        return quads, Screened()
-    srcs_in = {q.subject.value for q in quads if q.predicate == OA_.hasSource and q.object.value in docs}
-    srcs_in |= {q.object.value for q in quads if q.predicate == OA_.hasSelector and q.subject.value in srcs_in}
-    keep: list[ox.Quad] = []
-    ids: dict[str, None] = {}
-    hit_docs: dict[str, None] = {}
-    n_red = 0
-    dropped: list[ox.Quad] = []
-    # Every quad of an erased or redacted node is left out: those the store holds already change nothing, and
-    # a node described in part would fail the shapes (only the others are counted and reported).
-    for q in quads:
-        s = q.subject.value if isinstance(q.subject, ox.NamedNode) else ""
-        g = q.graph_name.value if isinstance(q.graph_name, ox.NamedNode) else ""
-        i = _erased_id_of(g) or _erased_id_of(s)
-        if i is not None and i in tombs:
-            if q not in store.ox:
-                ids[i] = None
-        elif s in docs or s in srcs_in or (q.predicate == P.wasDerivedFrom and q.object.value in srcs_in):
-            if q not in store.ox:
-                hit_docs[s if s in docs else next(iter(docs))] = None
-        elif s in red:
-            if q not in store.ox:
-                n_red += 1
-        else:
-            keep.append(q)
-            continue
-        dropped.append(q)
-    if not ids and not hit_docs and not n_red:
-        return quads, Screened()
-    # registry rows of entities that only the left-out quads named
-    named = {q.object.value for q in dropped if q.predicate in (M.subject, M.object) and isinstance(q.object, ox.NamedNode)}
-    used = set()
-    for q in keep:
-        if q.graph_name != ENTITY_GRAPH:
-            used.add(q.subject.value if isinstance(q.subject, ox.NamedNode) else "")
-            used.add(q.object.value if isinstance(q.object, ox.NamedNode) else "")
-    orphans = {e for e in named if e not in used and not _entity_in_use(store, ox.NamedNode(e), set())}
-    rest = []
-    for q in keep:
-        if q.graph_name == ENTITY_GRAPH and q.subject.value in orphans and q not in store.ox:
-            dropped.append(q)
-        else:
-            rest.append(q)
-    rep = Screened(tuple(ids), tuple(hit_docs), n_red, sum(q not in store.ox for q in dropped))
-    if on_erased == "refuse":
-        raise ErasedData(f"the input holds {rep.text()}; nothing was written (tombstones win; skip them with "
-                         f"--skip-erased)", rep.ids)
-    return rest, rep
-
-
-# ------------------------------------------------------------------ compact
-
-@dataclass(frozen=True)
-class CompactReport:
-    quads: int
-    bytes_before: int
-    bytes_after: int
-    side_tables: tuple[str, ...]
-
-    def as_dict(self) -> dict:
-        return {"quads": self.quads, "bytes_before": self.bytes_before, "bytes_after": self.bytes_after,
-                "side_tables": list(self.side_tables)}
-
-
-def _size(path: Path) -> int:
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
-
-
-_RENAME_EXCHANGE = 2
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Atomically swap two directory entries (Linux renameat2 RENAME_EXCHANGE). False when unsupported."""
-    name = ctypes.util.find_library("c")
-    if not name:
-        return False
-    try:
-        libc = ctypes.CDLL(name, use_errno=True)
-        fn = libc.renameat2
-    except (OSError, AttributeError):
-        return False
-    AT_FDCWD = -100
-    rc = fn(AT_FDCWD, os.fsencode(str(a)), AT_FDCWD, os.fsencode(str(b)), _RENAME_EXCHANGE)
-    return rc == 0
-
-
-def recover(store_dir: str | os.PathLike) -> None:
-    """Finish or undo a compaction that was interrupted (call before opening the store)."""
-    root = Path(store_dir)
-    data = root / "oxigraph"
-    for leftover in sorted(root.glob("oxigraph.compact-*")):
-        if not data.exists() and (leftover / "done").exists():
-            os.rename(leftover, data)  # crashed between the two renames of the fallback path
-            (data / "done").unlink(missing_ok=True)
-        else:
-            shutil.rmtree(leftover, ignore_errors=True)
-
-
-def compact(store_dir: str | os.PathLike) -> CompactReport:
-    """Rebuild the store directory from its live quads so erased data is in none of its files.
-
-    The store must not be open (it takes the store's lock). Copies every quad into a fresh Oxigraph
-    directory, swaps it in atomically, deletes the old one, then compacts side tables.
-    """
-    root = Path(store_dir)
-    data = root / "oxigraph"
-    if not data.is_dir():
-        raise NotFound(f"no store at {str(root)!r}")
-    recover(root)
-    before = _size(root)
-    fresh = root / f"oxigraph.compact-{uuid.uuid4().hex}"
-    try:
-        old = ox.Store(str(data))
-    except OSError as exc:
-        if "lock" in str(exc).lower():
-            raise StoreInUse(f"store {str(root)!r} is in use; close it before compacting") from None
-        raise
-    try:
-        new = ox.Store(str(fresh))
-        new.bulk_extend(old.quads_for_pattern(None, None, None, None))
-        n_old, n_new = len(old), len(new)
-        if n_old != n_new:
-            raise RuntimeError(f"compaction copied {n_new} of {n_old} quads; the store was left unchanged")
-        new.flush()
-        new.optimize()
-    except BaseException:
-        del old
-        new = None
-        gc.collect()
-        shutil.rmtree(fresh, ignore_errors=True)
-        raise
-    del old, new
-    gc.collect()  # release both RocksDB locks now
-    if not _exchange(data, fresh):
-        (fresh / "done").touch()
-        trash = root / f"oxigraph.old-{uuid.uuid4().hex}"
-        os.rename(data, trash)
-        os.rename(fresh, data)
-        (data / "done").unlink(missing_ok=True)
-        fresh = trash
-    shutil.rmtree(fresh)
-    tables = _compact_side_tables(root)
-    return CompactReport(n_new, before, _size(root), tuple(tables))
-
-
-def _compact_side_tables(root: Path) -> list[str]:
-    """Make every SQLite file inside the store directory drop its free pages. The side tables beside it
-    (<store>.side.sqlite) are not this module's: they vacuum their file on the `compacted` event that
-    `AssertionStore.compact` publishes (semantic_rdf/events.py)."""
-    done = []
-    for f in sorted(root.glob("*.sqlite")) + sorted(root.glob("*.db")):
-        con = sqlite3.connect(str(f))
-        try:
-            con.execute("PRAGMA secure_delete = ON")
-            con.execute("VACUUM")
-        finally:
-            con.close()
-        done.append(f.name)
-    return done

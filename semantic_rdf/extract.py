@@ -41,6 +41,8 @@ __all__ = [
     "parse_model_output",
     "sentence_spans",
     "sentence_validity",
+    "check_chunk",
+    "check_floor",
 ]
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -839,7 +841,7 @@ class Screened:
                 "below_floor": len(self.below_floor)}
 
 
-def _check_floor(floor: float | None) -> float | None:
+def check_floor(floor: float | None) -> float | None:
     if floor is None:
         return None
     if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not 0.0 <= float(floor) <= 1.0:
@@ -856,7 +858,7 @@ def _vocabulary(names: Iterable[str] | None) -> frozenset[str]:
     return frozenset(fold(v) for v in names)
 
 
-def _check_chunk(chunk: Chunk) -> None:
+def check_chunk(chunk: Chunk) -> None:
     if not isinstance(chunk, Chunk):
         raise InvalidInput(f"extract() needs a Chunk, got {type(chunk).__name__}")
 
@@ -865,7 +867,7 @@ def screen(triples: Iterable[Triple], floor: float | None = None,
            vocabulary: Iterable[str] | None = None) -> Screened:
     """Schema check first (predicate must be one of the taxonomy's), then the floor (score < floor is dropped;
     a triple with no score counts as fully confident). The two rejections are reported separately."""
-    floor = _check_floor(floor)
+    floor = check_floor(floor)
     vocab_set = _vocabulary(vocabulary)
     kept, oov, low = [], [], []
     for t in triples:
@@ -913,7 +915,7 @@ class RuleExtractor:
 
     def __init__(self, gazetteer: Mapping[str, str] | None = None, floor: float | None = None,
                  *, max_sentence: int = 2000) -> None:
-        self.floor = _check_floor(floor)
+        self.floor = check_floor(floor)
         self.gazetteer: dict[str, str] = {}
         for name, cls in (gazetteer or {}).items():
             if not isinstance(name, str) or not name.strip() or not isinstance(cls, str) or not cls.strip():
@@ -1063,7 +1065,7 @@ class RuleExtractor:
         return "".join(parts), names, at
 
     def extract(self, chunk: Chunk) -> list[Triple]:
-        _check_chunk(chunk)
+        check_chunk(chunk)
         text = chunk.text
         spans = sentence_spans(text)
         if not spans:
@@ -1308,7 +1310,7 @@ class ModelExtractor:
         if not callable(getattr(model, "complete", None)):
             raise InvalidInput("a model needs a complete(prompt, schema) method")
         self.model = model
-        self.floor = _check_floor(floor)
+        self.floor = check_floor(floor)
         self.vocabulary = _vocabulary(vocabulary)
         self.schema = extraction_schema(sorted(self.vocabulary))
         self.max_chars = max_chars
@@ -1323,7 +1325,7 @@ class ModelExtractor:
                               text=chunk.text[: self.max_chars])
 
     def extract(self, chunk: Chunk) -> list[Triple]:
-        _check_chunk(chunk)
+        check_chunk(chunk)
         raw = self.model.complete(self.prompt(chunk), self.schema)
         try:
             items = parse_model_output(raw)

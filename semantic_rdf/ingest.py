@@ -43,7 +43,7 @@ from urllib.parse import unquote, urlsplit
 
 from semantic_rdf.bounds import DEFAULT_MAX_BYTES, DEFAULT_MAX_TEXT, Bounds
 from semantic_rdf.errors import InvalidInput, ParseError, RefusedByBounds, SemanticError, SourceError
-from semantic_rdf.values import Doc
+from semantic_rdf.values import Doc, display_ref
 
 __all__ = [
     "Origin",
@@ -643,16 +643,6 @@ _BUILTIN_SCHEMES = frozenset({"file", "dir", "glob", "http", "https", "stdin"})
 # ------------------------------------------------------------------ drivers
 
 
-def _display(named: str, rel: str | None = None) -> str:
-    """A machine-independent name: a relative reference as written (normalised), an absolute
-    one by its last component only, plus the path inside it."""
-    p = os.path.normpath(named)
-    base = os.path.basename(p) if os.path.isabs(p) else p
-    if rel is None:
-        return Path(base).as_posix()
-    return (Path(base) / rel).as_posix() if base not in ("", ".") else Path(rel).as_posix()
-
-
 def _read_local(config: IngestConfig, path: str, display: str) -> list[Doc]:
     f = config.bounds.read_file(path, display)
     return docs_from_bytes(f.data, ref=display, name=path, modified=f.modified)
@@ -677,7 +667,7 @@ class FileDriver:
 
     def ingest(self, ref: str) -> list[Doc]:
         path = _strip_file_url(ref)
-        display = _display(path)
+        display = display_ref(path)
         f = self.config.bounds.read_file(path)
         return _guard(display, lambda: docs_from_bytes(f.data, ref=display, name=path, modified=f.modified))
 
@@ -723,10 +713,10 @@ class DirDriver:
                     continue
                 files += 1
                 if files > self.config.max_files:
-                    docs.append(_error_doc(_display(root, rel), RefusedByBounds(
+                    docs.append(_error_doc(display_ref(root, rel), RefusedByBounds(
                         f"{ref}: more than {self.config.max_files} files; the rest were not read")))
                     return docs
-                display = _display(root, rel)
+                display = display_ref(root, rel)
                 full = os.path.join(dirpath, name)
                 docs.extend(_guard(display, lambda: _read_local(self.config, full, display)))
         if not docs:
@@ -817,11 +807,11 @@ class GlobDriver:
 
         rels, over = _glob_walk(base, parts, cap, keep, descend) if os.path.isdir(base) else ([], False)
         for rel in sorted(rels[:cap]):
-            display = _display(base, rel)
+            display = display_ref(base, rel)
             path = os.path.join(base, rel)
             docs.extend(_guard(display, lambda: _read_local(self.config, path, display)))
         if over:
-            docs.append(_error_doc(_display(base, rels[cap]), RefusedByBounds(
+            docs.append(_error_doc(display_ref(base, rels[cap]), RefusedByBounds(
                 f"{ref}: more than {cap} files; the rest were not read")))
         if not docs:
             raise SourceError(f"{ref}: the pattern matches no file")

@@ -123,10 +123,10 @@ class _Ingest:
         # Reading `ex.entity_types` here instead would miss a child's findings, and `or {}` replaced the
         # extractor's dict, empty when the ingest begins, by a new one: no entity class ever reached the store.
         self.findings: dict[str, tuple[dict[str, str], dict[str, set[str]]]] = {}
-        from semantic_rdf import erasure
+        from semantic_rdf import tombstones
 
         # tombstones win: content whose document an erasure revoked is refused unless the caller allows it
-        self.revoked = set() if allow_erased else erasure.erased_documents(store)
+        self.revoked = set() if allow_erased else tombstones.erased_documents(store)
         self.written: list[WriteReport] = []  # the reports of the current flush: `on_commit` gets them merged, once
         self.refused: set[str] = set()
         # Triples that make the next batch, doubling up to batch_size. On disk a batch also pays a journal fsync

@@ -258,7 +258,7 @@ def derive(store, rules: Sequence[Rule] | None = None, *, max_rounds: int = 10,
         delta: list[str] | None = None
         while report.rounds < max_rounds:
             report.rounds += 1
-            batch = T._Batch(store)
+            batch = T.Batch(store)
             n_new0, n_reopened0 = len(report.new), len(report.reopened)
             fresh: list[str] = []
             at = store.now()
@@ -293,7 +293,7 @@ def derive(store, rules: Sequence[Rule] | None = None, *, max_rounds: int = 10,
                         if n != len(have):
                             batch.remove += list(store.ox.quads_for_pattern(a, M.count, None, G))
                             batch.add.append(ox.Quad(a, M.count, L.integer(n), G))
-                        T._open(batch, a, run.iri, at)
+                        T.open_belief(batch, a, run.iri, at)
                         report.reopened.append(aid)
                     else:
                         continue  # retracted on purpose, erased, or not derived: never reopened silently

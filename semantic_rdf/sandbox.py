@@ -261,12 +261,12 @@ def run_user_query(store: Any, query_text: str, *, params: Mapping[str, Any] | N
     if path is not None and not (Path(path) / "oxigraph").is_dir():
         raise NotFound(f"no store at {str(path)!r}")
 
-    from semantic_rdf.store import _open_read_only  # imported here, before the fork, not in every child
+    from semantic_rdf.store import open_read_only  # imported here, before the fork, not in every child
 
     def produce():
         in_big_stack(lambda: check_algebra(checked))
         if path is not None:
-            ox_store = _open_read_only(Path(path) / "oxigraph", Path(path))
+            ox_store = open_read_only(Path(path) / "oxigraph", Path(path))
         else:
             ox_store = store.ox
         try:

@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # the shape checker (rdflib) loads on the first write, so rea
     from semantic_rdf.shapecheck import Settled
     from semantic_rdf.shapes import Report
 
-__all__ = ["AssertionStore", "Record", "Source", "Run", "WriteReport", "FORMATS"]
+__all__ = ["AssertionStore", "Record", "Source", "Run", "WriteReport", "FORMATS", "open_read_only"]
 
 FORMATS = {
     "nquads": ox.RdfFormat.N_QUADS,
@@ -72,7 +72,7 @@ JOURNAL = "journal.nq"
 LINK_JOURNAL = "journal-link.ru"  # the update that links a journaled batch of new nodes (see _journaled)
 
 
-def _open_read_only(data: Path, root: Path, attempts: int = 20) -> ox.Store:
+def open_read_only(data: Path, root: Path, attempts: int = 20) -> ox.Store:
     """A read-only handle on a store another process may be writing. Opening reads RocksDB's list of files;
     a compaction or bulk load in the writer can delete one of them in between, which RocksDB reports as
     "Corruption: IO error: No such file" although nothing is damaged: open again (tests/test_concurrency.py)."""
@@ -353,7 +353,7 @@ class AssertionStore:
             if read_only:
                 if not data.is_dir():
                     raise NotFound(f"no store at {str(root)!r}")
-                st = _open_read_only(data, root)
+                st = open_read_only(data, root)
             else:
                 data.mkdir(parents=True, exist_ok=True)
                 st = ox.Store(str(data))
@@ -462,8 +462,9 @@ class AssertionStore:
             raise InvalidInput("store is open read-only")
 
     # ------------------------------------------------------------------ low-level commit
-    def _has(self, s: ox.NamedNode, p: ox.NamedNode, g: ox.NamedNode = PROVENANCE_GRAPH,
-             o: ox.NamedNode | None = None) -> bool:
+    def has(self, s: ox.NamedNode, p: ox.NamedNode, g: ox.NamedNode = PROVENANCE_GRAPH,
+            o: ox.NamedNode | None = None) -> bool:
+        """Whether the store holds a quad `s p o g` (any object when `o` is None; the provenance graph by default)."""
         if o is not None:
             return ox.Quad(s, p, o, g) in self.ox
         for _ in self.ox.quads_for_pattern(s, p, None, g):
@@ -566,14 +567,14 @@ class AssertionStore:
         a = agent_iri(name)
         if a.value in self._known_nodes:
             return a, []
-        if self._has(a, RDF_TYPE):
+        if self.has(a, RDF_TYPE):
             self._known_nodes.add(a.value)
             return a, []
         return a, list(L.agent_quads(a, name, kind, model))
 
     def ensure_plan(self, name: str, cls: ox.NamedNode = M.Rule, label: str | None = None) -> ox.NamedNode:
         plan = segment_iri("rule" if cls == M.Rule else "policy", slug(name) + "-" + L.h16(name)[:8])
-        if plan.value not in self._known_nodes and not self._has(plan, RDF_TYPE):
+        if plan.value not in self._known_nodes and not self.has(plan, RDF_TYPE):
             self.commit(L.plan_quads(plan, cls, label or name))
         self._known_nodes.add(plan.value)
         return plan
@@ -632,7 +633,7 @@ class AssertionStore:
             quads: list[N.AnyQuad] = []
             fresh: set[str] = set()
             for doc, sha, iri in zip(docs, shas, iris):
-                if iri.value not in self._known_nodes and iri.value not in fresh and not self._has(iri, M.sha256):
+                if iri.value not in self._known_nodes and iri.value not in fresh and not self.has(iri, M.sha256):
                     quads += L.document_quads(doc, iri, sha)
                     fresh.add(iri.value)
             used = [] if run is None else [i for i in dict.fromkeys(iris) if i.value not in run.used]
@@ -649,7 +650,7 @@ class AssertionStore:
 
     def has_document(self, doc: Doc) -> bool:
         """Whether this document, with this very content, is stored."""
-        return self._has(self.document_iri(doc), M.sha256)
+        return self.has(self.document_iri(doc), M.sha256)
 
     def document_text(self, doc: Doc | str | ox.NamedNode) -> str:
         iri = doc if isinstance(doc, ox.NamedNode) else (
@@ -677,10 +678,10 @@ class AssertionStore:
         check_text("source", note, MAX_TEXT, required=False)
         predicate_iri(t.predicate)  # refuse before the statement activity is begun
         aid = assertion_id(t.subject, t.predicate, t.object)
-        if self._has(assertion_iri(aid), RDF_TYPE, o=M.Tombstone):  # tombstones win (docs/security.md)
+        if self.has(assertion_iri(aid), RDF_TYPE, o=M.Tombstone):  # tombstones win (docs/security.md)
             if on_erased == "skip":
                 return aid  # nothing is written, not even the statement activity
-            from semantic_rdf.erasure import refuse_erased
+            from semantic_rdf.tombstones import refuse_erased
 
             refuse_erased(self, aid)  # ErasedData
         with self.run("statement", agent=agent) as run:
@@ -752,7 +753,7 @@ class AssertionStore:
             seen.setdefault(src_.node, src_)
         node = assertion_iri(aid)
         return list(seen.values()) if state is None else [
-            v for k, v in seen.items() if not self._has(node, P.wasDerivedFrom, o=ox.NamedNode(k[1:-1]))]
+            v for k, v in seen.items() if not self.has(node, P.wasDerivedFrom, o=ox.NamedNode(k[1:-1]))]
 
     def _new_record(self, w: _BatchWrites, aid: str, first: Triple, fresh: list[_Source],
                     entity_types: Mapping[str, str], aliases: Mapping[str, Iterable[str]]) -> None:
@@ -776,7 +777,7 @@ class AssertionStore:
         for name in (first.subject,) + (() if first.datatype else (first.object,)):
             key = fold(name)
             if key not in w.new_entities and key not in self._known_entities:
-                if self._has(entity_iri(name), M.folded, ENTITY_GRAPH):
+                if self.has(entity_iri(name), M.folded, ENTITY_GRAPH):
                     self._known_entities.add(key)
                 else:
                     w.new_entities[key] = None
@@ -818,10 +819,10 @@ class AssertionStore:
                 e = entity_iri(name)
             except SemanticError:
                 continue
-            if fold(name) not in w.new_entities and not self._has(e, M.folded, ENTITY_GRAPH):
+            if fold(name) not in w.new_entities and not self.has(e, M.folded, ENTITY_GRAPH):
                 continue  # not an entity this batch or the store holds (its triples were refused or erased)
             aq = L.alias_quads(name, [a for a in L.alias_names(name, other)
-                                      if not self._has(e, _ALT_LABEL, ENTITY_GRAPH, o=ox.Literal(a))])
+                                      if not self.has(e, _ALT_LABEL, ENTITY_GRAPH, o=ox.Literal(a))])
             w.add += aq
             w.check += aq
 
@@ -849,7 +850,7 @@ class AssertionStore:
         return predicate_name(term) if term.value.startswith("https://w3id.org/semantic-rdf/p/") else term.value
 
     def exists(self, aid: str) -> bool:
-        return self._has(assertion_iri(aid), M.claimGraph)
+        return self.has(assertion_iri(aid), M.claimGraph)
 
     def get(self, aid: str) -> Record | None:
         """The record of an assertion id, or None (also None for an erased one: see `tombstone`)."""
@@ -1004,8 +1005,8 @@ class AssertionStore:
         return self.import_report(data, fmt, on_erased=on_erased)[0]
 
     def import_report(self, data: bytes, fmt: str = "nquads", *, on_erased: str = "refuse"):
-        """`import_`, returning (quads written, erasure.Screened: what tombstones kept out)."""
-        from semantic_rdf import erasure
+        """`import_`, returning (quads written, tombstones.Screened: what tombstones kept out)."""
+        from semantic_rdf import tombstones
 
         if fmt not in _DATASET_FORMATS:
             raise InvalidInput(f"import takes a dataset format ({', '.join(sorted(_DATASET_FORMATS))})")
@@ -1015,7 +1016,7 @@ class AssertionStore:
             raise InvalidInput(f"cannot parse {fmt} input: {exc}") from None
         for q in quads:
             _check_imported(q)
-        quads, screened = erasure.screen(self, quads, on_erased)  # tombstones win (docs/security.md)
+        quads, screened = tombstones.screen(self, quads, on_erased)  # tombstones win (docs/security.md)
         self.commit(quads)
         ids = sorted({id_of(q.subject) for q in quads if q.predicate == M.claimGraph and q.graph_name == PROVENANCE_GRAPH})
         if ids:
@@ -1023,10 +1024,10 @@ class AssertionStore:
         return len(quads), screened
 
     def compact(self):
-        """Rebuild this on-disk store's directory from its live quads (`erasure.compact`: erased data leaves
+        """Rebuild this on-disk store's directory from its live quads (`compaction.compact`: erased data leaves
         its files), then publish `compacted` (the side tables vacuum theirs). The handle is closed for the
-        swap and opened again; returns the erasure.CompactReport."""
-        from semantic_rdf import erasure
+        swap and opened again; returns the compaction.CompactReport."""
+        from semantic_rdf import compaction
 
         self._writable()
         if self.path is None:
@@ -1034,7 +1035,7 @@ class AssertionStore:
         with self._lock:
             self.close()
             try:
-                report = erasure.compact(self.path)
+                report = compaction.compact(self.path)
             finally:
                 try:
                     self.ox = ox.Store(str(self.path / "oxigraph"))

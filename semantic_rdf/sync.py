@@ -348,7 +348,7 @@ def pull(store, endpoint: str | Endpoint, *, prefix: str = NS_PREFIX, on_erased:
          on_skipped=None) -> int:
     """Copy the endpoint's quads under `prefix` into the store (through its import, so shapes are checked).
     Tombstones win: data of erased assertions or documents is refused (ErasedData) or, on_erased='skip',
-    left out and passed to `on_skipped` (an erasure.Screened) — erasure.screen decides which."""
+    left out and passed to `on_skipped` (a tombstones.Screened) — tombstones.screen decides which."""
     remote = RemoteBackend(endpoint)
     try:
         quads = remote.dump(prefix)

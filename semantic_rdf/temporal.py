@@ -41,6 +41,9 @@ from semantic_rdf.vocab import (
 __all__ = [
     "Claim", "Change", "Interval", "as_of", "believed", "state", "history", "retract", "retract_set",
     "reinstate", "close_valid", "retracted", "bind_rows", "activity",
+    # the building blocks erasure, reason and decisions share with the verbs above
+    "Batch", "open_belief", "close_belief", "cascade_withdraw", "has_live_observation", "documents_of",
+    "objects_of", "one_of", "types_of", "check_id", "check_reason",
 ]
 
 G = PROVENANCE_GRAPH
@@ -158,25 +161,29 @@ def _select(store, name: str, **params: Term | None) -> list[dict]:
     return store.run_query(name, **params)
 
 
-def _objects(store, s: ox.NamedNode, p: ox.NamedNode) -> list:
+def objects_of(store, s: ox.NamedNode, p: ox.NamedNode) -> list:
+    """The objects of `s p` in the provenance graph."""
     return [q.object for q in store.ox.quads_for_pattern(s, p, None, G)]
 
 
-def _one(store, s: ox.NamedNode, p: ox.NamedNode):
+def one_of(store, s: ox.NamedNode, p: ox.NamedNode):
+    """One object of `s p` in the provenance graph, or None."""
     for q in store.ox.quads_for_pattern(s, p, None, G):
         return q.object
     return None
 
 
-def _types(store, s: ox.NamedNode) -> set[str]:
+def types_of(store, s: ox.NamedNode) -> set[str]:
+    """The rdf:types (IRIs as text) of `s` in the provenance graph."""
     return {q.object.value for q in store.ox.quads_for_pattern(s, RDF_TYPE, None, G)}
 
 
-def _check_id(aid: str) -> ox.NamedNode:
+def check_id(aid: str) -> ox.NamedNode:
+    """The record IRI of an assertion id."""
     return assertion_iri(aid)  # raises InvalidInput for anything but 16 lower-case hex digits
 
 
-def _check_reason(reason: str) -> str:
+def check_reason(reason: str) -> str:
     """A reason within the boundary's text limit (values.MAX_TEXT), whitespace collapsed."""
     if not isinstance(reason, str) or not reason.strip():
         raise InvalidInput("a reason is required")
@@ -191,8 +198,8 @@ def _instant(t: datetime | None) -> ox.Literal | None:
 
 def state(store, aid: str) -> str | None:
     """'believed', 'retracted', 'erased', or None when the store never held the id."""
-    a = _check_id(aid)
-    types = _types(store, a)
+    a = check_id(aid)
+    types = types_of(store, a)
     if M.Tombstone.value in types:
         return "erased"
     if M.Assertion.value not in types:
@@ -202,7 +209,7 @@ def state(store, aid: str) -> str | None:
 
 def believed(store, aid: str, at: datetime | None = None) -> bool:
     """Whether the store believed the assertion at record-time instant `at` (default: now)."""
-    a = _check_id(aid)
+    a = check_id(aid)
     if at is None:
         return bool(_open_intervals(store, a))
     t = utc(at)
@@ -213,19 +220,19 @@ def believed(store, aid: str, at: datetime | None = None) -> bool:
 
 
 def _beliefs(store, a: ox.NamedNode) -> list[ox.NamedNode]:
-    return [o for o in _objects(store, a, M.belief)]
+    return [o for o in objects_of(store, a, M.belief)]
 
 
 def _spans(store, a: ox.NamedNode) -> list[tuple[datetime, datetime | None]]:
     out = []
     for b in _beliefs(store, a):
-        f, u = _one(store, b, M.believedFrom), _one(store, b, M.believedUntil)
+        f, u = one_of(store, b, M.believedFrom), one_of(store, b, M.believedUntil)
         out.append((L.parse_dt(f), L.parse_dt(u) if u is not None else None))
     return out
 
 
 def _open_intervals(store, a: ox.NamedNode) -> list[ox.NamedNode]:
-    return [b for b in _beliefs(store, a) if _one(store, b, M.believedUntil) is None]
+    return [b for b in _beliefs(store, a) if one_of(store, b, M.believedUntil) is None]
 
 
 _KIND_OF = {M.Ingestion.value: "ingestion", M.Statement.value: "statement", M.Derivation.value: "derivation",
@@ -234,7 +241,7 @@ _KIND_OF = {M.Ingestion.value: "ingestion", M.Statement.value: "statement", M.De
 
 
 def activity_kind(store, act: ox.NamedNode) -> str:
-    for t in _types(store, act):
+    for t in types_of(store, act):
         if t in _KIND_OF:
             return _KIND_OF[t]
     return "activity"
@@ -242,13 +249,13 @@ def activity_kind(store, act: ox.NamedNode) -> str:
 
 def history(store, aid: str) -> list[Interval]:
     """The belief intervals of an assertion, oldest first, with who opened/closed them and why."""
-    a = _check_id(aid)
+    a = check_id(aid)
     out = []
     for b in _beliefs(store, a):
-        f, u = _one(store, b, M.believedFrom), _one(store, b, M.believedUntil)
-        ob, cb = _one(store, b, M.openedBy), _one(store, b, M.closedBy)
-        reason = _one(store, cb, M.reason) if cb is not None else None
-        wb = _one(store, b, withdrawnBecause)
+        f, u = one_of(store, b, M.believedFrom), one_of(store, b, M.believedUntil)
+        ob, cb = one_of(store, b, M.openedBy), one_of(store, b, M.closedBy)
+        reason = one_of(store, cb, M.reason) if cb is not None else None
+        wb = one_of(store, b, withdrawnBecause)
         out.append(Interval(L.parse_dt(f), L.parse_dt(u) if u is not None else None, ob.value,
                             activity_kind(store, ob), cb.value if cb is not None else None,
                             activity_kind(store, cb) if cb is not None else None,
@@ -315,13 +322,13 @@ def ensure_plan(store, name: str, cls: ox.NamedNode, label: str | None = None,
     """A prov:Plan (an m:Rule or m:Policy) by name, written once. Same IRI scheme as AssertionStore.ensure_plan."""
     # store.ensure_plan calls layout.slug, which layout does not define (vocab does): minted here instead.
     plan = segment_iri("rule" if cls == M.Rule else "policy", slug(name) + "-" + L.h16(name)[:8])
-    if not store._has(plan, RDF_TYPE):
+    if not store.has(plan, RDF_TYPE):
         q = L.plan_quads(plan, cls, label or name) + [ox.Quad(plan, p, o, G) for p, o in extra]
         store.commit(q)
     return plan
 
 
-class _Batch:
+class Batch:
     """Quads to add and remove in one commit, and the quads the shapes must see."""
 
     def __init__(self, store) -> None:
@@ -340,7 +347,7 @@ class _Batch:
         self.store.commit(self.add, self.remove, check=check)
 
 
-def _close(batch: _Batch, a: ox.NamedNode, act: ox.NamedNode, at: datetime,
+def close_belief(batch: Batch, a: ox.NamedNode, act: ox.NamedNode, at: datetime,
            because: ox.NamedNode | None = None) -> bool:
     """Close the open belief interval(s) of record `a`. False when there was none (closing twice: no change)."""
     store = batch.store
@@ -352,18 +359,19 @@ def _close(batch: _Batch, a: ox.NamedNode, act: ox.NamedNode, at: datetime,
         if because is not None:
             batch.add.append(ox.Quad(b, withdrawnBecause, because, G))
         batch.touched.add(b.value)
-    old_t = _one(store, a, P.invalidatedAtTime)
+    old_t = one_of(store, a, P.invalidatedAtTime)
     if old_t is None:  # the PROV view of the current state: invalidated while retracted
         batch.add += [ox.Quad(a, P.invalidatedAtTime, L.dt(at), G), ox.Quad(a, P.wasInvalidatedBy, act, G)]
     batch.touched.add(a.value)
     return True
 
 
-def _open(batch: _Batch, a: ox.NamedNode, act: ox.NamedNode, at: datetime) -> None:
+def open_belief(batch: Batch, a: ox.NamedNode, act: ox.NamedNode, at: datetime) -> None:
+    """Open a new belief interval of record `a` (a fresh interval node: one is never reused)."""
     store = batch.store
     n = len(_beliefs(store, a)) + 1
     b = L.belief_iri(id_of(a), n)
-    while store._has(b, RDF_TYPE):  # never reuse an interval node
+    while store.has(b, RDF_TYPE):  # never reuse an interval node
         n += 1
         b = L.belief_iri(id_of(a), n)
     batch.add += [ox.Quad(a, M.belief, b, G), ox.Quad(b, RDF_TYPE, M.BeliefInterval, G),
@@ -385,12 +393,12 @@ def dependents(store, ids: Iterable[str]) -> dict[str, list[str]]:
     return out
 
 
-def _live_observation(store, a: ox.NamedNode, excluded: set[str]) -> bool:
+def has_live_observation(store, a: ox.NamedNode, excluded: set[str]) -> bool:
     """Whether the record has a span or caller observation that is not invalidated and not in `excluded`."""
-    for src in _objects(store, a, P.wasDerivedFrom):
+    for src in objects_of(store, a, P.wasDerivedFrom):
         if src.value in excluded or not src.value.startswith("https://w3id.org/semantic-rdf/src/"):
             continue
-        if _one(store, src, P.invalidatedAtTime) is None:
+        if one_of(store, src, P.invalidatedAtTime) is None:
             return True
     return False
 
@@ -412,7 +420,7 @@ def spread(store, roots: Iterable[str], seen: set[str], step: Callable[[str, str
     return done
 
 
-def _cascade_withdraw(batch: _Batch, roots: Iterable[str], act: ox.NamedNode, at: datetime,
+def cascade_withdraw(batch: Batch, roots: Iterable[str], act: ox.NamedNode, at: datetime,
                       skip: AbstractSet[str] = frozenset()) -> list[str]:
     """Withdraw, transitively, derived assertions resting on `roots` that have no observation of their own."""
     store = batch.store
@@ -421,15 +429,15 @@ def _cascade_withdraw(batch: _Batch, roots: Iterable[str], act: ox.NamedNode, at
 
     def withdraw(ante: str, d: str) -> bool:
         da = assertion_iri(d)
-        if _live_observation(store, da, set()):
+        if has_live_observation(store, da, set()):
             return False
         seen.add(d)  # tried once: already closed or not, it is not tried again
-        return _close(batch, da, act, at, because=assertion_iri(ante))
+        return close_belief(batch, da, act, at, because=assertion_iri(ante))
 
     return spread(store, roots, seen, withdraw)
 
 
-def _cascade_reopen(batch: _Batch, roots: Iterable[str], act: ox.NamedNode, at: datetime) -> list[str]:
+def _cascade_reopen(batch: Batch, roots: Iterable[str], act: ox.NamedNode, at: datetime) -> list[str]:
     """Reopen derived assertions a cascade withdrew, once every antecedent they name is believed again."""
     store = batch.store
     roots = list(roots)
@@ -440,11 +448,11 @@ def _cascade_reopen(batch: _Batch, roots: Iterable[str], act: ox.NamedNode, at: 
         iv = history(store, d)
         if not iv or iv[-1].until is None or iv[-1].withdrawn_because is None:
             return False  # believed, or closed on purpose: only an explicit reinstatement reopens it
-        antes = [id_of(x) for x in _objects(store, da, P.wasDerivedFrom)
+        antes = [id_of(x) for x in objects_of(store, da, P.wasDerivedFrom)
                  if x.value.startswith("https://w3id.org/semantic-rdf/a/")]
         if not all(x in now_believed or state(store, x) == "believed" for x in antes):
             return False
-        _open(batch, da, act, at)
+        open_belief(batch, da, act, at)
         return True
 
     return spread(store, roots, now_believed, reopen)
@@ -476,19 +484,19 @@ def _no_op(store, aid: str) -> Change:
 
 
 def _begin_one(store, aid: str, reason: str, agent: str, cls: ox.NamedNode, verb: str,
-               erased: str, already: str) -> tuple[ox.NamedNode, str, ox.NamedNode, datetime, _Batch] | None:
+               erased: str, already: str) -> tuple[ox.NamedNode, str, ox.NamedNode, datetime, Batch] | None:
     """Check a change to one assertion and open its batch with the activity that records it (and uses the
     record): (record, state, activity, time, batch). None, with nothing written, when the assertion is
     already in state `already`."""
-    a = _check_id(aid)
-    reason = _check_reason(reason)
+    a = check_id(aid)
+    reason = check_reason(reason)
     _check_agent(agent)
     st = require_state(store, aid, erased)
     if st == already:
         return None
     act, at, q = activity(store, cls, agent, reason=reason, label=f"{verb} {aid}")
     q.append(ox.Quad(act, P.used, a, G))
-    batch = _Batch(store)
+    batch = Batch(store)
     batch.add += q
     return a, st, act, at, batch
 
@@ -507,8 +515,8 @@ def retract(store, aid: str, reason: str, agent: str = "caller") -> Change:
     if begun is None:
         return _no_op(store, aid)
     a, _, act, at, batch = begun
-    _close(batch, a, act, at)  # believed, so it has an open interval to close
-    cascaded = _cascade_withdraw(batch, [aid], act, at)
+    close_belief(batch, a, act, at)  # believed, so it has an open interval to close
+    cascaded = cascade_withdraw(batch, [aid], act, at)
     batch.commit()
     return _published(store, "retracted", Change(act.value, at, (aid,), (), tuple(cascaded)))
 
@@ -521,7 +529,7 @@ def reinstate(store, aid: str, reason: str, agent: str = "caller") -> Change:
     if begun is None:
         return _no_op(store, aid)
     a, _, act, at, batch = begun
-    _open(batch, a, act, at)
+    open_belief(batch, a, act, at)
     cascaded = _cascade_reopen(batch, [aid], act, at)
     batch.commit()
     return _published(store, "reinstated", Change(act.value, at, (aid,), (), tuple(cascaded)))
@@ -533,22 +541,22 @@ def _set_members(store, run: str | None, agent: str | None, source: str | None) 
         raise InvalidInput("name exactly one of run, agent or source")
     if run is not None:
         r = ox.NamedNode(run) if run.startswith("https://") else segment_iri("run", run)
-        if not _types(store, r) & {P.Activity.value}:
+        if not types_of(store, r) & {P.Activity.value}:
             raise NotFound(f"no run {run!r}")
         return _select(store, "by-run", run=r), [r]
     if agent is not None:
         ag = ox.NamedNode(agent) if agent.startswith("https://") else agent_iri(agent)
-        if P.Agent.value not in _types(store, ag):
+        if P.Agent.value not in types_of(store, ag):
             raise NotFound(f"no agent {agent!r}")
         return _select(store, "by-run", agent=ag), [ag]
-    docs = _documents(store, source)  # type: ignore[arg-type]
+    docs = documents_of(store, source)  # type: ignore[arg-type]
     rows: list[dict] = []
     for d in docs:
         rows += _select(store, "by-source", doc=d)
     return rows, docs
 
 
-def _documents(store, ref: str) -> list[ox.NamedNode]:
+def documents_of(store, ref: str) -> list[ox.NamedNode]:
     """Documents whose IRI, reference or id is `ref` (every stored version of that source)."""
     if not isinstance(ref, str) or not ref:
         raise InvalidInput("a source reference is required")
@@ -556,7 +564,7 @@ def _documents(store, ref: str) -> list[ox.NamedNode]:
     found: dict[str, ox.NamedNode] = {}
     if ref.startswith("https://w3id.org/semantic-rdf/doc/"):
         d = ox.NamedNode(ref)
-        if M.Document.value in _types(store, d):
+        if M.Document.value in types_of(store, d):
             found[d.value] = d
     for p in (M.reference, ox.NamedNode(NS + "docId")):
         for q in store.ox.quads_for_pattern(None, p, ox.Literal(ref), G):
@@ -575,7 +583,7 @@ def retract_set(store, *, reason: str, run: str | None = None, agent: str | None
     set's observations are all invalidated already and nothing would close, nothing is written
     (`Change.nothing_changed`).
     """
-    reason = _check_reason(reason)
+    reason = check_reason(reason)
     rows, targets = _set_members(store, run, agent, source)
     members: dict[str, set[str]] = {}
     own: set[str] = set()  # derived assertions the run generated itself
@@ -590,13 +598,13 @@ def retract_set(store, *, reason: str, run: str | None = None, agent: str | None
     all_srcs = set().union(*members.values()) if members else set()
     # Decided before anything is written: a set whose observations are all invalidated already and whose
     # claims are all retracted (or still supported elsewhere) is a no-op that records nothing.
-    fresh = [s for s in sorted(all_srcs) if _one(store, ox.NamedNode(s), P.invalidatedAtTime) is None]
+    fresh = [s for s in sorted(all_srcs) if one_of(store, ox.NamedNode(s), P.invalidatedAtTime) is None]
     closing, kept, unchanged = [], [], []
     for aid in sorted(members):
         a = assertion_iri(aid)
         if state(store, aid) != "believed":
             unchanged.append(aid)
-        elif _live_observation(store, a, all_srcs) or (aid not in own and _derived_support(store, a)):
+        elif has_live_observation(store, a, all_srcs) or (aid not in own and _derived_support(store, a)):
             kept.append(aid)
         else:
             closing.append(aid)
@@ -606,14 +614,14 @@ def retract_set(store, *, reason: str, run: str | None = None, agent: str | None
     act, at, q = activity(store, M.Retraction, by, reason=reason, label=label[:200])
     q += [ox.Quad(act, target, t, G) for t in targets]
     q += [ox.Quad(act, P.used, assertion_iri(aid), G) for aid in sorted(members)]
-    batch = _Batch(store)
+    batch = Batch(store)
     batch.add += q
     for s in fresh:
         node = ox.NamedNode(s)
         batch.add += [ox.Quad(node, P.invalidatedAtTime, L.dt(at), G), ox.Quad(node, P.wasInvalidatedBy, act, G)]
         batch.touched.add(s)  # the check must see the whole observation, not only the new quads
-    changed = [aid for aid in closing if _close(batch, assertion_iri(aid), act, at)]
-    cascaded = _cascade_withdraw(batch, changed, act, at, skip=set(members))
+    changed = [aid for aid in closing if close_belief(batch, assertion_iri(aid), act, at)]
+    cascaded = cascade_withdraw(batch, changed, act, at, skip=set(members))
     batch.commit()
     return _published(store, "retracted",
                       Change(act.value, at, tuple(changed), tuple(kept), tuple(cascaded), tuple(unchanged)))
@@ -621,9 +629,9 @@ def retract_set(store, *, reason: str, run: str | None = None, agent: str | None
 
 def _derived_support(store, a: ox.NamedNode) -> bool:
     """A derived record is supported by its antecedents while every one of them is believed."""
-    if M.DerivedAssertion.value not in _types(store, a):
+    if M.DerivedAssertion.value not in types_of(store, a):
         return False
-    antes = [x for x in _objects(store, a, P.wasDerivedFrom) if x.value.startswith("https://w3id.org/semantic-rdf/a/")]
+    antes = [x for x in objects_of(store, a, P.wasDerivedFrom) if x.value.startswith("https://w3id.org/semantic-rdf/a/")]
     return bool(antes) and all(state(store, id_of(x)) == "believed" for x in antes)
 
 
@@ -631,11 +639,11 @@ def _derived_support(store, a: ox.NamedNode) -> bool:
 
 def close_valid(store, aid: str, until: datetime, reason: str, agent: str = "caller") -> Validity:
     """End the valid time of an assertion at `until`. Only ever shortens: a later end changes nothing."""
-    a = _check_id(aid)
-    reason = _check_reason(reason)
+    a = check_id(aid)
+    reason = check_reason(reason)
     until = utc(until)
     require_state(store, aid, erased=f"assertion {aid} was erased")
-    vf, vu = _one(store, a, M.validFrom), _one(store, a, M.validUntil)
+    vf, vu = one_of(store, a, M.validFrom), one_of(store, a, M.validUntil)
     start = L.parse_dt(vf) if vf is not None else None
     current = Validity(start, L.parse_dt(vu) if vu is not None else None)
     new = current.closed_at(until) if start is None or until > start else None
@@ -646,7 +654,7 @@ def close_valid(store, aid: str, until: datetime, reason: str, agent: str = "cal
         return current
     act, at, q = activity(store, ValidTimeClosing, agent, reason=reason, label=f"close valid time of {aid}")
     q += [ox.Quad(act, P.used, a, G), ox.Quad(act, setValidUntil, L.dt(until), G)]
-    batch = _Batch(store)
+    batch = Batch(store)
     if vu is not None:
         q.append(ox.Quad(act, previousValidUntil, vu, G))
         batch.remove.append(ox.Quad(a, M.validUntil, vu, G))

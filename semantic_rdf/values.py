@@ -7,8 +7,10 @@ normalised document text; `start` is inclusive and `end` exclusive, like a slice
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -16,7 +18,7 @@ import pyoxigraph as ox
 
 from semantic_rdf.errors import InvalidInput
 
-__all__ = ["Doc", "Chunk", "Triple", "Validity", "utc", "MAX_NAME", "MAX_TEXT", "check_text"]
+__all__ = ["Doc", "Chunk", "Triple", "Validity", "utc", "MAX_NAME", "MAX_TEXT", "check_text", "display_ref"]
 
 # Length limits at the boundary, in characters (docs/security.md, "Name and text limits"). A name is repeated
 # in every record, label, side-table row and subword encoding that mentions it, so one huge name costs its
@@ -198,3 +200,13 @@ class Triple:
         if self.start is not None:
             return (self.start, self.end)  # type: ignore[return-value]
         return (self.chunk.start, self.chunk.end)
+
+
+def display_ref(named: str, rel: str | None = None) -> str:
+    """A document's machine-independent reference, as `ingest` stores it: a relative path as written
+    (normalised), an absolute one by its last component only, plus the path inside it (`rel`)."""
+    p = os.path.normpath(named)
+    base = os.path.basename(p) if os.path.isabs(p) else p
+    if rel is None:
+        return Path(base).as_posix()
+    return (Path(base) / rel).as_posix() if base not in ("", ".") else Path(rel).as_posix()

@@ -9,7 +9,7 @@ import pytest
 import pyoxigraph as ox
 
 from semantic_rdf.shapes import fast_checker
-from semantic_rdf.store import _BULK_THRESHOLD, AssertionStore, _open_read_only
+from semantic_rdf.store import _BULK_THRESHOLD, AssertionStore, open_read_only
 from semantic_rdf.values import Chunk, Doc, Triple
 
 from _security import assert_refused, dump, run_cli, run_proc
@@ -119,8 +119,8 @@ def test_read_only_opens_during_writes_are_consistent_snapshots(tmp_path):
     snapshots = Seen(400, (BATCH, BATCH))
     while not stop.is_set():
         # as the library opens it: RocksDB can report a file the writer's compaction just removed as missing,
-        # and the open is tried again (store._open_read_only)
-        ro = _open_read_only(root / "oxigraph", root)
+        # and the open is tried again (store.open_read_only)
+        ro = open_read_only(root / "oxigraph", root)
         snapshots.add(_sizes(ro))
         del ro
         if snapshots.count >= 8:

@@ -1,6 +1,6 @@
 import pytest
 
-from semantic_rdf import erasure, temporal as T
+from semantic_rdf import compaction, erasure, temporal as T
 from semantic_rdf.cli import main
 from semantic_rdf.identity import assertion_id
 from semantic_rdf.reason import derive
@@ -86,7 +86,7 @@ def test_compact_refuses_an_open_store(tmp_path):
         from semantic_rdf.errors import StoreInUse
 
         with pytest.raises(StoreInUse):
-            erasure.compact(tmp_path / "st")
+            compaction.compact(tmp_path / "st")
     finally:
         s.close()
-    assert erasure.compact(tmp_path / "st").quads > 0
+    assert compaction.compact(tmp_path / "st").quads > 0

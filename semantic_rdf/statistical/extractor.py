@@ -22,7 +22,7 @@ import numpy as np
 
 from semantic_rdf import gazetteer as gz
 from semantic_rdf.errors import InvalidInput, NotFound
-from semantic_rdf.extract import _check_chunk, _check_floor, predicate_hints, sentence_spans
+from semantic_rdf.extract import check_chunk, check_floor, predicate_hints, sentence_spans
 from semantic_rdf.statistical.model import (CrossContext, CrossPair, DocState, SentMention, alignment,
                                             candidate_pairs, cross_pairs, ner_features, pair_features,
                                             together_in)
@@ -413,7 +413,7 @@ class StatisticalExtractor:
                  max_sentence: int = 2000) -> None:
         self.w = weights if isinstance(weights, Weights) else _cached_weights(str(weights or WEIGHTS_DIR))
         # a floor given is checked and returned as given (None only when none is given)
-        self.floor: float = self.w.floor if floor is None else cast(float, _check_floor(floor))
+        self.floor: float = self.w.floor if floor is None else cast(float, check_floor(floor))
         self.annotator = Annotator(self.w)
         self.max_sentence = max_sentence
         align = alignment()
@@ -442,7 +442,7 @@ class StatisticalExtractor:
         return _CLASS.get(typ, "Thing")
 
     def extract(self, chunk: Chunk) -> list[Triple]:
-        _check_chunk(chunk)
+        check_chunk(chunk)
         doc = self._docs.get(chunk.doc_id)
         if doc is None:
             doc = self._docs[chunk.doc_id] = _Doc()
