@@ -23,13 +23,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from semantic_rdf.answer import Answerer, AnswerConfig  # noqa: E402
-from semantic_rdf.extract import RuleExtractor  # noqa: E402
-from semantic_rdf.identity import assertion_id  # noqa: E402
-from semantic_rdf.loader import load  # noqa: E402
-from semantic_rdf.memory import Memory, after_ingest_hook  # noqa: E402
-from semantic_rdf.stages import build_pipeline  # noqa: E402
-from semantic_rdf.store import AssertionStore  # noqa: E402
+from semantic_rdf.answer.answerer import Answerer, AnswerConfig  # noqa: E402
+from semantic_rdf.pipeline.extract import RuleExtractor  # noqa: E402
+from semantic_rdf.core.identity import assertion_id  # noqa: E402
+from semantic_rdf.pipeline.load import load  # noqa: E402
+from semantic_rdf.hdc.memory import Memory, after_ingest_hook  # noqa: E402
+from semantic_rdf.pipeline.stages import build_pipeline  # noqa: E402
+from semantic_rdf.store.assertions import AssertionStore  # noqa: E402
 
 CORPUS = ROOT / "tests" / "data" / "gate_corpus.txt"
 QUESTIONS = ROOT / "tests" / "data" / "gate_questions.jsonl"

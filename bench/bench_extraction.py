@@ -27,9 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from semantic_rdf.extract import RuleExtractor  # noqa: E402
-from semantic_rdf.identity import fold  # noqa: E402
-from semantic_rdf.values import Chunk  # noqa: E402
+from semantic_rdf.pipeline.extract import RuleExtractor  # noqa: E402
+from semantic_rdf.core.identity import fold  # noqa: E402
+from semantic_rdf.core.values import Chunk  # noqa: E402
 
 GOLD = ROOT / "tests" / "data" / "extraction_gold.jsonl"
 SYMMETRIC = {"collaborated_with", "worked_with", "partnered_with", "spouse_of"}

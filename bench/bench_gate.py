@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from semantic_rdf.gate import Config, FactIndex, QueryVectors, gate  # noqa: E402
+from semantic_rdf.hdc.gate import Config, FactIndex, QueryVectors, gate  # noqa: E402
 
 
 def build(n: int, cfg: Config, rng: np.random.Generator) -> FactIndex:

@@ -7,9 +7,9 @@
     python3 bench/bench_ingest.py --extractor rules --store --disk  # + an on-disk store (what `ingest` writes)
     python3 bench/bench_ingest.py --extractor rules --store --disk --side-tables  # all that `ingest` does
 
-`--extractor` takes `rules` (semantic_rdf.extract:RuleExtractor), `statistical` (the default of `ingest`,
-semantic_rdf.statistical:StatisticalExtractor) or any module:Class. `--store` runs
-semantic_rdf.loader.load, as `semantic-rdf ingest` does, into `AssertionStore.memory()` and adds the
+`--extractor` takes `rules` (semantic_rdf.pipeline.extract:RuleExtractor), `statistical` (the default of `ingest`,
+semantic_rdf.pipeline.statistical:StatisticalExtractor) or any module:Class. `--store` runs
+semantic_rdf.pipeline.load.load, as `semantic-rdf ingest` does, into `AssertionStore.memory()` and adds the
 store writes (documents, assertions) to the per-stage table; `--side-tables` adds the indexing of each
 batch in the side tables (`semantic-rdf ingest` runs it after every batch: HDC vectors for the gate,
 document paths). `--read-ahead thread|child` picks where the pipeline runs (default: as `ingest`).
@@ -38,8 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import pyoxigraph as ox  # noqa: E402
 
-from semantic_rdf.ahead import choose  # noqa: E402
-from semantic_rdf.stages import build_pipeline  # noqa: E402
+from semantic_rdf.pipeline.ahead import choose  # noqa: E402
+from semantic_rdf.pipeline.stages import build_pipeline  # noqa: E402
 
 FIRST = "Alice Bob Carol Dana Erik Farah Greta Hiro Ines Jonas Kemal Lena Marta Nadia Omar Pia Quentin Rosa".split()
 LAST = "Smith Jones Okafor Tanaka Müller García Novak Rossi Dubois Kowalski Jensen Silva Haddad Ivanova".split()
@@ -126,8 +126,8 @@ def anchor(root: Path) -> float:
 def load_extractor(spec: str | None):
     if not spec:
         return None
-    spec = {"rules": "semantic_rdf.extract:RuleExtractor",
-            "statistical": "semantic_rdf.statistical:StatisticalExtractor"}.get(spec, spec)
+    spec = {"rules": "semantic_rdf.pipeline.extract:RuleExtractor",
+            "statistical": "semantic_rdf.pipeline.statistical:StatisticalExtractor"}.get(spec, spec)
     mod, _, attr = spec.partition(":")
     obj = getattr(importlib.import_module(mod), attr or "Extractor")
     return obj() if isinstance(obj, type) else obj
@@ -206,8 +206,8 @@ def main() -> int:
         child0 = _children_cpu()
         t = time.perf_counter()
         if args.store:
-            from semantic_rdf.loader import load
-            from semantic_rdf.store import AssertionStore
+            from semantic_rdf.pipeline.load import load
+            from semantic_rdf.store.assertions import AssertionStore
 
             store = AssertionStore.open(Path(tmp) / "store") if args.disk else AssertionStore.memory()
             for name, key in (("add_documents", "store:docs"), ("assert_triples", "store:assert")):
@@ -221,7 +221,7 @@ def main() -> int:
                 setattr(store, name, timed)
             hook = mem = None
             if args.side_tables:
-                from semantic_rdf.memory import Memory, after_ingest_hook
+                from semantic_rdf.hdc.memory import Memory, after_ingest_hook
 
                 if not args.disk:  # in memory: side tables held open for the run, as a Memory user has them
                     mem = Memory.attach(store, reconcile=False)

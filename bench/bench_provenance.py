@@ -35,15 +35,15 @@ from datetime import datetime, timedelta, timezone
 
 import pyoxigraph as ox
 
-from semantic_rdf import layout as L
-from semantic_rdf import provenance as PV
-from semantic_rdf import temporal as T
-from semantic_rdf.identity import assertion_id
-from semantic_rdf.memory import believed_facts
-from semantic_rdf.queries import packaged
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.values import Doc, Triple
-from semantic_rdf.vocab import (
+from semantic_rdf.rdf import layout as L
+from semantic_rdf.lifecycle import provenance as PV
+from semantic_rdf.lifecycle import temporal as T
+from semantic_rdf.core.identity import assertion_id
+from semantic_rdf.hdc.memory import believed_facts
+from semantic_rdf.rdf.queries import packaged
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.values import Doc, Triple
+from semantic_rdf.core.vocab import (
     M, P, PROVENANCE_GRAPH, assertion_iri, agent_iri, id_of, segment_iri,
 )
 

@@ -36,10 +36,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import pyoxigraph as ox  # noqa: E402
 
-from semantic_rdf import sparql  # noqa: E402
-from semantic_rdf.servers import OxigraphServer, VirtuosoServer, oxigraph_binary  # noqa: E402
-from semantic_rdf.sparql import NS_PREFIX  # noqa: E402
-from semantic_rdf.sync import export_nquads, push  # noqa: E402
+from semantic_rdf.remote import sparql  # noqa: E402
+from semantic_rdf.remote.servers import OxigraphServer, VirtuosoServer, oxigraph_binary  # noqa: E402
+from semantic_rdf.remote.sparql import NS_PREFIX  # noqa: E402
+from semantic_rdf.remote.sync import export_nquads, push  # noqa: E402
 
 X = "http://www.w3.org/2001/XMLSchema#"
 

@@ -27,14 +27,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from semantic_rdf import gazetteer as gz  # noqa: E402
-from semantic_rdf.identity import fold  # noqa: E402
-from semantic_rdf.normalize import DEFAULT as NORMALIZER  # noqa: E402
-from semantic_rdf.split import splitter_from_spec  # noqa: E402
-from semantic_rdf.statistical.evaluate import (gold_facts, gold_index, match_entity,  # noqa: E402
+from semantic_rdf.pipeline import gazetteer as gz  # noqa: E402
+from semantic_rdf.core.identity import fold  # noqa: E402
+from semantic_rdf.pipeline.normalize import DEFAULT as NORMALIZER  # noqa: E402
+from semantic_rdf.pipeline.split import splitter_from_spec  # noqa: E402
+from semantic_rdf.pipeline.statistical.evaluate import (gold_facts, gold_index, match_entity,  # noqa: E402
                                                predicate_property)
-from semantic_rdf.statistical.text import load_redocred  # noqa: E402
-from semantic_rdf.values import Doc  # noqa: E402
+from semantic_rdf.pipeline.statistical.text import load_redocred  # noqa: E402
+from semantic_rdf.core.values import Doc  # noqa: E402
 
 # ../shared/data/realtext beside the checkout (or beside a worktree's parent)
 DEFAULT_DATA = next((b / "shared" / "data" / "realtext" for b in (ROOT.parent, ROOT.parent.parent)
@@ -46,10 +46,10 @@ WEIGHTS = None  # --weights: another weights directory (experiments); the shippe
 
 def make(kind: str, floor: float | None):
     if kind == "rules":
-        from semantic_rdf.extract import RuleExtractor
+        from semantic_rdf.pipeline.extract import RuleExtractor
 
         return RuleExtractor(floor=floor)
-    from semantic_rdf.statistical import StatisticalExtractor
+    from semantic_rdf.pipeline.statistical import StatisticalExtractor
 
     return StatisticalExtractor(floor=floor, weights=WEIGHTS)
 
@@ -185,11 +185,11 @@ def question_set(docs) -> list[dict]:
 
 def ask_questions(docs, kind: str) -> dict:
     """Ingest the documents into an in-memory store as `ingest` does (loader, side tables), then ask."""
-    from semantic_rdf.answer import Answerer, AnswerConfig
-    from semantic_rdf.loader import load
-    from semantic_rdf.memory import Memory, after_ingest_hook
-    from semantic_rdf.stages import Pipeline
-    from semantic_rdf.store import AssertionStore
+    from semantic_rdf.answer.answerer import Answerer, AnswerConfig
+    from semantic_rdf.pipeline.load import load
+    from semantic_rdf.hdc.memory import Memory, after_ingest_hook
+    from semantic_rdf.pipeline.stages import Pipeline
+    from semantic_rdf.store.assertions import AssertionStore
 
     texts = {f"redocred-{400 + i}.txt": g.text for i, g in enumerate(docs)}
 
@@ -257,7 +257,7 @@ def main(argv=None) -> int:
     print(f"assertions per document {out['assertions_per_document']}   span fidelity {out['span_fidelity']}"
           f"   throughput {out['mb_per_s']} MB/s (extraction only, one core)")
     print("\nper property          P      R      F1    tp   fp   fn")
-    from semantic_rdf.statistical.model import alignment
+    from semantic_rdf.pipeline.statistical.model import alignment
 
     al = alignment()
     for pid in sorted(set(tp_by) | set(fp_by) | set(fn_by), key=lambda k: -(tp_by[k] + fn_by[k])):

@@ -134,7 +134,7 @@ def ask(big: Path, n: int, asks: int, anchor: float) -> None:
 def validate(big: Path, anchor: float) -> None:
     """`validate` of the large store, scaled linearly to 1.5M quads."""
     from bench.bench_validate import run_validate
-    from semantic_rdf.store import AssertionStore
+    from semantic_rdf.store.assertions import AssertionStore
 
     code, wall, peak, first_line = run_validate(big)
     with AssertionStore.open(big, read_only=True) as st:

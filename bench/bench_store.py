@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.values import Chunk, Doc, Triple
-from semantic_rdf.vocab import predicate_names
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.values import Chunk, Doc, Triple
+from semantic_rdf.core.vocab import predicate_names
 
 
 def synthetic(n: int, seed: int = 7) -> tuple[Doc, list[Triple]]:

@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bench_store import synthetic  # noqa: E402
-from semantic_rdf.store import AssertionStore  # noqa: E402
+from semantic_rdf.store.assertions import AssertionStore  # noqa: E402
 
 
 def build(root: Path, n: int, batch: int = 20_000) -> tuple[int, float]:

@@ -76,14 +76,14 @@ def text_of(batch: int) -> str:
 
 
 def expected_ids(batch: int) -> set[str]:
-    from semantic_rdf.identity import assertion_id
+    from semantic_rdf.core.identity import assertion_id
 
     return {assertion_id(s, p, o) for s, p, o in sentences(batch)}
 
 
 def _side(store_dir: Path):
-    from semantic_rdf.gate import Config
-    from semantic_rdf.sidetables import SideTables, side_path
+    from semantic_rdf.hdc.gate import Config
+    from semantic_rdf.hdc.sidetables import SideTables, side_path
 
     cfg = Config()
     return SideTables(side_path(store_dir), cfg, cfg.encoder(None))
@@ -93,8 +93,8 @@ def _side(store_dir: Path):
 
 
 def child(store_dir: Path, first: int, count: int, out=None, big: bool = False) -> None:
-    from semantic_rdf.store import AssertionStore
-    from semantic_rdf.values import Chunk, Doc, Triple
+    from semantic_rdf.store.assertions import AssertionStore
+    from semantic_rdf.core.values import Chunk, Doc, Triple
 
     def say(obj) -> None:
         line = (json.dumps(obj) + "\n").encode()
@@ -165,9 +165,9 @@ def verify(store_dir: Path, acked: set[str], batches: range, trial: int,
            earlier: frozenset[str] = frozenset()) -> Verdict:
     """`acked`: this trial's acknowledgements; `earlier`: those of earlier trials on the same store, which
     must also have survived this trial's kill (a crash mid bulk load must not take older data with it)."""
-    from semantic_rdf.memory import believed_facts
-    from semantic_rdf.shapes import fast_checker
-    from semantic_rdf.store import JOURNAL, AssertionStore
+    from semantic_rdf.hdc.memory import believed_facts
+    from semantic_rdf.rdf.shapes import fast_checker
+    from semantic_rdf.store.assertions import JOURNAL, AssertionStore
 
     v = Verdict(trial, acked=len(acked), acked_ids=frozenset(acked))
     v.journal = (store_dir / JOURNAL).exists()
@@ -220,7 +220,7 @@ def _read_acked(out: bytes, mode: str) -> set[str]:
 
 
 def _bulk_acked(out: bytes) -> int:
-    from semantic_rdf.store import _BULK_THRESHOLD
+    from semantic_rdf.store.assertions import _BULK_THRESHOLD
 
     n = 0
     for line in out.decode("utf-8", "replace").splitlines():
@@ -246,8 +246,8 @@ def _context():
         import multiprocessing as mp
 
         _CTX = mp.get_context("forkserver")
-        _CTX.set_forkserver_preload(["semantic_rdf.store", "semantic_rdf.sidetables", "semantic_rdf.gate",
-                                     "semantic_rdf.values"])
+        _CTX.set_forkserver_preload(["semantic_rdf.store.assertions", "semantic_rdf.hdc.sidetables", "semantic_rdf.hdc.gate",
+                                     "semantic_rdf.core.values"])
     return _CTX
 
 
@@ -328,7 +328,7 @@ def trial(store_dir: Path, n: int, rng: random.Random, mode: str, max_delay: flo
     `ack_share`: killed just after a bulk batch was acknowledged) write big batches; the others small ones.
     Ingest mode: a share `ack_share` of the trials is not killed: the run completes and acknowledges its
     6,000 assertions, which every later kill on the same store (`earlier`) must leave in place."""
-    from semantic_rdf.store import JOURNAL
+    from semantic_rdf.store.assertions import JOURNAL
 
     first = n * 1000
     count = 40 if mode == "driver" else INGEST_DOCS

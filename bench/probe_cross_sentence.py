@@ -1,6 +1,6 @@
 """Probe (not shipped): can a document-level classifier add facts whose entities share no sentence?
 
-    python -m semantic_rdf.statistical.train --data ../shared/data/realtext --out /tmp/w0 --no-crossfit
+    python -m semantic_rdf.pipeline.statistical.train --data ../shared/data/realtext --out /tmp/w0 --no-crossfit
     python3 bench/probe_cross_sentence.py /tmp/w0 [bags]
 
 Fits one logistic regression per aligned property on Re-DocRED documents 0-299 (gold mentions) over the
@@ -18,11 +18,11 @@ from collections import Counter
 import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from semantic_rdf import gazetteer as gz  # noqa: E402
-from semantic_rdf.statistical.model import DocState, alignment, _bucket  # noqa: E402
-from semantic_rdf.statistical.text import load_redocred, tokenize  # noqa: E402
-from semantic_rdf.statistical.train import sentence_tokens, gold_spans  # noqa: E402
-from semantic_rdf.statistical.evaluate import gold_facts, gold_index, match_entity  # noqa: E402
+from semantic_rdf.pipeline import gazetteer as gz  # noqa: E402
+from semantic_rdf.pipeline.statistical.model import DocState, alignment, _bucket  # noqa: E402
+from semantic_rdf.pipeline.statistical.text import load_redocred, tokenize  # noqa: E402
+from semantic_rdf.pipeline.statistical.train import sentence_tokens, gold_spans  # noqa: E402
+from semantic_rdf.pipeline.statistical.evaluate import gold_facts, gold_index, match_entity  # noqa: E402
 
 VARIANT = set(sys.argv[2].split(",")) if len(sys.argv) > 2 else set()
 
@@ -167,8 +167,8 @@ def vec(vocab, feats):
 
 
 def run_test(docs, weights_dir, vocab, models, floor_sent):
-    from semantic_rdf.extract import sentence_spans
-    from semantic_rdf.statistical.extractor import Annotator, Weights
+    from semantic_rdf.pipeline.extract import sentence_spans
+    from semantic_rdf.pipeline.statistical.extractor import Annotator, Weights
     w = Weights.load(weights_dir)
     ann = Annotator(w)
     sent_facts = []  # (gold key or None, p)

@@ -17,44 +17,44 @@ from typing import TYPE_CHECKING, Any
 # public name -> the module that defines it
 _PUBLIC: dict[str, str] = {
     # stores, memory and answers
-    "AssertionStore": "semantic_rdf.store",
-    "Memory": "semantic_rdf.memory",
-    "Answerer": "semantic_rdf.answer",
-    "Answer": "semantic_rdf.answer",
+    "AssertionStore": "semantic_rdf.store.assertions",
+    "Memory": "semantic_rdf.hdc.memory",
+    "Answerer": "semantic_rdf.answer.answerer",
+    "Answer": "semantic_rdf.answer.answerer",
     # ingestion: a pipeline of stages, and loading documents through it into a store
-    "Pipeline": "semantic_rdf.stages",
-    "build_pipeline": "semantic_rdf.stages",
-    "load": "semantic_rdf.loader",
+    "Pipeline": "semantic_rdf.pipeline.stages",
+    "build_pipeline": "semantic_rdf.pipeline.stages",
+    "load": "semantic_rdf.pipeline.load",
     # values
-    "Doc": "semantic_rdf.values",
-    "Chunk": "semantic_rdf.values",
-    "Triple": "semantic_rdf.values",
-    "Validity": "semantic_rdf.values",
+    "Doc": "semantic_rdf.core.values",
+    "Chunk": "semantic_rdf.core.values",
+    "Triple": "semantic_rdf.core.values",
+    "Validity": "semantic_rdf.core.values",
     # identity
-    "assertion_id": "semantic_rdf.identity",
-    "fold": "semantic_rdf.identity",
-    # errors (semantic_rdf.errors holds the whole tree)
-    "SemanticError": "semantic_rdf.errors",
-    "InvalidInput": "semantic_rdf.errors",
-    "ShapeViolation": "semantic_rdf.errors",
-    "NotFound": "semantic_rdf.errors",
-    "StoreInUse": "semantic_rdf.errors",
-    "SourceError": "semantic_rdf.errors",
-    "RefusedByBounds": "semantic_rdf.errors",
-    "ParseError": "semantic_rdf.errors",
-    "ModelOutputError": "semantic_rdf.errors",
-    "SharedEvidence": "semantic_rdf.errors",
-    "ErasedData": "semantic_rdf.errors",
-    "LimitExceeded": "semantic_rdf.errors",
-    "UnknownDriver": "semantic_rdf.errors",
-    "DriverNotBuiltIn": "semantic_rdf.errors",
-    "MissingExtra": "semantic_rdf.errors",
-    "ModelUnavailable": "semantic_rdf.errors",
-    "RemoteError": "semantic_rdf.errors",
-    "TruncatedResult": "semantic_rdf.errors",
-    "PathTooDeep": "semantic_rdf.errors",
-    "PushMismatch": "semantic_rdf.errors",
-    "ServerError": "semantic_rdf.errors",
+    "assertion_id": "semantic_rdf.core.identity",
+    "fold": "semantic_rdf.core.identity",
+    # errors (semantic_rdf.core.errors holds the whole tree)
+    "SemanticError": "semantic_rdf.core.errors",
+    "InvalidInput": "semantic_rdf.core.errors",
+    "ShapeViolation": "semantic_rdf.core.errors",
+    "NotFound": "semantic_rdf.core.errors",
+    "StoreInUse": "semantic_rdf.core.errors",
+    "SourceError": "semantic_rdf.core.errors",
+    "RefusedByBounds": "semantic_rdf.core.errors",
+    "ParseError": "semantic_rdf.core.errors",
+    "ModelOutputError": "semantic_rdf.core.errors",
+    "SharedEvidence": "semantic_rdf.core.errors",
+    "ErasedData": "semantic_rdf.core.errors",
+    "LimitExceeded": "semantic_rdf.core.errors",
+    "UnknownDriver": "semantic_rdf.core.errors",
+    "DriverNotBuiltIn": "semantic_rdf.core.errors",
+    "MissingExtra": "semantic_rdf.core.errors",
+    "ModelUnavailable": "semantic_rdf.core.errors",
+    "RemoteError": "semantic_rdf.core.errors",
+    "TruncatedResult": "semantic_rdf.core.errors",
+    "PathTooDeep": "semantic_rdf.core.errors",
+    "PushMismatch": "semantic_rdf.core.errors",
+    "ServerError": "semantic_rdf.core.errors",
 }
 
 __all__ = sorted(_PUBLIC)
@@ -75,14 +75,14 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # type checkers and IDEs see the names eagerly
-    from semantic_rdf.answer import Answer, Answerer
-    from semantic_rdf.errors import (
+    from semantic_rdf.answer.answerer import Answer, Answerer
+    from semantic_rdf.core.errors import (
         DriverNotBuiltIn, ErasedData, InvalidInput, LimitExceeded, ModelOutputError, NotFound, ParseError,
         RefusedByBounds, SemanticError, ShapeViolation, SharedEvidence, SourceError, StoreInUse, UnknownDriver,
     )
-    from semantic_rdf.identity import assertion_id, fold
-    from semantic_rdf.loader import load
-    from semantic_rdf.memory import Memory
-    from semantic_rdf.stages import Pipeline, build_pipeline
-    from semantic_rdf.store import AssertionStore
-    from semantic_rdf.values import Chunk, Doc, Triple, Validity
+    from semantic_rdf.core.identity import assertion_id, fold
+    from semantic_rdf.pipeline.load import load
+    from semantic_rdf.hdc.memory import Memory
+    from semantic_rdf.pipeline.stages import Pipeline, build_pipeline
+    from semantic_rdf.store.assertions import AssertionStore
+    from semantic_rdf.core.values import Chunk, Doc, Triple, Validity

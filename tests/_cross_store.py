@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from semantic_rdf import erasure, temporal as T
-from semantic_rdf.decisions import DenyChoices, Recorder
-from semantic_rdf.reason import derive
-from semantic_rdf.seed import seed
-from semantic_rdf.values import Validity
+from semantic_rdf.lifecycle import erasure, temporal as T
+from semantic_rdf.lifecycle.decisions import DenyChoices, Recorder
+from semantic_rdf.lifecycle.reason import derive
+from semantic_rdf.store.seed import seed
+from semantic_rdf.core.values import Validity
 
 from _timeprov import ingest, span
 

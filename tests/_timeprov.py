@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from semantic_rdf.values import Chunk, Doc, Triple
+from semantic_rdf.core.values import Chunk, Doc, Triple
 
 
 def ingest(store, doc_id: str, text: str, claims, agent: str = "rules-extractor"):

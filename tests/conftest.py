@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from semantic_rdf.servers import VIRTUOSO_INI, OxigraphServer, ServerError, VirtuosoServer
-from semantic_rdf.sparql import NS_PREFIX, EmbeddedBackend, RemoteBackend
+from semantic_rdf.remote.servers import VIRTUOSO_INI, OxigraphServer, ServerError, VirtuosoServer
+from semantic_rdf.remote.sparql import NS_PREFIX, EmbeddedBackend, RemoteBackend
 
 STORE_KINDS = ("embedded", "oxigraph", "virtuoso")
 # SEMANTIC_RDF_TEST_INSTALLER names another script to run in its place: tests/test_fresh_machine.py uses it to

@@ -13,14 +13,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from semantic_rdf import ahead
-from semantic_rdf.errors import InvalidInput
-from semantic_rdf.extract import ModelExtractor, RuleExtractor
-from semantic_rdf.loader import load
-from semantic_rdf.parse import AutoParser
-from semantic_rdf.stages import build_pipeline
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.values import Chunk, Triple
+from semantic_rdf.pipeline import ahead
+from semantic_rdf.core.errors import InvalidInput
+from semantic_rdf.pipeline.extract import ModelExtractor, RuleExtractor
+from semantic_rdf.pipeline.load import load
+from semantic_rdf.pipeline.parse import AutoParser
+from semantic_rdf.pipeline.stages import build_pipeline
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.values import Chunk, Triple
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or (os.cpu_count() or 1) < 2,
                                 reason="a child process is used on Linux with two cores or more only")
@@ -189,9 +189,9 @@ def test_load_stores_the_same_quads_either_way(corpus, tmp_path, on_disk):
 KILLED_PARENT = r"""
 import os, signal, sys
 from pathlib import Path
-from semantic_rdf import ahead
-from semantic_rdf.extract import RuleExtractor
-from semantic_rdf.stages import build_pipeline
+from semantic_rdf.pipeline import ahead
+from semantic_rdf.pipeline.extract import RuleExtractor
+from semantic_rdf.pipeline.stages import build_pipeline
 root = sys.argv[1]
 for i in range(3000):  # enough that the child is still at work when its parent dies
     Path(root, f"more{i:04d}.txt").write_text("Ada Lovelace was born in London. Alan Turing works at Acme. " * 3)

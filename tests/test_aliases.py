@@ -22,14 +22,14 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from semantic_rdf import layout as L
-from semantic_rdf.answer import REFUSAL, Ambiguous, Linker, parse_question
-from semantic_rdf.erasure import erase_entity
-from semantic_rdf.identity import fold
-from semantic_rdf.memory import Entity
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.values import Triple
-from semantic_rdf.vocab import ENTITY_GRAPH, NS, RDF_TYPE, SKOS, entity_iri
+from semantic_rdf.rdf import layout as L
+from semantic_rdf.answer.answerer import REFUSAL, Ambiguous, Linker, parse_question
+from semantic_rdf.lifecycle.erasure import erase_entity
+from semantic_rdf.core.identity import fold
+from semantic_rdf.hdc.memory import Entity
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.values import Triple
+from semantic_rdf.core.vocab import ENTITY_GRAPH, NS, RDF_TYPE, SKOS, entity_iri
 
 ROOT = Path(__file__).resolve().parents[1]
 ALT = ox.NamedNode(SKOS + "altLabel")
@@ -218,9 +218,9 @@ def test_linker_links_aliases_and_refuses_shared_ones():
 def test_findings_cross_the_read_ahead(tmp_path, mode):
     """In a forked child (ahead.py) the extractor's state never reaches the parent: the findings ride on
     each PipelineResult, so classes and other names are stored in both read-ahead modes."""
-    from semantic_rdf.loader import load
-    from semantic_rdf.stages import build_pipeline
-    from semantic_rdf.statistical import StatisticalExtractor
+    from semantic_rdf.pipeline.load import load
+    from semantic_rdf.pipeline.stages import build_pipeline
+    from semantic_rdf.pipeline.statistical import StatisticalExtractor
 
     f = tmp_path / "paul.txt"
     f.write_text(PAUL, encoding="utf-8")

@@ -9,18 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from semantic_rdf.answer import (
+from semantic_rdf.answer.answerer import (
     REFUSAL, AnswerConfig, Answerer, Linker, ModelRenderer, map_predicates, parse_question, sentence, words_of,
 )
-from semantic_rdf.decisions import Recorder
-from semantic_rdf.errors import InvalidInput
-from semantic_rdf.extract import RuleExtractor
-from semantic_rdf.identity import assertion_id
-from semantic_rdf.loader import load
-from semantic_rdf.memory import Entity, Memory, after_ingest_hook
-from semantic_rdf.model import OpenAICompatibleModel
-from semantic_rdf.stages import build_pipeline
-from semantic_rdf.store import AssertionStore
+from semantic_rdf.lifecycle.decisions import Recorder
+from semantic_rdf.core.errors import InvalidInput
+from semantic_rdf.pipeline.extract import RuleExtractor
+from semantic_rdf.core.identity import assertion_id
+from semantic_rdf.pipeline.load import load
+from semantic_rdf.hdc.memory import Entity, Memory, after_ingest_hook
+from semantic_rdf.pipeline.llm import OpenAICompatibleModel
+from semantic_rdf.pipeline.stages import build_pipeline
+from semantic_rdf.store.assertions import AssertionStore
 
 from test_model import server, url  # noqa: F401  (the local OpenAI-compatible HTTP server fixture)
 
@@ -72,7 +72,7 @@ def aid(s, p, o):
 # ------------------------------------------------------------------ linking and parsing
 
 def E(name, cls="Thing"):
-    from semantic_rdf.identity import fold
+    from semantic_rdf.core.identity import fold
 
     return Entity("urn:x:" + name, name, fold(name), cls)
 
@@ -104,7 +104,7 @@ def test_predicate_cues_map_inflections_but_not_lookalikes():
 
 
 def test_sentence_templates_cover_the_taxonomy():
-    from semantic_rdf.vocab import predicate_names
+    from semantic_rdf.core.vocab import predicate_names
 
     for p in predicate_names():
         s = sentence("A", p, "B")
@@ -147,7 +147,7 @@ def test_modes_and_hebbian_priming(fresh):
     first = ans.ask("Where was Lena Ostrova born?", "balanced")
     assert first.allowed and first.primed == ()  # nothing co-activated before
     assert fresh.side.hebbian.weight(*sorted(["Lena Ostrova", "Riga"])) == 0.0  # keys are entity ids, not names
-    from semantic_rdf.gate import entity_key
+    from semantic_rdf.hdc.gate import entity_key
 
     assert fresh.side.hebbian.weight(entity_key("Ostrova"), entity_key("Riga")) == pytest.approx(0.15)
     b = ans.ask("What did Ostrova design?", "balanced")
@@ -218,7 +218,7 @@ def test_retraction_reinstatement_and_as_of(fresh):
 
 
 def test_erasure_reaches_side_tables_and_hebbian_weights(fresh):
-    from semantic_rdf.gate import entity_key
+    from semantic_rdf.hdc.gate import entity_key
 
     ans = Answerer(fresh)
     ans.ask("What did Greta Lindqvist write?")

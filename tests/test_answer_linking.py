@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import pytest
 
-from semantic_rdf.answer import REFUSAL, AnswerConfig, Answerer, Linker, parse_question, question_words, words_of
-from semantic_rdf.decisions import Recorder
-from semantic_rdf.identity import assertion_id, fold
-from semantic_rdf.memory import Entity, Memory
-from semantic_rdf.retrieval import find_names
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.values import Triple
+from semantic_rdf.answer.answerer import REFUSAL, AnswerConfig, Answerer, Linker, parse_question, question_words, words_of
+from semantic_rdf.lifecycle.decisions import Recorder
+from semantic_rdf.core.identity import assertion_id, fold
+from semantic_rdf.hdc.memory import Entity, Memory
+from semantic_rdf.interfaces.retrieval import find_names
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.values import Triple
 
 PEOPLE = 3_000  # generated people; the reported store had 50,000 assertions, a few thousand show the same
 MISSING = 42  # the generated person left out

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from semantic_rdf.cli import main
-from semantic_rdf.sidetables import side_path
+from semantic_rdf.hdc.sidetables import side_path
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTIONS = [

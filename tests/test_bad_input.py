@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from semantic_rdf.identity import assertion_id
-from semantic_rdf.vocab import DOCUMENT_GRAPH, ENTITY_GRAPH, PROVENANCE_GRAPH, predicate_names
+from semantic_rdf.core.identity import assertion_id
+from semantic_rdf.core.vocab import DOCUMENT_GRAPH, ENTITY_GRAPH, PROVENANCE_GRAPH, predicate_names
 
 from _security import HOSTILE, assert_refused, quads, refused, run_cli
 
@@ -611,7 +611,7 @@ def small_store(tmp_path):
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "page", "empty-file", "missing"])
 @pytest.mark.parametrize("verb", ["ask", "compact", "ingest"])
 def test_damaged_side_tables_are_rebuilt_from_the_store(small_store, tmp_path, damage, verb):
-    from semantic_rdf.sidetables import side_path
+    from semantic_rdf.hdc.sidetables import side_path
 
     side = side_path(small_store)
     data = bytearray(side.read_bytes())
@@ -679,7 +679,7 @@ def test_compact_of_a_store_on_a_read_only_file_system_is_one_line(tiny_disk):
 def test_trace_on_a_store_this_tool_did_not_write_is_one_line(tmp_path):
     import pyoxigraph as ox
 
-    from semantic_rdf.vocab import M, assertion_iri
+    from semantic_rdf.core.vocab import M, assertion_iri
 
     root = tmp_path / "foreign"
     assert run_cli(root, "assert", "Ada Lovelace", "born_in", "London").rc == 0

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from semantic_rdf.bounds import Bounds, is_public_address
-from semantic_rdf.errors import InvalidInput, RefusedByBounds, SourceError
+from semantic_rdf.core.bounds import Bounds, is_public_address
+from semantic_rdf.core.errors import InvalidInput, RefusedByBounds, SourceError
 
 # ------------------------------------------------------------------ a real server
 

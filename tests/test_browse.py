@@ -7,14 +7,14 @@ import json
 
 import pytest
 
-from semantic_rdf import browse
-from semantic_rdf.browse import entities, list_assertions, predicates, resolve_entity, search, show
-from semantic_rdf.decisions import Recorder
-from semantic_rdf.errors import InvalidInput, NotFound
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.temporal import retract
-from semantic_rdf.values import Chunk, Doc, Triple
-from semantic_rdf.vocab import predicate_iri, predicate_names
+from semantic_rdf.lifecycle import browse
+from semantic_rdf.lifecycle.browse import entities, list_assertions, predicates, resolve_entity, search, show
+from semantic_rdf.lifecycle.decisions import Recorder
+from semantic_rdf.core.errors import InvalidInput, NotFound
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.lifecycle.temporal import retract
+from semantic_rdf.core.values import Chunk, Doc, Triple
+from semantic_rdf.core.vocab import predicate_iri, predicate_names
 
 from _security import HOSTILE, assert_refused, dump, run_cli
 

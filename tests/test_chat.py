@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from semantic_rdf.answer import REFUSAL
+from semantic_rdf.answer.answerer import REFUSAL
 from semantic_rdf.cli import main
-from semantic_rdf.decisions import Recorder
-from semantic_rdf.sidetables import side_path
-from semantic_rdf.store import AssertionStore
+from semantic_rdf.lifecycle.decisions import Recorder
+from semantic_rdf.hdc.sidetables import side_path
+from semantic_rdf.store.assertions import AssertionStore
 
 CORPUS = Path(__file__).parent / "data" / "gate_corpus.txt"
 

@@ -7,7 +7,7 @@ import json
 
 from _security import run_cli
 
-from semantic_rdf.identity import assertion_id
+from semantic_rdf.core.identity import assertion_id
 
 
 def _assert(store, s: str, p: str, o: str) -> str:

@@ -8,13 +8,13 @@ import time
 
 import pytest
 
-from semantic_rdf.codespans import code_regions, mask, regions_for
-from semantic_rdf.extract import RuleExtractor
-from semantic_rdf.parse import parse
-from semantic_rdf.split import splitter_from_spec
-from semantic_rdf.stages import Pipeline
-from semantic_rdf.statistical import StatisticalExtractor
-from semantic_rdf.values import Doc
+from semantic_rdf.pipeline.codespans import code_regions, mask, regions_for
+from semantic_rdf.pipeline.extract import RuleExtractor
+from semantic_rdf.pipeline.parse import parse
+from semantic_rdf.pipeline.split import splitter_from_spec
+from semantic_rdf.pipeline.stages import Pipeline
+from semantic_rdf.pipeline.statistical import StatisticalExtractor
+from semantic_rdf.core.values import Doc
 
 MB = 1 << 20
 
@@ -82,7 +82,7 @@ class _Docs:
 
 @pytest.mark.parametrize("extractor", [RuleExtractor, StatisticalExtractor], ids=["rules", "statistical"])
 def test_no_extractor_reads_code_and_spans_quote_the_document(extractor):
-    from semantic_rdf.parse import AutoParser
+    from semantic_rdf.pipeline.parse import AutoParser
 
     p = Pipeline(_Docs(), parser=AutoParser(), splitter=splitter_from_spec("sentences"), extractor=extractor())
     got = {}

@@ -8,9 +8,9 @@ import pytest
 
 import pyoxigraph as ox
 
-from semantic_rdf.shapes import fast_checker
-from semantic_rdf.store import _BULK_THRESHOLD, AssertionStore, open_read_only
-from semantic_rdf.values import Chunk, Doc, Triple
+from semantic_rdf.rdf.shapes import fast_checker
+from semantic_rdf.store.assertions import _BULK_THRESHOLD, AssertionStore, open_read_only
+from semantic_rdf.core.values import Chunk, Doc, Triple
 
 from _security import assert_refused, dump, run_cli, run_proc
 
@@ -277,7 +277,7 @@ def test_readers_see_whole_bulk_batches_with_repeats(tmp_path, monkeypatch, wher
     on disk behind the journal, in one transaction, or bulk loaded in "disk-bulk"): a reader may see them,
     but never a record whose count or confidence disagrees with the sources it links."""
     if where == "disk-bulk":
-        import semantic_rdf.store as S
+        import semantic_rdf.store.assertions as S
 
         monkeypatch.setattr(S, "_BULK_THRESHOLD", 10_000)  # 1,800 new sources: ~20k quads, bulk loaded
     store = AssertionStore.memory() if where == "memory" else AssertionStore.open(tmp_path / "store")

@@ -6,10 +6,10 @@ import json
 from datetime import datetime, timezone
 
 
-from semantic_rdf import temporal as T
-from semantic_rdf.conflicts import functional_predicates, warnings
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.values import Validity
+from semantic_rdf.lifecycle import temporal as T
+from semantic_rdf.lifecycle.conflicts import functional_predicates, warnings
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.values import Validity
 
 from _security import run_cli
 

@@ -36,8 +36,8 @@ def test_sigkill_loses_nothing_acknowledged_and_leaves_a_valid_store():
 
 def test_verify_detects_a_lost_acknowledgement_and_a_half_batch(tmp_path):
     # the checker must be able to fail: acknowledge an id that was never written, and write half a batch
-    from semantic_rdf.store import AssertionStore
-    from semantic_rdf.values import Triple
+    from semantic_rdf.store.assertions import AssertionStore
+    from semantic_rdf.core.values import Triple
 
     store_dir = tmp_path / "store"
     s = AssertionStore.open(store_dir)

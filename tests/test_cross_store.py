@@ -13,14 +13,14 @@ import itertools
 import pyoxigraph as ox
 import pytest
 
-from semantic_rdf.layout import dt
-from semantic_rdf.queries import packaged
-from semantic_rdf.resources import files, query as raw
-from semantic_rdf.sparql import EmbeddedBackend, canonical_rows
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.sync import push
-from semantic_rdf.temporal import bind_rows
-from semantic_rdf.vocab import M, PROVENANCE_GRAPH, agent_iri, assertion_iri, entity_iri, predicate_iri, segment_iri
+from semantic_rdf.rdf.layout import dt
+from semantic_rdf.rdf.queries import packaged
+from semantic_rdf.core.resources import files, query as raw
+from semantic_rdf.remote.sparql import EmbeddedBackend, canonical_rows
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.remote.sync import push
+from semantic_rdf.lifecycle.temporal import bind_rows
+from semantic_rdf.core.vocab import M, PROVENANCE_GRAPH, agent_iri, assertion_iri, entity_iri, predicate_iri, segment_iri
 
 from _cross_store import build, build_small, instants
 
@@ -125,8 +125,8 @@ def test_every_query_runs_on_a_fresh_virtuoso(tmp_path):
     its own server and pushes the small store first."""
     from datetime import datetime, timezone
 
-    from semantic_rdf.servers import ServerError, VirtuosoServer
-    from semantic_rdf.sparql import RemoteBackend
+    from semantic_rdf.remote.servers import ServerError, VirtuosoServer
+    from semantic_rdf.remote.sparql import RemoteBackend
 
     store = AssertionStore.memory()
     built = build_small(store)
@@ -158,7 +158,7 @@ def test_every_query_runs_on_a_fresh_virtuoso(tmp_path):
 def virtuoso_server():
     """A Virtuoso of this module's own, started fresh: its planner's estimates on a new database are what
     refused match.rq and asof.rq (a server that has seen other tests' loads estimated them differently)."""
-    from semantic_rdf.servers import ServerError, VirtuosoServer
+    from semantic_rdf.remote.servers import ServerError, VirtuosoServer
 
     try:
         server = VirtuosoServer(buffers=20000).start()
@@ -172,8 +172,8 @@ def virtuoso_server():
 
 @pytest.mark.parametrize("kind", ["oxigraph", "virtuoso"])
 def test_push_then_pull_gives_the_same_quads(rich, kind, request, tmp_path):
-    from semantic_rdf.sparql import NS_PREFIX, RemoteBackend
-    from semantic_rdf.sync import pull
+    from semantic_rdf.remote.sparql import NS_PREFIX, RemoteBackend
+    from semantic_rdf.remote.sync import pull
 
     store, _ = rich
     server = request.getfixturevalue(f"{kind}_server")
@@ -200,7 +200,7 @@ def test_cli_push_then_pull_through_virtuoso(virtuoso_server, tmp_path):
     import subprocess
     import sys
 
-    from semantic_rdf.sparql import NS_PREFIX, RemoteBackend
+    from semantic_rdf.remote.sparql import NS_PREFIX, RemoteBackend
 
     def cli(store, *args):
         out = subprocess.run([sys.executable, "-m", "semantic_rdf", "--store", str(store), *args],

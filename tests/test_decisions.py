@@ -1,11 +1,11 @@
 import pytest
 
-from semantic_rdf import temporal as T
+from semantic_rdf.lifecycle import temporal as T
 from semantic_rdf.cli import main
-from semantic_rdf.decisions import AllowAgents, DenyChoices, Recorder, RequireBelieved
-from semantic_rdf.errors import InvalidInput, NotFound
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.vocab import agent_iri
+from semantic_rdf.lifecycle.decisions import AllowAgents, DenyChoices, Recorder, RequireBelieved
+from semantic_rdf.core.errors import InvalidInput, NotFound
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.vocab import agent_iri
 
 
 def test_a_refusal_is_recorded_with_rule_and_reason_and_found_by_agent_and_chain():

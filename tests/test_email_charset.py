@@ -12,8 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from semantic_rdf.ingest import ingest_bytes
-from semantic_rdf.parse import parse
+from semantic_rdf.pipeline.sources import ingest_bytes
+from semantic_rdf.pipeline.parse import parse
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -15,10 +15,10 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from semantic_rdf import hdc
-from semantic_rdf.gate import Config
-from semantic_rdf.identity import fold
-from semantic_rdf.wordvectors import default_word_vectors
+from semantic_rdf.hdc import vectors as hdc
+from semantic_rdf.hdc.gate import Config
+from semantic_rdf.core.identity import fold
+from semantic_rdf.hdc.wordvectors import default_word_vectors
 
 SALT = "semantic-rdf/subword/v1"
 LONG = 120_000

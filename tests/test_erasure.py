@@ -1,11 +1,12 @@
 import pytest
 
-from semantic_rdf import compaction, erasure, temporal as T
+from semantic_rdf.store import compaction
+from semantic_rdf.lifecycle import erasure, temporal as T
 from semantic_rdf.cli import main
-from semantic_rdf.identity import assertion_id
-from semantic_rdf.reason import derive
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.vocab import ENTITY_GRAPH, entity_iri
+from semantic_rdf.core.identity import assertion_id
+from semantic_rdf.lifecycle.reason import derive
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.vocab import ENTITY_GRAPH, entity_iri
 
 from _timeprov import files_containing, ingest, span
 
@@ -83,7 +84,7 @@ def test_compact_refuses_an_open_store(tmp_path):
     s = AssertionStore.open(tmp_path / "st")
     s.assert_("a", "born_in", "b")
     try:
-        from semantic_rdf.errors import StoreInUse
+        from semantic_rdf.core.errors import StoreInUse
 
         with pytest.raises(StoreInUse):
             compaction.compact(tmp_path / "st")

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from semantic_rdf.gate import Config
-from semantic_rdf.identity import assertion_id
-from semantic_rdf.sidetables import SideTables, side_path
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.values import Chunk, Doc, Triple
+from semantic_rdf.hdc.gate import Config
+from semantic_rdf.core.identity import assertion_id
+from semantic_rdf.hdc.sidetables import SideTables, side_path
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.values import Chunk, Doc, Triple
 
 from _security import run_proc
 

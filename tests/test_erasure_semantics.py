@@ -12,15 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from semantic_rdf import erasure, temporal as T
-from semantic_rdf.decisions import Recorder
-from semantic_rdf.errors import ErasedData, SharedEvidence
-from semantic_rdf.gate import entity_key
-from semantic_rdf.identity import assertion_id
-from semantic_rdf.memory import Memory
-from semantic_rdf.sidetables import side_path
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.sync import pull, push
+from semantic_rdf.lifecycle import erasure, temporal as T
+from semantic_rdf.lifecycle.decisions import Recorder
+from semantic_rdf.core.errors import ErasedData, SharedEvidence
+from semantic_rdf.hdc.gate import entity_key
+from semantic_rdf.core.identity import assertion_id
+from semantic_rdf.hdc.memory import Memory
+from semantic_rdf.hdc.sidetables import side_path
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.remote.sync import pull, push
 
 from _security import dump, run_cli
 from _timeprov import ingest, span
@@ -382,7 +382,7 @@ def test_erase_entity_leaves_a_longer_surviving_name_that_contains_it():
 
 
 def test_erase_forgets_the_push_state_and_the_next_push_replaces_the_remote_copy(oxigraph_server, tmp_path):
-    from semantic_rdf.sparql import RemoteBackend
+    from semantic_rdf.remote.sparql import RemoteBackend
 
     root = tmp_path / "st"
     s = AssertionStore.open(root)

@@ -1,4 +1,4 @@
-"""Store events (semantic_rdf/events.py): each kind published to the subscribers of that store object with
+"""Store events (semantic_rdf/core/events.py): each kind published to the subscribers of that store object with
 the right ids, after the change is durable; unsubscribe; the failure rule; and the static rule that no
 module registers anything with another module at import time (no side-effect imports)."""
 
@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from semantic_rdf import erasure, reason, temporal as T
-from semantic_rdf.events import StoreEvent
-from semantic_rdf.identity import assertion_id
-from semantic_rdf.memory import Memory, follow
-from semantic_rdf.sidetables import side_path
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.values import Chunk, Doc, Triple
+from semantic_rdf.lifecycle import erasure, reason, temporal as T
+from semantic_rdf.core.events import StoreEvent
+from semantic_rdf.core.identity import assertion_id
+from semantic_rdf.hdc.memory import Memory, follow
+from semantic_rdf.hdc.sidetables import side_path
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.values import Chunk, Doc, Triple
 
 PKG = Path(__file__).resolve().parent.parent / "semantic_rdf"
 TEXT = "Ada Lovelace was born in London. Alan Turing was born in Maida Vale."
@@ -238,6 +238,6 @@ def test_no_side_effect_imports_and_no_hook_lists():
             bad.append(f"{path.name}: hook list")
     assert bad == []
     assert not hasattr(erasure, "ERASE_HOOKS") and not hasattr(erasure, "COMPACT_HOOKS")
-    import semantic_rdf.memory as memory
+    import semantic_rdf.hdc.memory as memory
 
     assert not hasattr(memory, "_OPEN")

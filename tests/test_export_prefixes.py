@@ -5,8 +5,8 @@ from __future__ import annotations
 import pyoxigraph as ox
 import pytest
 
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.vocab import PREFIXES, PROVENANCE_GRAPH
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.vocab import PREFIXES, PROVENANCE_GRAPH
 
 from _security import HOSTILE
 

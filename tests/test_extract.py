@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from semantic_rdf import vocab
-from semantic_rdf.errors import InvalidInput
-from semantic_rdf.extract import (
+from semantic_rdf.core import vocab
+from semantic_rdf.core.errors import InvalidInput
+from semantic_rdf.pipeline.extract import (
     XSD,
     RuleExtractor,
     literals,
@@ -21,8 +21,8 @@ from semantic_rdf.extract import (
     sentence_spans,
     sentence_validity,
 )
-from semantic_rdf.identity import fold
-from semantic_rdf.values import Chunk, Doc, Triple
+from semantic_rdf.core.identity import fold
+from semantic_rdf.core.values import Chunk, Doc, Triple
 
 GOLD = Path(__file__).parent / "data" / "extraction_gold.jsonl"
 
@@ -324,7 +324,7 @@ def _encoded(triples):
 def test_output_on_the_gold_sentences_is_frozen():
     """Every triple (with score, span and valid time) and every entity type, exactly as the extractor gave
     them before it was made faster. A deliberate change to the rules regenerates the file; nothing else may."""
-    from semantic_rdf.split import Sentences
+    from semantic_rdf.pipeline.split import Sentences
 
     frozen = [json.loads(line) for line in FROZEN.read_text(encoding="utf-8").splitlines()]
     items = [json.loads(line) for line in GOLD.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -348,7 +348,7 @@ def _reference_extractor(**kw) -> RuleExtractor:
     finditer over the whole sentence (no prefilter on names or pronouns, no start offsets)."""
     import dataclasses
 
-    from semantic_rdf import extract as ext
+    from semantic_rdf.pipeline import extract as ext
 
     ex = RuleExtractor(**kw)
     if ex._mention_rx is ext._NAME_FAST_RX:
@@ -380,7 +380,7 @@ def test_fast_paths_give_exactly_what_the_reference_gives(text, gazetteer):
                                                                            "Then", "Thence", "Andrew", "And"]),
                                                  max_size=40).map(lambda ws: "".join(w + " " for w in ws))))
 def test_fast_name_pattern_finds_exactly_the_names_of_the_original(text):
-    from semantic_rdf import extract as ext
+    from semantic_rdf.pipeline import extract as ext
 
     assert [m.span() for m in ext._NAME_FAST_RX.finditer(text)] == [m.span() for m in ext._NAME_RX.finditer(text)]
 
@@ -399,6 +399,6 @@ def test_rule_requirements_are_read_from_the_patterns():
                                  "\ue000", "\ue0001\ue001", "x", "_", "1", "'", "-", "shed", "Ith", "thee", "ß", " ", ","]),
                 max_size=30).map("".join))
 def test_fast_pronoun_pattern_starts_where_the_plain_one_does(text):
-    from semantic_rdf import extract as ext
+    from semantic_rdf.pipeline import extract as ext
 
     assert [m.start() for m in ext._PRON_AT.finditer(text)] == [m.start() for m in ext._PRON_ANY.finditer(text)]

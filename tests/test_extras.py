@@ -62,7 +62,7 @@ def test_ask_and_erase_run_without_the_extras(demo_store):
 
 
 def test_a_picture_without_the_pictures_extra_names_it(demo_store):
-    from semantic_rdf.identity import assertion_id
+    from semantic_rdf.core.identity import assertion_id
 
     aid = assertion_id("Ada Lovelace", "born_in", "London")
     r = _without({"networkx", "pydot"}, _cli("--store", "st", "export", "--format", "svg", "--id", aid), demo_store)
@@ -76,8 +76,8 @@ def test_a_picture_without_the_pictures_extra_names_it(demo_store):
 def test_the_large_scan_falls_back_to_numpy_without_numba(tmp_path):
     code = """
 import numpy as np
-from semantic_rdf import gate as G
-from semantic_rdf.hdc import split_words
+from semantic_rdf.hdc import gate as G
+from semantic_rdf.hdc.vectors import split_words
 assert G._compiled_kernel() is None
 cfg = G.Config(); rng = np.random.default_rng(1); n = G._KERNEL_MIN_ROWS + 5
 packed = rng.integers(0, 256, (n, cfg.packed_bytes), dtype=np.uint8)

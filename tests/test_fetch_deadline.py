@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from semantic_rdf.bounds import Bounds
-from semantic_rdf.errors import SourceError
-from semantic_rdf.ingest import Ingest, IngestConfig
+from semantic_rdf.core.bounds import Bounds
+from semantic_rdf.core.errors import SourceError
+from semantic_rdf.pipeline.sources import Ingest, IngestConfig
 
 TIMEOUT = 2.0
 DRIP = 0.25  # seconds between bytes: far below the per-read timeout

@@ -11,15 +11,15 @@ import re
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from semantic_rdf.errors import SemanticError
-from semantic_rdf.extract import ModelExtractor, RuleExtractor
-from semantic_rdf.identity import assertion_id, fold
-from semantic_rdf.ingest import docs_from_bytes
-from semantic_rdf.normalize import DEFAULT as NORMALIZE
-from semantic_rdf.parse import AutoParser
-from semantic_rdf.split import Paragraphs, Recursive, Sentences
-from semantic_rdf.values import Chunk, Doc
-from semantic_rdf.vocab import predicate_names
+from semantic_rdf.core.errors import SemanticError
+from semantic_rdf.pipeline.extract import ModelExtractor, RuleExtractor
+from semantic_rdf.core.identity import assertion_id, fold
+from semantic_rdf.pipeline.sources import docs_from_bytes
+from semantic_rdf.pipeline.normalize import DEFAULT as NORMALIZE
+from semantic_rdf.pipeline.parse import AutoParser
+from semantic_rdf.pipeline.split import Paragraphs, Recursive, Sentences
+from semantic_rdf.core.values import Chunk, Doc
+from semantic_rdf.core.vocab import predicate_names
 
 SCALE = int(os.environ.get("SEMANTIC_RDF_FUZZ_SCALE", "1"))  # bench/fuzz.py raises it for long runs
 FAST = settings(max_examples=60 * SCALE, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -3,10 +3,10 @@ import dataclasses
 import numpy as np
 import pytest
 
-from semantic_rdf import hdc
-from semantic_rdf.errors import InvalidInput, NotFound
-from semantic_rdf.gate import Config, FactIndex, Query, encode_query, entity_key, gate, predicate_key
-from semantic_rdf.wordvectors import default_word_vectors
+from semantic_rdf.hdc import vectors as hdc
+from semantic_rdf.core.errors import InvalidInput, NotFound
+from semantic_rdf.hdc.gate import Config, FactIndex, Query, encode_query, entity_key, gate, predicate_key
+from semantic_rdf.hdc.wordvectors import default_word_vectors
 
 FACTS = [
     ("a1", "Paris", "capital_of", "France"),
@@ -284,7 +284,7 @@ def _queries(rng, ent, pred, s, p, o):
 
 def _use_kernel(monkeypatch, on: bool) -> None:
     """Force the stage-1 scan onto the compiled kernel (even for tiny scans) or onto numpy."""
-    from semantic_rdf import gate as gate_mod
+    from semantic_rdf.hdc import gate as gate_mod
 
     if on:
         assert gate_mod._compiled_kernel() is not None, "numba is a dependency: the kernel must load"
@@ -299,7 +299,7 @@ def _use_kernel(monkeypatch, on: bool) -> None:
     [(1024, 1, None, None), (4096, 2, None, 0), (8, 2, None, 0), (64, 1, 64 * 32 * 9 * 2, None), (24, 2, 1, 0)],
 )
 def test_optimised_gate_equals_plain_reference_on_random_data(monkeypatch, block_rows, threads, scratch, min_par, kernel):
-    from semantic_rdf import gate as gate_mod
+    from semantic_rdf.hdc import gate as gate_mod
 
     _use_kernel(monkeypatch, kernel)
     if scratch is not None:
@@ -330,7 +330,7 @@ def test_optimised_gate_equals_plain_reference_on_random_data(monkeypatch, block
 
 
 def test_integer_stage_one_matches_float_cosines():
-    from semantic_rdf.gate import _Cosines
+    from semantic_rdf.hdc.gate import _Cosines
 
     for bits in (8, 2_000, 9_992):
         t = _Cosines.of(bits)
@@ -354,7 +354,7 @@ def _flip_prefix(v, n, prefix_dims, rng):
 @pytest.mark.parametrize("kernel", [True, False], ids=["compiled", "numpy"])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_stage_one_boundary_is_exact(monkeypatch, threads, kernel):
-    from semantic_rdf import gate as gate_mod
+    from semantic_rdf.hdc import gate as gate_mod
 
     _use_kernel(monkeypatch, kernel)
     monkeypatch.setattr(gate_mod, "_MIN_PARALLEL_ROWS", 0)
@@ -378,7 +378,7 @@ def test_stage_one_boundary_is_exact(monkeypatch, threads, kernel):
 def test_compiled_scan_equals_numpy_scan(monkeypatch, wp, block, nrows, nq):
     """The fused kernel gives the numpy scan's distances, on partly used last blocks, one or many
     components, and prefixes too long for uint16 distances (1,100 words = 70,400 bits)."""
-    from semantic_rdf import gate as gate_mod
+    from semantic_rdf.hdc import gate as gate_mod
 
     rng = np.random.default_rng(wp * nq)
     pref = rng.integers(0, 2**64, size=(-(-nrows // block), wp, block), dtype=np.uint64)

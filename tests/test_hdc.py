@@ -4,10 +4,10 @@ import string
 import numpy as np
 import pytest
 
-from semantic_rdf import hdc
-from semantic_rdf.errors import InvalidInput
-from semantic_rdf.gate import Config
-from semantic_rdf.wordvectors import GloVeVectors, default_word_vectors
+from semantic_rdf.hdc import vectors as hdc
+from semantic_rdf.core.errors import InvalidInput
+from semantic_rdf.hdc.gate import Config
+from semantic_rdf.hdc.wordvectors import GloVeVectors, default_word_vectors
 
 D = 10_000
 

@@ -3,8 +3,8 @@ import sqlite3
 
 import pytest
 
-from semantic_rdf.errors import InvalidInput
-from semantic_rdf.hebbian import Hebbian, eager_turn
+from semantic_rdf.core.errors import InvalidInput
+from semantic_rdf.hdc.hebbian import Hebbian, eager_turn
 
 
 def test_update_rule_values():

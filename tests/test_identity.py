@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from semantic_rdf.identity import assertion_id, fnv1a64, fold
+from semantic_rdf.core.identity import assertion_id, fnv1a64, fold
 
 # The public HIP-0526 conformance vectors (copied from shared/conformance/identity-vectors.jsonl).
 VECTORS = Path(__file__).parent / "data" / "conformance-public.jsonl"

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from semantic_rdf.bounds import Bounds
-from semantic_rdf.errors import InvalidInput, ParseError, RefusedByBounds, SourceError
-from semantic_rdf.ingest import (
+from semantic_rdf.core.bounds import Bounds
+from semantic_rdf.core.errors import InvalidInput, ParseError, RefusedByBounds, SourceError
+from semantic_rdf.pipeline.sources import (
     Ingest, IngestConfig, MemoryIngester, Registry, decode_text, default_roots, detect_media_type,
     docs_from_bytes, ingest_bytes, origin, register, resolve, scheme_of, REGISTRY,
 )
-from semantic_rdf.values import Doc
+from semantic_rdf.core.values import Doc
 
 
 def cfg(*roots, **kw) -> IngestConfig:
@@ -481,16 +481,16 @@ _BORN = {"d0": "Ada Lovelace was born in London.", "d1": "Alan Turing was born i
 
 
 def _loader_pipeline(texts: dict[str, str], extractor=None):
-    from semantic_rdf.extract import RuleExtractor
-    from semantic_rdf.split import splitter_from_spec
-    from semantic_rdf.stages import Pipeline
+    from semantic_rdf.pipeline.extract import RuleExtractor
+    from semantic_rdf.pipeline.split import splitter_from_spec
+    from semantic_rdf.pipeline.stages import Pipeline
 
     return Pipeline(_Texts(texts), splitter=splitter_from_spec("sentences"), extractor=extractor or RuleExtractor())
 
 
 def test_load_skips_only_the_document_the_store_refuses():
-    from semantic_rdf.loader import load
-    from semantic_rdf.store import AssertionStore
+    from semantic_rdf.pipeline.load import load
+    from semantic_rdf.store.assertions import AssertionStore
 
     texts = dict(_BORN, d2=_BORN["d2"] + " \ud800")  # a lone surrogate cannot be stored
     store = AssertionStore.memory()
@@ -503,8 +503,8 @@ def test_load_skips_only_the_document_the_store_refuses():
 
 
 def test_load_raises_what_the_pipeline_raises_and_leaves_no_run():
-    from semantic_rdf.loader import load
-    from semantic_rdf.store import AssertionStore
+    from semantic_rdf.pipeline.load import load
+    from semantic_rdf.store.assertions import AssertionStore
 
     class Boom:
         def extract(self, chunk):
@@ -526,8 +526,8 @@ def test_load_raises_what_the_pipeline_raises_and_leaves_no_run():
 def test_load_starts_with_small_batches_in_memory_only(tmp_path, on_disk):
     """In memory the first batch is an eighth of batch_size and each next one doubles, so writes start early;
     on disk, where a batch pays an fsync and a flush, every batch is full size. The stored facts are the same."""
-    from semantic_rdf.loader import load
-    from semantic_rdf.store import AssertionStore
+    from semantic_rdf.pipeline.load import load
+    from semantic_rdf.store.assertions import AssertionStore
 
     texts = {f"d{i:02d}": "".join(f"Person{i}x{k} Smith was born in Town{k}. " for k in range(4)) for i in range(30)}
     store = AssertionStore.open(tmp_path / "s") if on_disk else AssertionStore.memory()

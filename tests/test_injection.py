@@ -16,8 +16,8 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from semantic_rdf.identity import assertion_id
-from semantic_rdf.vocab import (
+from semantic_rdf.core.identity import assertion_id
+from semantic_rdf.core.vocab import (
     DOCUMENT_GRAPH, ENTITY_GRAPH, PROVENANCE_GRAPH, RDFS_LABEL, claim_graph, entity_iri, predicate_iri,
 )
 
@@ -49,7 +49,7 @@ def _label(name: str) -> str:
 
 def _acceptable(name: str) -> bool:
     """Names the store accepts: not blank (Python's white space), valid Unicode, at most MAX_NAME characters."""
-    from semantic_rdf.values import MAX_NAME
+    from semantic_rdf.core.values import MAX_NAME
 
     return bool(name.strip()) and len(name) <= MAX_NAME
 

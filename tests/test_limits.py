@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from semantic_rdf import temporal as T
-from semantic_rdf.errors import InvalidInput
-from semantic_rdf.identity import assertion_id
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.values import MAX_NAME, MAX_TEXT, Chunk, Triple, check_text
+from semantic_rdf.lifecycle import temporal as T
+from semantic_rdf.core.errors import InvalidInput
+from semantic_rdf.core.identity import assertion_id
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.values import MAX_NAME, MAX_TEXT, Chunk, Triple, check_text
 
 from _security import dump, refused, run_cli
 
@@ -235,8 +235,8 @@ def test_cli_import_of_a_too_long_literal_name_is_refused(disk, tmp_path):
 
 
 def test_a_question_that_is_not_valid_unicode_is_refused_in_the_library():
-    from semantic_rdf.answer import Answerer
-    from semantic_rdf.memory import Memory
+    from semantic_rdf.answer.answerer import Answerer
+    from semantic_rdf.hdc.memory import Memory
 
     with Memory.open(None) as mem:
         mem.store.assert_("Ada Lovelace", "born_in", "London")

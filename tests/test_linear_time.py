@@ -24,13 +24,13 @@ from pathlib import Path
 
 import pytest
 
-from semantic_rdf import codespans, extract, gazetteer, ingest, normalize, parse, split
-from semantic_rdf.bounds import Bounds, ParseLimits
-from semantic_rdf.errors import ParseError
-from semantic_rdf.ingest import Ingest, IngestConfig, ingest_bytes
-from semantic_rdf.parse import html_to_text, parse as parse_doc, parse_markdown, render_json
-from semantic_rdf.split import Sentences, heading_spans, paragraph_spans, sentence_spans
-from semantic_rdf.values import Doc
+from semantic_rdf.pipeline import codespans, extract, gazetteer, sources as ingest, normalize, parse, split
+from semantic_rdf.core.bounds import Bounds, ParseLimits
+from semantic_rdf.core.errors import ParseError
+from semantic_rdf.pipeline.sources import Ingest, IngestConfig, ingest_bytes
+from semantic_rdf.pipeline.parse import html_to_text, parse as parse_doc, parse_markdown, render_json
+from semantic_rdf.pipeline.split import Sentences, heading_spans, paragraph_spans, sentence_spans
+from semantic_rdf.core.values import Doc
 
 ROOT = Path(__file__).resolve().parents[1]
 MB = 1 << 20

@@ -15,8 +15,8 @@ from bench.locomo.__main__ import main
 from bench.locomo.reader import Passage, ReaderConfig, is_when_question, read, resolve_when
 from bench.locomo.scorer import DECLINE
 from bench.locomo.gate_arm import TurnGate, margin, turn_facts
-from semantic_rdf.errors import InvalidInput, ParseError
-from semantic_rdf.gate import Config as GateConfig, FactIndex, Query, encode_query, gate
+from semantic_rdf.core.errors import InvalidInput, ParseError
+from semantic_rdf.hdc.gate import Config as GateConfig, FactIndex, Query, encode_query, gate
 
 SAMPLE = {
     "sample_id": "conv-synthetic",
@@ -219,7 +219,7 @@ def test_turn_facts_are_windowed_content_word_triples(data_file):
 
 def test_margin_is_at_least_the_threshold_exactly_when_the_gate_passes():
     cfg = GateConfig()
-    from semantic_rdf.memory import shared_encoder  # the encoder the answer path and the arm use
+    from semantic_rdf.hdc.memory import shared_encoder  # the encoder the answer path and the arm use
 
     enc = shared_encoder(cfg)
     idx = FactIndex.from_texts([("f1", "pottery", "workshop", "vase"), ("f2", "violin", "lesson", "month"),

@@ -6,7 +6,7 @@ import pytest
 from nltk.stem import PorterStemmer
 
 from bench.locomo.scorer import DECLINE, answer_tokens, multi_hop_f1, normalize_answer, score, token_f1
-from semantic_rdf.errors import InvalidInput
+from semantic_rdf.core.errors import InvalidInput
 
 
 def test_normalisation_drops_commas_punctuation_and_the_four_words():

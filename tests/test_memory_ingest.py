@@ -14,13 +14,14 @@ from datetime import datetime, timedelta, timezone
 import pyoxigraph as ox
 import pytest
 
-from semantic_rdf import erasure, memory as Mem, temporal as T
-from semantic_rdf.loader import load
-from semantic_rdf.memory import Memory, after_ingest_hook, believed_facts
-from semantic_rdf.queries import packaged
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.values import Doc, Validity
-from semantic_rdf.vocab import M, PROVENANCE_GRAPH, assertion_iri
+from semantic_rdf.lifecycle import erasure, temporal as T
+from semantic_rdf.hdc import memory as Mem
+from semantic_rdf.pipeline.load import load
+from semantic_rdf.hdc.memory import Memory, after_ingest_hook, believed_facts
+from semantic_rdf.rdf.queries import packaged
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.values import Doc, Validity
+from semantic_rdf.core.vocab import M, PROVENANCE_GRAPH, assertion_iri
 
 PEOPLE = ["Alice Smith", "Bob Jones", "Carol Okafor", "Dana Tanaka", "Erik Rossi", "Farah Novak"]
 ORGS = ["Acme", "Initech", "Globex", "Hooli"]
@@ -49,9 +50,9 @@ class _Texts:
 
 
 def _pipeline(texts: dict[str, str]):
-    from semantic_rdf.extract import RuleExtractor
-    from semantic_rdf.split import splitter_from_spec
-    from semantic_rdf.stages import Pipeline
+    from semantic_rdf.pipeline.extract import RuleExtractor
+    from semantic_rdf.pipeline.split import splitter_from_spec
+    from semantic_rdf.pipeline.stages import Pipeline
 
     return Pipeline(_Texts(texts), splitter=splitter_from_spec("sentences"), extractor=RuleExtractor())
 
@@ -153,8 +154,8 @@ def test_document_rows_are_by_source_rq_in_its_order():
 def _history_store():
     """Retracted, reinstated (a closed and an open interval), cascaded, valid-time bounded and closed,
     erased records, with instants between the changes."""
-    from semantic_rdf.reason import derive
-    from semantic_rdf.seed import seed
+    from semantic_rdf.lifecycle.reason import derive
+    from semantic_rdf.store.seed import seed
 
     s = AssertionStore.memory()
     seed(s)
@@ -183,7 +184,7 @@ def _rows_of(rows) -> list[tuple[str, ...]]:
 
 
 def test_believed_of_rq_is_believed_rq_restricted_to_the_bound_records():
-    from semantic_rdf import layout as L
+    from semantic_rdf.rdf import layout as L
 
     s, marked, instants = _history_store()
     records = sorted({q.subject for q in s.ox.quads_for_pattern(None, M.belief, None, PROVENANCE_GRAPH)}, key=str)
@@ -220,7 +221,7 @@ def test_believed_facts_of_ids_equal_the_whole_read_filtered(monkeypatch, chunk)
 
 
 def _doc_with_facts(store: AssertionStore, ref: str, text: str, facts: list[tuple[str, str, str, int, int]]) -> None:
-    from semantic_rdf.values import Chunk, Triple
+    from semantic_rdf.core.values import Chunk, Triple
 
     doc = Doc(ref, ref, text)
     with store.run("ingestion", agent="test-extractor") as run:
@@ -245,8 +246,8 @@ def test_a_sync_of_an_unchanged_store_rebuilds_no_path_memory_even_when_no_docum
 
 def test_a_new_encoder_rebuilds_the_path_memories_with_it(tmp_path):
     """Path memories are vectors too: side tables written by another encoder are rebuilt whole, paths included."""
-    from semantic_rdf.hdc import Encoder as HDC
-    from semantic_rdf.paths import document_memory, enumerate_paths
+    from semantic_rdf.hdc.vectors import Encoder as HDC
+    from semantic_rdf.hdc.paths import document_memory, enumerate_paths
 
     root = tmp_path / "st"
     text = "Ada was born in London. London is the capital of England."

@@ -6,12 +6,12 @@ from __future__ import annotations
 import shutil
 import sqlite3
 
-from semantic_rdf import erasure, temporal as T
-from semantic_rdf.identity import assertion_id
-from semantic_rdf.memory import Memory, believed_facts, believed_ids
-from semantic_rdf.sidetables import side_path
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.values import Chunk, Doc, Triple
+from semantic_rdf.lifecycle import erasure, temporal as T
+from semantic_rdf.core.identity import assertion_id
+from semantic_rdf.hdc.memory import Memory, believed_facts, believed_ids
+from semantic_rdf.hdc.sidetables import side_path
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.values import Chunk, Doc, Triple
 
 FACTS = [("Ada Lovelace", "born_in", "London"), ("Ada Lovelace", "wrote", "Note G"),
          ("Charles Babbage", "designed", "Analytical Engine"), ("Ada Lovelace", "collaborated_with", "Charles Babbage"),
@@ -82,7 +82,7 @@ def test_a_sync_after_writes_behind_its_back_equals_a_full_rebuild(tmp_path):
 def test_a_sync_forgets_hebbian_pairs_of_erased_entities_and_keeps_the_rest(tmp_path):
     """Pairs of entities the fact rows name are known without reading the registry; a pair whose entity no
     fact row names is looked up there: kept while the entity is registered, forgotten once it is erased."""
-    from semantic_rdf.gate import entity_key
+    from semantic_rdf.hdc.gate import entity_key
 
     root = tmp_path / "st"
     with AssertionStore.open(root) as s:

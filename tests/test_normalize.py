@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from semantic_rdf.normalize import (
+from semantic_rdf.pipeline.normalize import (
     DEFAULT, Chain, Step, chain, control_chars, line_endings, nfc, normalize, quotes, whitespace,
 )
-from semantic_rdf.stages import Normalizer
+from semantic_rdf.pipeline.stages import Normalizer
 
 
 def test_nfc_composes():

@@ -4,10 +4,10 @@ import pyoxigraph as ox
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from semantic_rdf import layout as L, ntriples as N
-from semantic_rdf.errors import InvalidInput
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.values import Triple
+from semantic_rdf.rdf import layout as L, ntriples as N
+from semantic_rdf.core.errors import InvalidInput
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.values import Triple
 
 # any code point but lone surrogates (they cannot be stored: see test_surrogates_are_refused)
 text = st.text(st.characters(exclude_categories=("Cs",)), max_size=60)
@@ -83,7 +83,7 @@ hostile = st.lists(st.sampled_from(HOSTILE + ["<http://x/>", "a b", "{}|^`", "%z
 
 
 def _write_hostile(s: AssertionStore, names: list[str]) -> None:
-    from semantic_rdf.values import Chunk, Doc
+    from semantic_rdf.core.values import Chunk, Doc
 
     for n, name in enumerate(names):
         with s.run("ingestion", agent=name, label=name) as run:
@@ -114,7 +114,7 @@ def test_what_the_store_writes_parses_back_strictly(names):
 
 @pytest.mark.parametrize("where", ["disk", "disk-split", "disk-bulk"])
 def test_what_the_store_writes_on_disk_parses_back_strictly(tmp_path, monkeypatch, where):
-    import semantic_rdf.store as S
+    import semantic_rdf.store.assertions as S
 
     if where != "disk":
         monkeypatch.setattr(S, "_SPLIT_THRESHOLD", 2)  # journaled, then linked

@@ -8,11 +8,11 @@ from email.message import EmailMessage
 import pypdf
 import pytest
 
-from semantic_rdf.errors import ParseError
-from semantic_rdf.ingest import docs_from_bytes, ingest_bytes
-from semantic_rdf.parse import AutoParser, html_to_text, parse, parse_csv, parse_json, render_json
-from semantic_rdf.stages import Parser
-from semantic_rdf.values import Doc
+from semantic_rdf.core.errors import ParseError
+from semantic_rdf.pipeline.sources import docs_from_bytes, ingest_bytes
+from semantic_rdf.pipeline.parse import AutoParser, html_to_text, parse, parse_csv, parse_json, render_json
+from semantic_rdf.pipeline.stages import Parser
+from semantic_rdf.core.values import Doc
 
 
 def one(data: bytes | str, name: str, media_type: str | None = None) -> Doc:

@@ -1,11 +1,11 @@
 import numpy as np
 import pytest
 
-from semantic_rdf.errors import InvalidInput
-from semantic_rdf.gate import Config
-from semantic_rdf.hdc import cosine
-from semantic_rdf.paths import bind_path, confirm, document_memory, enumerate_paths, probe
-from semantic_rdf.sidetables import SideTables
+from semantic_rdf.core.errors import InvalidInput
+from semantic_rdf.hdc.gate import Config
+from semantic_rdf.hdc.vectors import cosine
+from semantic_rdf.hdc.paths import bind_path, confirm, document_memory, enumerate_paths, probe
+from semantic_rdf.hdc.sidetables import SideTables
 
 TRIPLES = [
     ("Pierre Curie", "spouse_of", "Marie Curie"),

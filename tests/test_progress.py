@@ -62,7 +62,7 @@ def test_ingest_and_validate_show_a_bar_on_a_terminal_only(tmp_path, docs):
 
 
 def test_push_shows_a_bar_on_a_terminal(tmp_path, docs, oxigraph_server):
-    from semantic_rdf.sparql import NS_PREFIX, RemoteBackend
+    from semantic_rdf.remote.sparql import NS_PREFIX, RemoteBackend
 
     assert _run(tmp_path / "s", "ingest", "--extractor", "rules", str(docs), tty=False)[0] == 0
     remote = RemoteBackend(oxigraph_server.dsn)

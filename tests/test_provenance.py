@@ -6,14 +6,14 @@ import pyoxigraph as ox
 import pytest
 from prov.model import ProvActivity, ProvAgent, ProvEntity
 
-from semantic_rdf import erasure, provenance as PV, temporal as T
+from semantic_rdf.lifecycle import erasure, provenance as PV, temporal as T
 from semantic_rdf.cli import main
-from semantic_rdf.decisions import DenyChoices, Recorder
-from semantic_rdf.errors import InvalidInput, NotFound
-from semantic_rdf.identity import assertion_id
-from semantic_rdf.reason import derive
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.vocab import PROVENANCE_GRAPH
+from semantic_rdf.lifecycle.decisions import DenyChoices, Recorder
+from semantic_rdf.core.errors import InvalidInput, NotFound
+from semantic_rdf.core.identity import assertion_id
+from semantic_rdf.lifecycle.reason import derive
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.vocab import PROVENANCE_GRAPH
 
 from _timeprov import ingest, span
 

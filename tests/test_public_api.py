@@ -34,7 +34,8 @@ def test_the_entry_points_a_user_needs_are_public():
 
 
 def test_every_name_imports_and_is_the_defining_modules_object():
-    from semantic_rdf import errors, store, values
+    from semantic_rdf.core import errors, values
+    from semantic_rdf.store import assertions as store
 
     for name in semantic_rdf.__all__:
         assert getattr(semantic_rdf, name) is not None
@@ -78,14 +79,14 @@ def test_py_typed_ships():
 
 def test_export_lists_the_stores_formats():
     from semantic_rdf.cli import export
-    from semantic_rdf.store import FORMATS
+    from semantic_rdf.store.assertions import FORMATS
 
     assert sorted(export.STORE_FORMATS) == sorted(FORMATS)
 
 
 def test_reading_a_store_loads_no_shape_checker(tmp_path):
     # the write path's shape checker (rdflib) loads on the first write; opening and reading never need it
-    from semantic_rdf.store import AssertionStore
+    from semantic_rdf.store.assertions import AssertionStore
 
     store = AssertionStore.open(tmp_path / "s")
     aid = store.assert_("Marie Curie", "born_in", "Warsaw")
@@ -101,7 +102,7 @@ def test_reading_a_store_loads_no_shape_checker(tmp_path):
 def test_the_error_tree_in_errors_docstring_is_the_class_tree():
     """Each line of the drawn tree names a class, its parent is the nearest less-indented line above it, and
     every exception class of errors.py is drawn."""
-    from semantic_rdf import errors
+    from semantic_rdf.core import errors
 
     drawn: dict[str, str | None] = {}
     stack: list[tuple[int, str]] = []

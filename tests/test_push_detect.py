@@ -8,9 +8,9 @@ import threading
 
 import pytest
 
-from semantic_rdf.errors import InvalidInput
-from semantic_rdf.sparql import Endpoint, NS_PREFIX, RemoteBackend, detect_flavour
-from semantic_rdf.store import AssertionStore
+from semantic_rdf.core.errors import InvalidInput
+from semantic_rdf.remote.sparql import Endpoint, NS_PREFIX, RemoteBackend, detect_flavour
+from semantic_rdf.store.assertions import AssertionStore
 
 from _security import assert_refused, run_cli
 

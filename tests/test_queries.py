@@ -5,14 +5,14 @@ from datetime import datetime, timezone
 import pyoxigraph as ox
 import pytest
 
-from semantic_rdf import erasure, temporal as T
-from semantic_rdf.decisions import DenyChoices, Recorder
-from semantic_rdf.identity import assertion_id
-from semantic_rdf.reason import derive
-from semantic_rdf.resources import query
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.values import Validity
-from semantic_rdf.vocab import NS, PROVENANCE_GRAPH as PG, RDF_TYPE, agent_iri, assertion_iri, entity_iri, segment_iri
+from semantic_rdf.lifecycle import erasure, temporal as T
+from semantic_rdf.lifecycle.decisions import DenyChoices, Recorder
+from semantic_rdf.core.identity import assertion_id
+from semantic_rdf.lifecycle.reason import derive
+from semantic_rdf.core.resources import query
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.values import Validity
+from semantic_rdf.core.vocab import NS, PROVENANCE_GRAPH as PG, RDF_TYPE, agent_iri, assertion_iri, entity_iri, segment_iri
 
 from _timeprov import ingest, span
 
@@ -159,8 +159,8 @@ def test_tombstones_and_retracted_rq(w):
 
 @pytest.mark.parametrize("chunk", [1_000, 1])
 def test_believed_facts_of_some_ids_equal_the_whole_read_filtered(monkeypatch, chunk):
-    from semantic_rdf import memory as Mem
-    from semantic_rdf.seed import seed
+    from semantic_rdf.hdc import memory as Mem
+    from semantic_rdf.store.seed import seed
 
     s = AssertionStore.memory()
     seed(s)
@@ -178,7 +178,7 @@ def test_a_parameter_after_a_subquerys_modifiers_is_bound_as_a_plain_term():
     """A parameter in an ORDER BY / GROUP BY is bound as `(term)`; after the subquery that holds the modifier
     closes, the next occurrence is a triple-pattern slot again (`(term)` there is an RDF collection, and
     matched nothing: the conflict check's functional-records.rq found no records)."""
-    from semantic_rdf.queries import bind
+    from semantic_rdf.rdf.queries import bind
 
     text = ("SELECT ?s WHERE { { SELECT ?s WHERE { ?s ?p ?o } GROUP BY ?s HAVING (COUNT(?o) > 1) } ?s ?p ?o2 } "
             "ORDER BY ?p")

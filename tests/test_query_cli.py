@@ -11,9 +11,9 @@ from rdflib.query import Result
 from SPARQLWrapper.SmartWrapper import Bindings
 from SPARQLWrapper.Wrapper import QueryResult
 
-from semantic_rdf import results as R
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.vocab import ENTITY_GRAPH, SKOS, entity_iri
+from semantic_rdf.rdf import results as R
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.vocab import ENTITY_GRAPH, SKOS, entity_iri
 
 from _security import assert_refused, dump, run_cli
 

@@ -19,10 +19,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from semantic_rdf import reason
-from semantic_rdf.errors import InvalidInput
-from semantic_rdf.queries import MAX_QUERY_DEPTH, MAX_QUERY_TOKENS, check_algebra, guard
-from semantic_rdf.sandbox import Limits, run_isolated, run_user_query
+from semantic_rdf.lifecycle import reason
+from semantic_rdf.core.errors import InvalidInput
+from semantic_rdf.rdf.queries import MAX_QUERY_DEPTH, MAX_QUERY_TOKENS, check_algebra, guard
+from semantic_rdf.store.sandbox import Limits, run_isolated, run_user_query
 from tests._security import assert_refused, dump, run_cli, run_proc
 
 
@@ -323,8 +323,8 @@ def test_fuzz_no_input_crashes_or_reaches_the_network(server, requests, chunks):
 def test_packaged_queries_pass_the_guard_and_mean_the_same(store):
     """The rendered text is the same query: every packaged query and rule passes the guard and the algebra
     check, and returns exactly what its original text returns."""
-    from semantic_rdf.resources import files
-    from semantic_rdf.store import AssertionStore
+    from semantic_rdf.core.resources import files
+    from semantic_rdf.store.assertions import AssertionStore
 
     st = AssertionStore.open(store, read_only=True)
     try:
@@ -398,7 +398,7 @@ def test_a_space_before_coalesce_concat_or_bnode_brackets_is_read_as_sparql_read
 def test_the_deepest_accepted_query_runs_through_rdflib_and_oxigraph():
     """At the nesting cap both parsers finish: rdflib's in the child's large-stack thread (under Python's
     default recursion limit it fails at ~30 levels), Oxigraph's far below the depth that overflows it."""
-    from semantic_rdf.store import AssertionStore
+    from semantic_rdf.store.assertions import AssertionStore
 
     st = AssertionStore.memory()
     d = MAX_QUERY_DEPTH

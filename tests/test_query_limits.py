@@ -14,8 +14,8 @@ import time
 
 import pytest
 
-from semantic_rdf.errors import LimitExceeded
-from semantic_rdf.sandbox import Limits, run_user_query
+from semantic_rdf.core.errors import LimitExceeded
+from semantic_rdf.store.sandbox import Limits, run_user_query
 from tests._security import REPO, assert_refused, run_cli
 
 CROSS_SORTED = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i } ORDER BY ?c ?f ?i"

@@ -3,13 +3,14 @@ from datetime import datetime, timezone
 import pyoxigraph as ox
 import pytest
 
-from semantic_rdf import layout as L, temporal as T
-from semantic_rdf.errors import InvalidInput, ShapeViolation
-from semantic_rdf.identity import assertion_id
-from semantic_rdf.reason import Rule, builtin_rules, derive
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.values import Triple, Validity
-from semantic_rdf.vocab import M, P, PROVENANCE_GRAPH, assertion_iri
+from semantic_rdf.rdf import layout as L
+from semantic_rdf.lifecycle import temporal as T
+from semantic_rdf.core.errors import InvalidInput, ShapeViolation
+from semantic_rdf.core.identity import assertion_id
+from semantic_rdf.lifecycle.reason import Rule, builtin_rules, derive
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.values import Triple, Validity
+from semantic_rdf.core.vocab import M, P, PROVENANCE_GRAPH, assertion_iri
 
 A = "https://w3id.org/semantic-rdf/a/"
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from semantic_rdf.errors import DriverNotBuiltIn, InvalidInput, UnknownDriver
-from semantic_rdf.oxstores import AssertionGraph, AssertionTriples, SparqlTriples
-from semantic_rdf.registry import REGISTRY, Registry, default_registry, open_graph, open_triple, open_vector
-from semantic_rdf.stores import FileVectorStore, MemoryGraphStore, MemoryTripleStore, MemoryVectorStore
+from semantic_rdf.core.errors import DriverNotBuiltIn, InvalidInput, UnknownDriver
+from semantic_rdf.remote.oxstores import AssertionGraph, AssertionTriples, SparqlTriples
+from semantic_rdf.remote.registry import REGISTRY, Registry, default_registry, open_graph, open_triple, open_vector
+from semantic_rdf.interfaces.stores import FileVectorStore, MemoryGraphStore, MemoryTripleStore, MemoryVectorStore
 
 
 def test_memory_and_file_open_by_name(tmp_path):

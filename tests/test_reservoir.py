@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from semantic_rdf.errors import InvalidInput
-from semantic_rdf.reservoir import Reservoir, ReservoirBank
+from semantic_rdf.core.errors import InvalidInput
+from semantic_rdf.hdc.reservoir import Reservoir, ReservoirBank
 
 
 def tokens(n, d, seed=0):

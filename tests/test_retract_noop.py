@@ -12,10 +12,10 @@ import pytest
 from _security import run_cli
 from _timeprov import ingest, span
 
-from semantic_rdf import erasure, temporal as T
-from semantic_rdf.errors import InvalidInput, NotFound
-from semantic_rdf.identity import assertion_id
-from semantic_rdf.store import AssertionStore
+from semantic_rdf.lifecycle import erasure, temporal as T
+from semantic_rdf.core.errors import InvalidInput, NotFound
+from semantic_rdf.core.identity import assertion_id
+from semantic_rdf.store.assertions import AssertionStore
 
 TEXT_A = "Ada Lovelace lived in London. Ada Lovelace wrote Note G."
 TEXT_B = "Records show Ada Lovelace lived in London for years."
@@ -69,7 +69,7 @@ def test_reinstate_of_a_believed_assertion_writes_nothing():
 def test_a_withdrawn_derived_assertion_is_already_retracted():
     s = AssertionStore.memory()
     parent = s.assert_("Ada Byron", "parent_of", "Ada Lovelace")
-    from semantic_rdf import reason
+    from semantic_rdf.lifecycle import reason
 
     reason.derive(s, reason.builtin_rules())
     child = assertion_id("Ada Lovelace", "child_of", "Ada Byron")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from semantic_rdf.errors import InvalidInput
-from semantic_rdf.retrieval import SUBJECTS, Retriever, TermSpace, Unit, find_names, terms
-from semantic_rdf.stores import Cond, MemoryVectorStore, brute_force_near
+from semantic_rdf.core.errors import InvalidInput
+from semantic_rdf.interfaces.retrieval import SUBJECTS, Retriever, TermSpace, Unit, find_names, terms
+from semantic_rdf.interfaces.stores import Cond, MemoryVectorStore, brute_force_near
 
 UNITS = [
     Unit("a1", "I adopted a beagle puppy named Biscuit last week.", ("Ada",), {"session": 1}),

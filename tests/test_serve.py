@@ -14,9 +14,9 @@ import urllib.request
 
 import pytest
 
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.temporal import retract
-from semantic_rdf.values import Chunk, Doc, Triple
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.lifecycle.temporal import retract
+from semantic_rdf.core.values import Chunk, Doc, Triple
 
 TEXT = "Marie Curie was born in Warsaw. She discovered Polonium. She moved to Paris."
 FACTS = [("Marie Curie", "born_in", "Warsaw", 0, 31), ("Marie Curie", "discovered", "Polonium", 32, 56),
@@ -158,7 +158,7 @@ def test_the_page_runs_a_ready_query_in_a_real_browser(served, browser):
 
 
 def test_an_ipv6_host_is_bracketed_in_the_url_and_the_bind_address():
-    from semantic_rdf.servers import OxigraphServer
+    from semantic_rdf.remote.servers import OxigraphServer
 
     assert OxigraphServer(host="::1", port=7878).url == "http://[::1]:7878"
     assert OxigraphServer(host="127.0.0.1", port=7878).url == "http://127.0.0.1:7878"

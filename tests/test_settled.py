@@ -6,14 +6,14 @@ import random
 import pyoxigraph as ox
 import pytest
 
-from semantic_rdf import layout as L, ntriples as N
-from semantic_rdf.errors import ShapeViolation
-from semantic_rdf.identity import assertion_id
-from semantic_rdf.shapecheck import Settled, shape_check
-from semantic_rdf.shapes import validate_full
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.values import Chunk, Doc, Triple
-from semantic_rdf.vocab import ENTITY_GRAPH, M, OA_, P, PROVENANCE_GRAPH, XSD, assertion_ref
+from semantic_rdf.rdf import layout as L, ntriples as N
+from semantic_rdf.core.errors import ShapeViolation
+from semantic_rdf.core.identity import assertion_id
+from semantic_rdf.rdf.shapecheck import Settled, shape_check
+from semantic_rdf.rdf.shapes import validate_full
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.values import Chunk, Doc, Triple
+from semantic_rdf.core.vocab import ENTITY_GRAPH, M, OA_, P, PROVENANCE_GRAPH, XSD, assertion_ref
 
 SENTENCE = "Ada Lovelace was born in London. "
 AID = assertion_id("Ada Lovelace", "born_in", "London")

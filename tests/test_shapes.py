@@ -3,21 +3,21 @@
 import pyoxigraph as ox
 import pytest
 
-from semantic_rdf.errors import ShapeViolation
-from semantic_rdf import ntriples as N
-from semantic_rdf.shapecheck import _compile as compile_python, shape_check
-from semantic_rdf.shapes import ShapeGraph, _compile, fast_checker, packaged_shapes, shapes_graph, validate_full
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.values import Chunk, Doc, Triple, Validity
-from semantic_rdf.vocab import ENTITY_GRAPH, M, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, XSD, assertion_iri
+from semantic_rdf.core.errors import ShapeViolation
+from semantic_rdf.rdf import ntriples as N
+from semantic_rdf.rdf.shapecheck import _compile as compile_python, shape_check
+from semantic_rdf.rdf.shapes import ShapeGraph, _compile, fast_checker, packaged_shapes, shapes_graph, validate_full
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.values import Chunk, Doc, Triple, Validity
+from semantic_rdf.core.vocab import ENTITY_GRAPH, M, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, XSD, assertion_iri
 
 import rdflib
 from datetime import datetime, timezone
 from hypothesis import given, settings, strategies as st
 
-from semantic_rdf import layout as L
-from semantic_rdf.identity import assertion_id
-from semantic_rdf.resources import files
+from semantic_rdf.rdf import layout as L
+from semantic_rdf.core.identity import assertion_id
+from semantic_rdf.core.resources import files
 
 
 def _valid_store() -> AssertionStore:

@@ -1,10 +1,10 @@
 import numpy as np
 import pytest
 
-from semantic_rdf.errors import InvalidInput
-from semantic_rdf.gate import Config, Query, encode_query, gate
-from semantic_rdf.sidetables import SideTables, side_path
-from semantic_rdf.wordvectors import default_word_vectors
+from semantic_rdf.core.errors import InvalidInput
+from semantic_rdf.hdc.gate import Config, Query, encode_query, gate
+from semantic_rdf.hdc.sidetables import SideTables, side_path
+from semantic_rdf.hdc.wordvectors import default_word_vectors
 
 FACTS = [
     ("a1", "Paris", "capital_of", "France"),

@@ -10,18 +10,18 @@ from datetime import datetime, timedelta, timezone
 import pyoxigraph as ox
 import pytest
 
-from semantic_rdf.errors import InvalidInput
-from semantic_rdf.oxstores import SparqlGraph, SparqlTriples
-from semantic_rdf.queries import packaged
-from semantic_rdf.resources import files
-from semantic_rdf.servers import free_port
-from semantic_rdf.sparql import (
+from semantic_rdf.core.errors import InvalidInput
+from semantic_rdf.remote.oxstores import SparqlGraph, SparqlTriples
+from semantic_rdf.rdf.queries import packaged
+from semantic_rdf.core.resources import files
+from semantic_rdf.remote.servers import free_port
+from semantic_rdf.remote.sparql import (
     NS_PREFIX, EmbeddedBackend, Endpoint, PathTooDeep, RemoteBackend, RemoteError, TruncatedResult, bind,
     canonical_rows, closure_paths, term,
 )
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.stores import MemoryGraphStore, MemoryTripleStore
-from semantic_rdf.sync import nquads_blocks, pull, push
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.interfaces.stores import MemoryGraphStore, MemoryTripleStore
+from semantic_rdf.remote.sync import nquads_blocks, pull, push
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 G = ox.NamedNode(NS_PREFIX + "test/g1")
@@ -164,7 +164,7 @@ def test_endpoint_flavours_know_their_urls():
 
 @pytest.fixture(scope="module")
 def demo_store():
-    from semantic_rdf.seed import seed
+    from semantic_rdf.store.seed import seed
 
     store = AssertionStore.memory()
     ids = seed(store)
@@ -176,8 +176,8 @@ def demo_store():
 
 def _query_params(store, text: str) -> list[dict]:
     """No parameter bound, and every known parameter the query mentions bound to real data."""
-    from semantic_rdf.layout import dt
-    from semantic_rdf.vocab import assertion_iri, entity_iri
+    from semantic_rdf.rdf.layout import dt
+    from semantic_rdf.core.vocab import assertion_iri, entity_iri
 
     rec = store.get(sorted(store.ids())[0])
     known = {"a": assertion_iri(rec.id), "root": assertion_iri(rec.id), "s": entity_iri(rec.subject),
@@ -199,7 +199,7 @@ def test_push_then_every_query_gives_the_same_rows(demo_store, any_store, tmp_pa
     else:
         report = push(store, any_store.endpoint, state_dir=tmp_path, backend=any_store)
         assert report.mode == "full" and report.remote == report.local == len(store.ox)
-    from semantic_rdf.resources import query as raw
+    from semantic_rdf.core.resources import query as raw
 
     for params in _query_params(store, raw(name)):
         text = packaged(name, **params)
@@ -209,7 +209,7 @@ def test_push_then_every_query_gives_the_same_rows(demo_store, any_store, tmp_pa
 
 @pytest.mark.parametrize("kind", ["oxigraph", "virtuoso", "virtuoso-bulk"])
 def test_push_since_last_sends_only_changes(kind, request, tmp_path):
-    from semantic_rdf.seed import seed
+    from semantic_rdf.store.seed import seed
 
     server = request.getfixturevalue(("virtuoso" if kind.startswith("virtuoso") else "oxigraph") + "_server")
     dsn = server.bulk_dsn if kind == "virtuoso-bulk" else server.dsn
@@ -244,7 +244,7 @@ def _as_rows(quads):
 
 
 def test_cli_push_reports_matching_counts(oxigraph_server, tmp_path):
-    from semantic_rdf.seed import seed
+    from semantic_rdf.store.seed import seed
 
     with AssertionStore.open(tmp_path / "st") as store:
         seed(store)
@@ -261,7 +261,7 @@ def test_cli_push_reports_matching_counts(oxigraph_server, tmp_path):
 
 
 def test_serve_answers_a_packaged_query(tmp_path):
-    from semantic_rdf.seed import seed
+    from semantic_rdf.store.seed import seed
 
     with AssertionStore.open(tmp_path / "st") as store:
         seed(store)
@@ -416,7 +416,7 @@ def test_push_of_the_demo_corpus_gives_the_same_trace_on_all_three(oxigraph_serv
 
 
 def test_a_plain_push_forgets_the_change_state(oxigraph_server, tmp_path):
-    from semantic_rdf.seed import seed
+    from semantic_rdf.store.seed import seed
 
     RemoteBackend(oxigraph_server.dsn).drop(NS_PREFIX)
     store = AssertionStore.open(tmp_path / "st")
@@ -456,7 +456,7 @@ def test_graph_listing_pages_by_key(kind, request):
 
 
 def test_export_refuses_blank_nodes_but_not_the_text_of_one(tmp_path):
-    from semantic_rdf.sync import export_nquads
+    from semantic_rdf.remote.sync import export_nquads
 
     st = ox.Store()
     st.add(ox.Quad(S, ox.NamedNode("http://example.org/p"), ox.Literal("looks like _:b0 but is text"), G))
@@ -485,7 +485,7 @@ def _mixed_store(n_graphs: int = 40) -> ox.Store:
 def test_push_streams_exactly_the_store_and_nothing_else(oxigraph_server, tmp_path, monkeypatch):
     import functools
 
-    from semantic_rdf import sync
+    from semantic_rdf.remote import sync
 
     st = _mixed_store()
     want = EmbeddedBackend(st).dump()
@@ -512,7 +512,7 @@ def test_streamed_blocks_are_whole_lines_of_the_dump():
 
 
 def test_virtuoso_parts_are_sorted_runs_of_the_same_lines():
-    from semantic_rdf.sparql import sorted_parts
+    from semantic_rdf.remote.sparql import sorted_parts
 
     st = _mixed_store()
     blocks = list(nquads_blocks(st, size=1000))
@@ -528,7 +528,7 @@ def test_virtuoso_parts_are_sorted_runs_of_the_same_lines():
 def test_a_blank_node_stops_the_push_and_leaves_nothing_behind(oxigraph_server, tmp_path, monkeypatch):
     import functools
 
-    from semantic_rdf import sync
+    from semantic_rdf.remote import sync
 
     st = _mixed_store()
     st.add(ox.Quad(ox.NamedNode(f"{NS_PREFIX}zz"), S, ox.BlankNode("b0"), ox.NamedNode(f"{NS_PREFIX}zz")))
@@ -561,7 +561,7 @@ def test_a_refused_block_fails_the_load_without_hanging(oxigraph_server):
 def test_a_push_into_virtuoso_loads_every_part_file_and_leaves_none(virtuoso_server, tmp_path, monkeypatch):
     import functools
 
-    from semantic_rdf import sparql, sync
+    from semantic_rdf.remote import sparql, sync
 
     st = _mixed_store()
     want = EmbeddedBackend(st).dump()
@@ -585,7 +585,7 @@ def test_a_push_into_virtuoso_loads_every_part_file_and_leaves_none(virtuoso_ser
 
 
 def test_a_failing_export_into_virtuoso_loads_what_it_handed_over_then_stops(virtuoso_server, monkeypatch):
-    from semantic_rdf import sparql
+    from semantic_rdf.remote import sparql
 
     monkeypatch.setattr(sparql, "VIRTUOSO_PART", 100)
     good = ox.serialize(sample_quads(), format=ox.RdfFormat.N_QUADS)
@@ -626,7 +626,7 @@ def test_a_virtuoso_load_of_bad_n_quads_fails(virtuoso_server):
 @pytest.fixture(scope="module")
 def capped_virtuoso():
     """A Virtuoso with the packaged ResultSetMaxRows (10,000), as installed."""
-    from semantic_rdf.servers import ServerError, VirtuosoServer
+    from semantic_rdf.remote.servers import ServerError, VirtuosoServer
 
     server = VirtuosoServer(buffers=10000, max_rows=None)
     try:

@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from semantic_rdf.errors import InvalidInput
-from semantic_rdf.split import (
+from semantic_rdf.core.errors import InvalidInput
+from semantic_rdf.pipeline.split import (
     MarkdownHeadings, Paragraphs, Recursive, Sentences, heading_spans, paragraph_spans, sentence_spans,
     splitter_from_spec,
 )
-from semantic_rdf.stages import Splitter
-from semantic_rdf.values import Doc
+from semantic_rdf.pipeline.stages import Splitter
+from semantic_rdf.core.values import Doc
 
 
 def doc(text: str) -> Doc:
@@ -220,7 +220,7 @@ def test_sentence_spans_are_ordered_trimmed_and_inside_the_tiles(text):
 
 # ------------------------------------------------------------------ the array fast path equals the reference
 
-from semantic_rdf import split as _split  # noqa: E402
+from semantic_rdf.pipeline import split as _split  # noqa: E402
 
 
 def _reference_spans(sp, text):

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from semantic_rdf.errors import InvalidInput, ParseError, RefusedByBounds, SourceError
-from semantic_rdf.ingest import MemoryIngester
-from semantic_rdf.normalize import DEFAULT
-from semantic_rdf.parse import AutoParser
-from semantic_rdf.split import Sentences, sentence_spans
-from semantic_rdf.stages import (
+from semantic_rdf.core.errors import InvalidInput, ParseError, RefusedByBounds, SourceError
+from semantic_rdf.pipeline.sources import MemoryIngester
+from semantic_rdf.pipeline.normalize import DEFAULT
+from semantic_rdf.pipeline.parse import AutoParser
+from semantic_rdf.pipeline.split import Sentences, sentence_spans
+from semantic_rdf.pipeline.stages import (
     Extractor, Ingester, Normalizer, Parser, Pipeline, PipelineResult, Splitter, build_pipeline,
 )
-from semantic_rdf.values import Chunk, Triple
+from semantic_rdf.core.values import Chunk, Triple
 
 
 class WorksAt:

@@ -11,10 +11,10 @@ import pyoxigraph as ox
 import pytest
 
 from _security import run_cli
-from semantic_rdf.split import splitter_from_spec
-from semantic_rdf.statistical import StatisticalExtractor, load_manifest
-from semantic_rdf.statistical.extractor import WEIGHT_FILES, WEIGHTS_DIR, sha256_file
-from semantic_rdf.values import Chunk, Doc
+from semantic_rdf.pipeline.split import splitter_from_spec
+from semantic_rdf.pipeline.statistical import StatisticalExtractor, load_manifest
+from semantic_rdf.pipeline.statistical.extractor import WEIGHT_FILES, WEIGHTS_DIR, sha256_file
+from semantic_rdf.core.values import Chunk, Doc
 
 def _realtext() -> Path:
     """The corpora folder: $SEMANTIC_RDF_REALTEXT, else ../shared/data/realtext beside the checkout (or a worktree's)."""
@@ -114,7 +114,7 @@ def _fidelity(ex, doc_text, triples):
 def test_span_fidelity_and_entities_are_names():
     texts = [ANGELL, SCHNEIDER, ALGER]
     if REDOCRED.is_file():  # and the held-out documents themselves, when the corpus is at hand
-        from semantic_rdf.statistical.text import load_redocred
+        from semantic_rdf.pipeline.statistical.text import load_redocred
 
         texts += [d.text for d in load_redocred(REDOCRED, 400, 430)]
     n = 0
@@ -144,8 +144,8 @@ def test_a_fact_across_sentences_quotes_the_passage_that_holds_both_names():
 
 
 def test_cross_pairs_are_the_entities_that_never_shared_a_sentence():
-    from semantic_rdf.statistical.model import DocState, cross_pairs, together_in
-    from semantic_rdf.statistical.text import tokenize
+    from semantic_rdf.pipeline.statistical.model import DocState, cross_pairs, together_in
+    from semantic_rdf.pipeline.statistical.text import tokenize
 
     st = DocState()
     m1 = st.add_sentence(tokenize("Ada Lovelace met Charles Babbage in London."),
@@ -160,9 +160,9 @@ def test_cross_pairs_are_the_entities_that_never_shared_a_sentence():
 def test_cross_scores_sum_each_component_once_and_equal_the_whole_sum():
     import numpy as np
 
-    from semantic_rdf.statistical.extractor import calibrated
-    from semantic_rdf.statistical.model import CrossContext, DocState, cross_features, cross_pairs, together_in
-    from semantic_rdf.statistical.text import tokenize
+    from semantic_rdf.pipeline.statistical.extractor import calibrated
+    from semantic_rdf.pipeline.statistical.model import CrossContext, DocState, cross_features, cross_pairs, together_in
+    from semantic_rdf.pipeline.statistical.text import tokenize
 
     head = StatisticalExtractor().w.cross
     assert head.relations
@@ -187,7 +187,7 @@ def test_cross_scores_sum_each_component_once_and_equal_the_whole_sum():
 
 
 def test_a_document_that_lists_names_turns_the_cross_stage_off_and_keeps_no_pair_set():
-    from semantic_rdf import gazetteer as gz
+    from semantic_rdf.pipeline import gazetteer as gz
 
     names = sorted(gz.COUNTRIES) + sorted(gz.CITIES)[:60]  # ~170 places in one sentence: ~29,000 pairs
     text = "The delegates came from " + ", ".join(names) + ". The summit met in Geneva, Switzerland."
@@ -239,7 +239,7 @@ def test_agent_identity_is_the_weights_hash_and_retract_by_agent(tmp_path):
     man = load_manifest()
     assert ex.agent == f"statistical-extractor-{man['weights_sha256'][:12]}"
     assert man["weights_sha256"] in ex.model_id and man["training_data_sha256"] in ex.model_id
-    from semantic_rdf.store import AssertionStore
+    from semantic_rdf.store.assertions import AssertionStore
 
     s = AssertionStore.open(store)
     try:
@@ -266,7 +266,7 @@ def test_ingest_defaults_to_statistical_and_rules_stays_available(tmp_path):
 def test_training_runs_end_to_end_on_a_tiny_slice(tmp_path):
     if not REDOCRED.is_file():
         pytest.skip(f"the training corpus is not at {REALTEXT} (it never ships)")
-    from semantic_rdf.statistical import train
+    from semantic_rdf.pipeline.statistical import train
 
     out = tmp_path / "w"
     assert train.main(["--data", str(REALTEXT), "--out", str(out), "--no-crossfit", "--fit", "0:8",
@@ -294,7 +294,7 @@ def test_same_output_in_processes_with_different_hash_seeds():
     import subprocess
     import sys
 
-    code = ("import sys; from semantic_rdf.statistical import StatisticalExtractor; from semantic_rdf.values import Chunk;"
+    code = ("import sys; from semantic_rdf.pipeline.statistical import StatisticalExtractor; from semantic_rdf.core.values import Chunk;"
             "t = sys.stdin.read(); ex = StatisticalExtractor(floor=0.0);"
             "print([(x.subject, x.predicate, x.object, x.score, x.start, x.end) for x in ex.extract(Chunk('d', 0, t, 0, len(t)))])")
     root = Path(__file__).resolve().parents[1]
@@ -308,7 +308,7 @@ def test_same_output_in_processes_with_different_hash_seeds():
 
 
 def test_unreadable_weights_are_a_typed_error(tmp_path):
-    from semantic_rdf.errors import InvalidInput, NotFound
+    from semantic_rdf.core.errors import InvalidInput, NotFound
 
     with pytest.raises(NotFound):
         StatisticalExtractor(weights=tmp_path)

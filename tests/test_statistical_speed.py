@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from semantic_rdf.statistical import StatisticalExtractor
-from semantic_rdf.statistical.extractor import crf_attributes, tag_spans
-from semantic_rdf.statistical.model import ner_features
-from semantic_rdf.statistical.text import tokenize
+from semantic_rdf.pipeline.statistical import StatisticalExtractor
+from semantic_rdf.pipeline.statistical.extractor import crf_attributes, tag_spans
+from semantic_rdf.pipeline.statistical.model import ner_features
+from semantic_rdf.pipeline.statistical.text import tokenize
 
 SENTENCES = [
     "Henrik Angell was a Norwegian military officer born in Kristiania.",

@@ -6,12 +6,12 @@ import pytest
 import rdflib
 from hypothesis import given, settings, strategies as st
 
-from semantic_rdf.errors import InvalidInput, NotFound, StoreInUse
-from semantic_rdf.identity import assertion_id
-from semantic_rdf.seed import seed
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.values import Chunk, Doc, Triple, Validity
-from semantic_rdf.vocab import PROVENANCE_GRAPH, entity_iri
+from semantic_rdf.core.errors import InvalidInput, NotFound, StoreInUse
+from semantic_rdf.core.identity import assertion_id
+from semantic_rdf.store.seed import seed
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.values import Chunk, Doc, Triple, Validity
+from semantic_rdf.core.vocab import PROVENANCE_GRAPH, entity_iri
 
 TEXT = "Ada Lovelace was born in London. She wrote Note G in 1843. Ada Lovelace was born in London."
 
@@ -222,7 +222,7 @@ def _spans(doc_id: str, n: int, extra: int = 0) -> tuple[Doc, list[Triple]]:
 def _read_twice_and_once(s: AssertionStore, n: int) -> None:
     """After documents "a" (n spans) and "b" (the same n, then more): a fact of both has two sources, one of
     "b" alone one, and the store holds to its shapes and integrity rules. Closes `s`."""
-    from semantic_rdf.shapes import fast_checker
+    from semantic_rdf.rdf.shapes import fast_checker
 
     rec = s.get(assertion_id("P7", "worked_with", "T7"))
     assert (rec.count, rec.confidence, len(rec.sources)) == (2, 0.8, 2)
@@ -275,7 +275,7 @@ def test_a_big_repeat_batch_on_disk_is_journaled_with_its_link_and_redone_after_
     """On disk a repeat batch with many new sources writes them behind the journal (bulk loaded, or one
     transaction), then runs the update that links them (journal-link.ru). Cut short after the load or after
     the update, the next open redoes both, and running the update twice changes nothing more."""
-    import semantic_rdf.store as S
+    import semantic_rdf.store.assertions as S
 
     monkeypatch.setattr(S, "_SPLIT_THRESHOLD", 100)  # the split path for a hundred assertions
     monkeypatch.setattr(S, "_BULK_THRESHOLD", 500 if bulk else 10**9)
@@ -306,7 +306,7 @@ def test_a_big_repeat_batch_on_disk_is_journaled_with_its_link_and_redone_after_
 
 
 def test_a_link_journal_without_its_commit_point_is_dropped(tmp_path):
-    import semantic_rdf.store as S
+    import semantic_rdf.store.assertions as S
 
     root = tmp_path / "s"
     AssertionStore.open(root).close()
@@ -332,7 +332,7 @@ def test_every_write_path_stores_what_the_memory_store_stores(tmp_path, monkeypa
     """A batch writes most span sources as N-Quads lines from their template (layout.span_source_text) and the
     sampled ones as quads. Whichever path a batch takes (in memory one load; on disk one transaction, one
     update, or the journaled split and bulk paths), the stored quads are the same."""
-    import semantic_rdf.store as S
+    import semantic_rdf.store.assertions as S
 
     def fill(s: AssertionStore) -> list[str]:
         with s.run("ingestion", agent="t") as run:
@@ -359,7 +359,7 @@ def test_every_write_path_stores_what_the_memory_store_stores(tmp_path, monkeypa
 @given(start=st.integers(0, 10**12), length=st.integers(0, 10**6), index=st.one_of(st.none(), st.integers(0, 10**9)),
        confidence=st.floats(0, 1), run=st.sampled_from(["<https://w3id.org/semantic-rdf/run/0a>", "<urn:x:%41%>"]))
 def test_a_span_source_as_text_is_its_quads_as_lines(start, length, index, confidence, run):
-    from semantic_rdf import layout as L, ntriples as N
+    from semantic_rdf.rdf import layout as L, ntriples as N
 
     doc = "<https://w3id.org/semantic-rdf/doc/0123456789abcdef>"
     src = L.span_ref("0123456789abcdef", doc, start, start + length)

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from semantic_rdf.errors import InvalidInput, NotFound
-from semantic_rdf.stores import (
+from semantic_rdf.core.errors import InvalidInput, NotFound
+from semantic_rdf.interfaces.stores import (
     Cond, FileGraphStore, FileTripleStore, FileVectorStore, Graph, Match, MemoryGraphStore, MemoryTripleStore,
     MemoryVectorStore, Triple, Vector, brute_force_near, matches, where,
 )

@@ -2,11 +2,11 @@ from datetime import datetime, timezone
 
 import pytest
 
-from semantic_rdf import erasure, temporal as T
-from semantic_rdf.errors import InvalidInput, NotFound
-from semantic_rdf.identity import assertion_id
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.values import Validity
+from semantic_rdf.lifecycle import erasure, temporal as T
+from semantic_rdf.core.errors import InvalidInput, NotFound
+from semantic_rdf.core.identity import assertion_id
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.values import Validity
 
 from _timeprov import ingest, span
 

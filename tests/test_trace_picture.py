@@ -8,11 +8,11 @@ from html import unescape
 
 import pytest
 
-from semantic_rdf import provenance as PV
-from semantic_rdf import temporal as T
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.values import Chunk, Doc, Triple
-from semantic_rdf.vocab import P
+from semantic_rdf.lifecycle import provenance as PV
+from semantic_rdf.lifecycle import temporal as T
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.core.values import Chunk, Doc, Triple
+from semantic_rdf.core.vocab import P
 
 DOCS = {"lovelace.txt": "Ada Lovelace wrote Note G.", "babbage.txt": "Charles Babbage designed the Analytical Engine."}
 

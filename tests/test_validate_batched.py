@@ -1,4 +1,4 @@
-"""`validate` in batches of focus nodes (semantic_rdf/validation.py) gives the verdicts and the very violations
+"""`validate` in batches of focus nodes (semantic_rdf/rdf/validation.py) gives the verdicts and the very violations
 of pyshacl over the whole store (issue 20 item 9: bounded memory on large stores)."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import sys
 import pyoxigraph as ox
 import pytest
 
-from semantic_rdf.shapes import validate_full
-from semantic_rdf.store import AssertionStore
-from semantic_rdf.validation import validate_store
-from semantic_rdf.values import Triple
-from semantic_rdf.vocab import ENTITY_GRAPH as EG, M, PROVENANCE_GRAPH as PG, RDF_TYPE, XSD, entity_iri
+from semantic_rdf.rdf.shapes import validate_full
+from semantic_rdf.store.assertions import AssertionStore
+from semantic_rdf.rdf.validation import validate_store
+from semantic_rdf.core.values import Triple
+from semantic_rdf.core.vocab import ENTITY_GRAPH as EG, M, PROVENANCE_GRAPH as PG, RDF_TYPE, XSD, entity_iri
 
 from test_shapes import _mutations, _triples, _valid_store
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from semantic_rdf.sidetables import SideTables
-from semantic_rdf.wordvectors import TabledWords, WordLlamaVectors, default_word_vectors
+from semantic_rdf.hdc.sidetables import SideTables
+from semantic_rdf.hdc.wordvectors import TabledWords, WordLlamaVectors, default_word_vectors
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -18,7 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from semantic_rdf.errors import SemanticError
+from semantic_rdf.core.errors import SemanticError
 
 from bench.locomo import data, harness, report
 from bench.locomo.reader import ReaderConfig
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None, started: tuple[float, float] | None = No
             "store": not args.no_store and harness.store_available(),
         }
         if res.gate_passed:
-            from semantic_rdf.gate import Config
+            from semantic_rdf.hdc.gate import Config
 
             g = Config()
             settings["gate"] = {

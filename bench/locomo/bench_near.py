@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from semantic_rdf.stores import Cond, MemoryVectorStore, matches
+from semantic_rdf.interfaces.stores import Cond, MemoryVectorStore, matches
 
 
 def _median(fn, reps: int) -> float:

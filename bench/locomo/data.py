@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from semantic_rdf.errors import InvalidInput, ParseError
-from semantic_rdf.values import Chunk, Doc
+from semantic_rdf.core.errors import InvalidInput, ParseError
+from semantic_rdf.core.values import Chunk, Doc
 
 __all__ = ["Turn", "Session", "QA", "Conversation", "load", "parse_conversations", "session_doc"]
 

@@ -1,6 +1,6 @@
-"""The gate arm: the HDC gate of semantic_rdf.gate as the abstention signal.
+"""The gate arm: the HDC gate of semantic_rdf.hdc.gate as the abstention signal.
 
-The rule extractor (semantic_rdf.extract) reads no taxonomy triple out of chat turns (0 of the
+The rule extractor (semantic_rdf.pipeline.extract) reads no taxonomy triple out of chat turns (0 of the
 419 turns of the first development conversation), so the facts the gate scores are built from
 the turns themselves: every triple of a turn's content words in reading order that lies within
 the HDC tier's co-occurrence window (Config.path_window, 6 content words),
@@ -11,11 +11,11 @@ so the gate's rule "two of the three slots match" reads "two of the question's c
 near-synonyms) sit close together in one turn". The speaker is not a slot: with the speaker as
 subject, the scoped candidates always match it and a single shared word passed (measured: the
 gate passed 93% of the development questions, abstention AUC 0.519). Facts are encoded with the
-answer path's own encoder (`semantic_rdf.memory.shared_encoder`), lazily, only for turns that
+answer path's own encoder (`semantic_rdf.hdc.memory.shared_encoder`), lazily, only for turns that
 some search retrieved (encoding is 2-5 ms a distinct string on this machine).
 
 The question's components are built as the answer path builds them
-(`semantic_rdf.answer.parse_question` with a linker over the two speakers): content tokens,
+(`semantic_rdf.answer.answerer.parse_question` with a linker over the two speakers): content tokens,
 linked names, mapped taxonomy predicates. The one difference: the answer path also puts every
 run of 2-3 content words on the entity side; those phrases are not used here, because the fact
 slots are single words (a phrase cannot match a single-word slot better than its own words do,
@@ -44,12 +44,12 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from semantic_rdf.answer import STOP, Linker, parse_question
-from semantic_rdf.gate import Config, FactIndex, GateResult, Query, encode_query, entity_key, gate, predicate_key
-from semantic_rdf.hdc import Encoder
-from semantic_rdf.identity import fold
-from semantic_rdf.memory import Entity, shared_encoder
-from semantic_rdf.retrieval import STOPWORDS, words
+from semantic_rdf.answer.answerer import STOP, Linker, parse_question
+from semantic_rdf.hdc.gate import Config, FactIndex, GateResult, Query, encode_query, entity_key, gate, predicate_key
+from semantic_rdf.hdc.vectors import Encoder
+from semantic_rdf.core.identity import fold
+from semantic_rdf.hdc.memory import Entity, shared_encoder
+from semantic_rdf.interfaces.retrieval import STOPWORDS, words
 
 from bench.locomo.data import Conversation, Turn
 

@@ -5,7 +5,7 @@ Arms (they share the units, the reader and the scorer; they differ only in what 
 * ``flat``    — TF-IDF cosine over all turns of the conversation;
 * ``scoped``  — the same, with candidates filtered to turns about the subject the question names;
 * ``oracle``  — the dataset's annotated evidence turns, handed over as perfect retrieval (score 1);
-* ``gate``    — the scoped retrieval and the same reader, with the HDC gate of semantic_rdf.gate
+* ``gate``    — the scoped retrieval and the same reader, with the HDC gate of semantic_rdf.hdc.gate
   as the abstention signal instead of the reader's support (bench/locomo/gate_arm.py); reported as
   not run, with the reason, if the gate cannot be imported.
 """
@@ -19,8 +19,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from semantic_rdf.errors import InvalidInput
-from semantic_rdf.retrieval import Retriever, Unit
+from semantic_rdf.core.errors import InvalidInput
+from semantic_rdf.interfaces.retrieval import Retriever, Unit
 
 from bench.locomo.data import Conversation, Turn, session_doc
 from bench.locomo.reader import Passage, ReaderConfig, read
@@ -61,9 +61,9 @@ def turn_subjects(turn: Turn, speakers: Sequence[str]) -> tuple[str, ...]:
 
 
 def _store_factory() -> Callable[[], Any] | None:
-    if importlib.util.find_spec("semantic_rdf.store") is None:
+    if importlib.util.find_spec("semantic_rdf.store.assertions") is None:
         return None
-    from semantic_rdf import store as store_mod
+    from semantic_rdf.store import assertions as store_mod
 
     cls = getattr(store_mod, "AssertionStore", None)
     if cls is None or not hasattr(cls, "add_document"):

@@ -22,8 +22,8 @@ from functools import lru_cache
 from datetime import datetime, timedelta
 from typing import Callable, Sequence
 
-from semantic_rdf.errors import InvalidInput
-from semantic_rdf.retrieval import STOPWORDS, terms, words
+from semantic_rdf.core.errors import InvalidInput
+from semantic_rdf.interfaces.retrieval import STOPWORDS, terms, words
 
 from bench.locomo.scorer import DECLINE
 

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from nltk.stem import PorterStemmer
 
-from semantic_rdf.errors import InvalidInput
+from semantic_rdf.core.errors import InvalidInput
 
 __all__ = [
     "CATEGORIES",

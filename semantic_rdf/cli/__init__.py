@@ -23,7 +23,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from semantic_rdf.errors import SemanticError
+from semantic_rdf.core.errors import SemanticError
 
 # Verb modules in the order --help lists them. A module missing from this install is skipped.
 VERBS = [
@@ -52,7 +52,7 @@ class Context:
         that only read (or change existing assertions) pass create=False and get "no store at …" instead."""
         if self._store is None:
             from semantic_rdf.cli._common import require_store
-            from semantic_rdf.store import AssertionStore
+            from semantic_rdf.store.assertions import AssertionStore
 
             if read_only or not create:
                 require_store(self.store_path)

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, AnyStr
 
-from semantic_rdf.errors import NotFound
+from semantic_rdf.core.errors import NotFound
 
 # The verbs that create a store at a path that holds none; every other verb refuses a missing store.
 CREATING_VERBS = ("assert", "seed", "ingest", "import", "pull", "derive", "demo")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from datetime import datetime, timezone
 
 from semantic_rdf.cli._common import MAX_QUESTION, capped_lines
-from semantic_rdf.errors import InvalidInput
+from semantic_rdf.core.errors import InvalidInput
 
 NAME = "ask"
 HELP = "answer a question from the store's verified facts (HDC gate, sources quoted) or refuse"
@@ -45,14 +45,14 @@ def parse_instant(text: str | None) -> datetime | None:
 
 def make_answerer(args, ctx):
     """A Memory over the CLI's store (closed with the context) and an Answerer with the chosen renderer."""
-    from semantic_rdf.answer import Answerer, ModelRenderer
-    from semantic_rdf.memory import Memory
+    from semantic_rdf.answer.answerer import Answerer, ModelRenderer
+    from semantic_rdf.hdc.memory import Memory
 
     renderer = None
     if args.model_url or args.model:
         if not (args.model_url and args.model):
             raise InvalidInput("--model-url and --model go together")
-        from semantic_rdf.model import OpenAICompatibleModel
+        from semantic_rdf.pipeline.llm import OpenAICompatibleModel
 
         renderer = ModelRenderer(OpenAICompatibleModel(args.model_url, args.model, api_key_env=args.model_key_env))
     mem = Memory.attach(ctx.store(create=False))  # asking never creates a store
@@ -85,7 +85,7 @@ def _lines(name: str) -> Iterator[tuple[bytes, bool]]:
     line longer than any question can be is cut (`capped_lines`), so it is refused without being held."""
     cap = MAX_QUESTION * 4 + 2  # a question's characters take at most four bytes each, then the line break
     if name != "-":
-        from semantic_rdf.bounds import open_regular
+        from semantic_rdf.core.bounds import open_regular
 
         with open_regular(name, "--batch file") as f:  # a device or a FIFO would never end
             yield from capped_lines(f.readline, cap)
@@ -103,7 +103,7 @@ def run_batch(args, ctx, as_of) -> int:
     {"line", "question", "error", "kind"} for a line refused as bad input. Each question gets a conversation
     of its own, dropped after it, so no line's pronouns or context reach another; the store's Hebbian state
     moves on exactly as separate `ask` processes would move it. Exit 2 if any line was refused."""
-    from semantic_rdf.errors import SemanticError
+    from semantic_rdf.core.errors import SemanticError
 
     answerer = make_answerer(args, ctx)  # a missing store is refused before any input is read
     out = ctx.stdout

@@ -3,7 +3,7 @@
 from datetime import datetime, timezone
 
 from semantic_rdf.cli._common import add_triple_arguments
-from semantic_rdf.errors import InvalidInput
+from semantic_rdf.core.errors import InvalidInput
 
 NAME = "assert"
 HELP = "write one caller-supplied assertion SUBJECT PREDICATE OBJECT (predicate: one of the 53)"
@@ -35,7 +35,7 @@ def parse_instant(text: str | None, what: str) -> datetime | None:
 
 
 def run(args, ctx) -> int:
-    from semantic_rdf.values import Validity
+    from semantic_rdf.core.values import Validity
 
     valid = None
     if args.valid_from or args.valid_until:

@@ -5,7 +5,7 @@ import uuid
 
 from semantic_rdf.cli._common import MAX_QUESTION, capped_lines
 from semantic_rdf.cli.ask import add_answer_options, make_answerer
-from semantic_rdf.errors import SemanticError
+from semantic_rdf.core.errors import SemanticError
 
 NAME = "chat"
 HELP = "interactive questions (one per line; /mode strict|balanced|conversational, /quit); context carried across turns"

@@ -10,7 +10,7 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
-    from semantic_rdf.memory import follow
+    from semantic_rdf.hdc.memory import follow
 
     store = ctx.store(create=False)  # refuses a missing store before anything is created
     follow(store)  # the side file beside the store is vacuumed on the `compacted` event

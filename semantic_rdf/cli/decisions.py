@@ -1,6 +1,6 @@
 """semantic-rdf decisions — decisions by an agent, or the chain a decision rests on."""
 
-from semantic_rdf.errors import InvalidInput
+from semantic_rdf.core.errors import InvalidInput
 
 NAME = "decisions"
 HELP = "list decisions: `decisions --agent NAME`, `decisions chain ID`, `decisions show ID`"
@@ -18,7 +18,7 @@ def _line(r) -> str:
 
 
 def run(args, ctx) -> int:
-    from semantic_rdf.decisions import Recorder
+    from semantic_rdf.lifecycle.decisions import Recorder
 
     rec = Recorder(ctx.store(create=False))
     if args.agent and not args.words:

@@ -36,15 +36,15 @@ def _say(ctx, lines: list[str], text: str = "") -> None:
 
 
 def run(args, ctx) -> int:
-    from semantic_rdf.extract import RuleExtractor
-    from semantic_rdf.loader import load
-    from semantic_rdf.stages import build_pipeline
-    from semantic_rdf.store import AssertionStore
+    from semantic_rdf.pipeline.extract import RuleExtractor
+    from semantic_rdf.pipeline.load import load
+    from semantic_rdf.pipeline.stages import build_pipeline
+    from semantic_rdf.store.assertions import AssertionStore
 
     explicit = "store" in vars(args) or os.environ.get("SEMANTIC_RDF_STORE")
     root = Path(ctx.store_path) if explicit else Path(tempfile.mkdtemp(prefix="semantic-rdf-demo-"))
     if explicit and (root / "oxigraph").exists():
-        from semantic_rdf.errors import InvalidInput
+        from semantic_rdf.core.errors import InvalidInput
 
         raise InvalidInput(f"demo wants a fresh store, and {str(root)!r} already holds one")
     out: dict = {"store": str(root)}
@@ -70,8 +70,8 @@ def run(args, ctx) -> int:
             _say(ctx, lines, f"      {Path(src.reference or '').name}[{src.start}:{src.end}] “{span}”")
 
         out["answers"] = []
-        from semantic_rdf.answer import Answerer
-        from semantic_rdf.memory import Memory
+        from semantic_rdf.answer.answerer import Answerer
+        from semantic_rdf.hdc.memory import Memory
 
         memory = Memory.attach(store)
         memory.sync()
@@ -83,7 +83,7 @@ def run(args, ctx) -> int:
                 out["answers"].append({"mode": mode, "question": q, "answer": a.text, "allowed": a.allowed})
                 _say(ctx, lines, f"  [{mode}] {q}\n      " + a.text.replace("\n", "\n      "))
 
-        from semantic_rdf import erasure, provenance, temporal
+        from semantic_rdf.lifecycle import erasure, provenance, temporal
 
         by_triple = {(r.subject, r.predicate): r for r in records}
         target = by_triple.get(("Marie Curie", "moved_to")) or records[0]

@@ -14,8 +14,8 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
-    from semantic_rdf import reason
-    from semantic_rdf.sandbox import Limits
+    from semantic_rdf.lifecycle import reason
+    from semantic_rdf.store.sandbox import Limits
 
     limits = Limits.resolve(args.timeout, args.max_rows, args.max_memory, default_rows=1_000_000)
     rules = [] if args.only else reason.builtin_rules()

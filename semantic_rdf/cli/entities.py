@@ -9,7 +9,7 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
-    from semantic_rdf.browse import entities, resolve_entity
+    from semantic_rdf.lifecycle.browse import entities, resolve_entity
 
     store = ctx.store(read_only=True)
     if args.name is not None:

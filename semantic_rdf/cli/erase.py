@@ -1,7 +1,7 @@
 """semantic-rdf erase [ID | --document REF | --entity NAME] --reason R — remove data and leave tombstones."""
 
 from semantic_rdf.cli._common import add_change_arguments, cascade_note
-from semantic_rdf.errors import InvalidInput
+from semantic_rdf.core.errors import InvalidInput
 
 NAME = "erase"
 HELP = ("erase an assertion, a document (--document) or an entity (--entity): drop claims, spans and text, "
@@ -22,13 +22,13 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
-    from semantic_rdf import erasure
+    from semantic_rdf.lifecycle import erasure
 
     given = [x for x in (args.id, args.document, args.entity) if x is not None]
     if len(given) != 1:
         raise InvalidInput("name exactly one of an assertion ID, --document REF or --entity NAME")
     store = ctx.store(create=False)  # nothing to erase in a missing store: refused, none created
-    from semantic_rdf.memory import follow
+    from semantic_rdf.hdc.memory import follow
 
     follow(store)  # the side file beside the store drops the erased rows (the `erased` event)
     if args.document is not None:

@@ -2,7 +2,7 @@
 
 import sys
 
-from semantic_rdf.errors import InvalidInput
+from semantic_rdf.core.errors import InvalidInput
 
 NAME = "export"
 HELP = "export the store: nquads, trig, jsonld (whole dataset) or one graph; PROV formats for the provenance"
@@ -24,7 +24,7 @@ def add_arguments(p) -> None:
 def _graph(name: str | None):
     import pyoxigraph as ox
 
-    from semantic_rdf.vocab import DOCUMENT_GRAPH, ENTITY_GRAPH, PROVENANCE_GRAPH, claim_graph
+    from semantic_rdf.core.vocab import DOCUMENT_GRAPH, ENTITY_GRAPH, PROVENANCE_GRAPH, claim_graph
 
     graphs = {"provenance": PROVENANCE_GRAPH, "entities": ENTITY_GRAPH, "documents": DOCUMENT_GRAPH}
     if name is None:
@@ -43,7 +43,7 @@ def run(args, ctx) -> int:
     store = ctx.store(read_only=True)
     if args.format in PROV_FORMATS:
         try:
-            from semantic_rdf import provenance
+            from semantic_rdf.lifecycle import provenance
         except ImportError:
             raise InvalidInput(f"format {args.format} needs the provenance module, missing from this install") from None
         data = provenance.export(store, args.format, id=args.id)

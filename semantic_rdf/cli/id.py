@@ -1,7 +1,7 @@
 """semantic-rdf id S P O — print the FNV-1a identity of a triple."""
 
 from semantic_rdf.cli._common import add_triple_arguments
-from semantic_rdf.identity import assertion_id, fold
+from semantic_rdf.core.identity import assertion_id, fold
 
 NAME = "id"
 HELP = "print the assertion id (FNV-1a of the folded triple) of SUBJECT PREDICATE OBJECT"

@@ -1,6 +1,6 @@
 """semantic-rdf import FILE — load an export back (checked against the shapes first)."""
 
-from semantic_rdf.errors import InvalidInput
+from semantic_rdf.core.errors import InvalidInput
 
 NAME = "import"
 HELP = "load an N-Quads / TriG / JSON-LD export into the store (all-or-nothing, shape-checked)"
@@ -19,7 +19,7 @@ def run(args, ctx) -> int:
         args.file.rsplit(".", 1)[-1].lower())
     if fmt is None:
         raise InvalidInput(f"cannot tell the format of {args.file!r}: pass --format")
-    from semantic_rdf.bounds import read_regular
+    from semantic_rdf.core.bounds import read_regular
 
     data = read_regular(args.file, "import file")  # a device or a FIFO is refused, not read forever
     n, skipped = ctx.store().import_report(data, fmt, on_erased="skip" if args.skip_erased else "refuse")

@@ -3,7 +3,7 @@
 import json
 import sys
 
-from semantic_rdf.errors import InvalidInput
+from semantic_rdf.core.errors import InvalidInput
 
 NAME = "ingest"
 HELP = "ingest files, directories, globs, http(s) URLs or - (stdin); extract assertions with spans"
@@ -45,21 +45,21 @@ def add_arguments(p) -> None:
 
 
 def make_extractor(args):
-    from semantic_rdf.extract import ModelExtractor, RuleExtractor
+    from semantic_rdf.pipeline.extract import ModelExtractor, RuleExtractor
 
     if args.extractor == "none":
         return None
     if args.floor is not None and not 0.0 <= args.floor <= 1.0:
         raise InvalidInput(f"--floor {args.floor} is outside [0, 1]")
     if args.extractor == "model":
-        from semantic_rdf.model import OpenAICompatibleModel
+        from semantic_rdf.pipeline.llm import OpenAICompatibleModel
 
         if not args.model_url or not args.model:
             raise InvalidInput("--extractor model needs --model-url and --model")
         return ModelExtractor(OpenAICompatibleModel(args.model_url, args.model, api_key_env=args.model_key_env))
     gaz = None
     if args.gazetteer:
-        from semantic_rdf.bounds import read_regular
+        from semantic_rdf.core.bounds import read_regular
 
         data = read_regular(args.gazetteer, "--gazetteer file", MAX_GAZETTEER)  # a device or a FIFO would never end
         try:
@@ -71,7 +71,7 @@ def make_extractor(args):
     if args.extractor == "statistical":
         if gaz is not None:
             raise InvalidInput("--gazetteer is for --extractor rules")
-        from semantic_rdf.statistical import StatisticalExtractor
+        from semantic_rdf.pipeline.statistical import StatisticalExtractor
 
         return StatisticalExtractor(args.floor)
     return RuleExtractor(gaz)
@@ -87,8 +87,8 @@ def stdin_name(args) -> dict:
 
 
 def run(args, ctx) -> int:
-    from semantic_rdf.loader import load
-    from semantic_rdf.stages import build_pipeline
+    from semantic_rdf.pipeline.load import load
+    from semantic_rdf.pipeline.stages import build_pipeline
 
     extractor = make_extractor(args)
     pipeline = build_pipeline(args.refs, roots=args.root, allow_hosts=args.allow_host, max_bytes=args.max_bytes,
@@ -107,7 +107,7 @@ def run(args, ctx) -> int:
     model = getattr(extractor, "model_id", None) or getattr(getattr(extractor, "model", None), "model", None)
     hook = None
     try:
-        from semantic_rdf.memory import after_ingest_hook  # side tables, when installed
+        from semantic_rdf.hdc.memory import after_ingest_hook  # side tables, when installed
 
         hook = after_ingest_hook(store)
     except ImportError:

@@ -16,7 +16,7 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
-    from semantic_rdf.browse import list_assertions
+    from semantic_rdf.lifecycle.browse import list_assertions
 
     page = list_assertions(ctx.store(read_only=True), subject=args.subject, predicate=args.predicate,
                            obj=args.obj, reference=args.source, run=args.run, state=args.state,

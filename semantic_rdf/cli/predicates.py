@@ -9,7 +9,7 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
-    from semantic_rdf.browse import predicates
+    from semantic_rdf.lifecycle.browse import predicates
 
     preds = predicates()
     lines, category = [], None

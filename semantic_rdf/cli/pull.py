@@ -11,7 +11,7 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
-    from semantic_rdf.sync import pull
+    from semantic_rdf.remote.sync import pull
 
     skipped: list = []
     n = pull(ctx.store(), args.endpoint, on_erased="skip" if args.skip_erased else "refuse", on_skipped=skipped.append)

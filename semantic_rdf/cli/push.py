@@ -14,7 +14,7 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
-    from semantic_rdf.sync import push
+    from semantic_rdf.remote.sync import push
 
     from semantic_rdf.cli._common import progress
 

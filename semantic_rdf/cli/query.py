@@ -5,7 +5,7 @@ import os
 import sys
 
 from semantic_rdf.cli.assert_ import parse_instant
-from semantic_rdf.errors import InvalidInput
+from semantic_rdf.core.errors import InvalidInput
 
 NAME = "query"
 HELP = ("run a read-only SPARQL query: a .rq file, a packaged query by name (--list), or - for stdin; "
@@ -57,7 +57,7 @@ def _term(value: str, entity=None):
 
 def packaged_queries() -> list[tuple[str, str]]:
     """(name, first line of its header) of every packaged query and rule, e.g. ("asof", "what the store …")."""
-    from semantic_rdf.resources import data_dir
+    from semantic_rdf.core.resources import data_dir
 
     root = data_dir("queries")
     out = []
@@ -71,8 +71,8 @@ def packaged_queries() -> list[tuple[str, str]]:
 
 def read_query(path: str) -> str:
     """The query text: stdin for -, a file that exists, else the packaged query of that name."""
-    from semantic_rdf.bounds import read_regular
-    from semantic_rdf.queries import MAX_QUERY_CHARS
+    from semantic_rdf.core.bounds import read_regular
+    from semantic_rdf.rdf.queries import MAX_QUERY_CHARS
 
     if path == "-":
         text = sys.stdin.read(MAX_QUERY_CHARS + 1)  # what stdin holds past a query's length is never read
@@ -80,7 +80,7 @@ def read_query(path: str) -> str:
             raise InvalidInput(f"query is longer than {MAX_QUERY_CHARS:,} characters")
         return text
     if not os.path.exists(path) and not path.endswith(".rq"):
-        from semantic_rdf.resources import query as packaged_text
+        from semantic_rdf.core.resources import query as packaged_text
 
         if path in dict(packaged_queries()):
             return packaged_text(path)
@@ -94,10 +94,10 @@ def read_query(path: str) -> str:
 
 
 def run(args, ctx) -> int:
-    from semantic_rdf import layout as L
+    from semantic_rdf.rdf import layout as L
 
-    from semantic_rdf import results as R
-    from semantic_rdf.sandbox import Limits, run_user_query
+    from semantic_rdf.rdf import results as R
+    from semantic_rdf.store.sandbox import Limits, run_user_query
 
     if args.list:
         found = packaged_queries()
@@ -117,7 +117,7 @@ def run(args, ctx) -> int:
             raise InvalidInput(f"--bind takes NAME=VALUE, got {b!r}")
         name, value = b.split("=", 1)
         if lookup is None:
-            from semantic_rdf.browse import entities_named
+            from semantic_rdf.lifecycle.browse import entities_named
 
             store = ctx.store(read_only=True)
             lookup = lambda n: entities_named(store, n)  # noqa: E731

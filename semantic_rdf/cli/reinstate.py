@@ -11,7 +11,7 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
-    from semantic_rdf import temporal
+    from semantic_rdf.lifecycle import temporal
 
     ch = change_one(ctx, args, temporal.reinstate)
     if ch.nothing_changed:  # a no-op: nothing recorded, exit 0 (docs/time-and-provenance.md)

@@ -1,7 +1,7 @@
 """semantic-rdf retract — withdraw belief in one assertion, or in everything a run, agent or source produced."""
 
 from semantic_rdf.cli._common import add_change_arguments, change_one
-from semantic_rdf.errors import InvalidInput
+from semantic_rdf.core.errors import InvalidInput
 
 NAME = "retract"
 HELP = "retract an assertion (kept, closed in record time), or a set: --run, --agent or --source"
@@ -16,7 +16,7 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
-    from semantic_rdf import temporal
+    from semantic_rdf.lifecycle import temporal
 
     sets = [x for x in (args.run, args.agent, args.source) if x is not None]
     if (args.id is None) == (not sets) or len(sets) > 1:

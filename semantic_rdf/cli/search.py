@@ -10,7 +10,7 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
-    from semantic_rdf.browse import search
+    from semantic_rdf.lifecycle.browse import search
 
     hits = search(ctx.store(read_only=True), args.text, limit=args.limit)
     lines = [f"entity  {h.label}" + (f"  (as {h.snippet!r})" if h.snippet != h.label.lower() else "")

@@ -1,6 +1,6 @@
 """semantic-rdf seed — insert the Hillock seed knowledge (opt-in)."""
 
-from semantic_rdf.seed import seed
+from semantic_rdf.store.seed import seed
 
 NAME = "seed"
 HELP = "insert the Hillock seed knowledge (10 entities, 7 caller-supplied triples)"

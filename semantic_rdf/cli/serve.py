@@ -13,7 +13,7 @@ import signal
 import sys
 
 from semantic_rdf.cli._common import require_store
-from semantic_rdf.errors import InvalidInput
+from semantic_rdf.core.errors import InvalidInput
 
 NAME = "serve"
 HELP = "browse the store: run the Oxigraph server read-only on it (127.0.0.1 by default), with ready queries"
@@ -26,7 +26,7 @@ def add_arguments(p) -> None:
 
 def ready_queries() -> list[tuple[str, str, str]]:
     """(name, what it answers, query text without its comment header) of each queries/serve/*.rq."""
-    from semantic_rdf.resources import files
+    from semantic_rdf.core.resources import files
 
     out = []
     for path in files("queries", "serve/*.rq"):
@@ -38,7 +38,7 @@ def ready_queries() -> list[tuple[str, str, str]]:
 
 
 def run(args, ctx) -> int:
-    from semantic_rdf.servers import OxigraphServer
+    from semantic_rdf.remote.servers import OxigraphServer
 
     require_store(ctx.store_path)
     data = os.path.join(ctx.store_path, "oxigraph")

@@ -9,7 +9,7 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
-    from semantic_rdf.browse import show
+    from semantic_rdf.lifecycle.browse import show
 
     s = show(ctx.store(read_only=True), args.id)
     r = s.listed.record

@@ -10,7 +10,7 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
-    from semantic_rdf.provenance import trace
+    from semantic_rdf.lifecycle.provenance import trace
 
     t = trace(ctx.store(create=False), args.id, with_text=not args.no_text)
     ctx.emit(t.as_dict(), t.text())

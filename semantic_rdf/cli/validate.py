@@ -13,7 +13,7 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
-    from semantic_rdf.conflicts import warnings
+    from semantic_rdf.lifecycle.conflicts import warnings
 
     from semantic_rdf.cli._common import progress
 

@@ -1,0 +1,1 @@
+"""The answer path: question -> linked entities -> gate -> cited facts -> recorded decision."""

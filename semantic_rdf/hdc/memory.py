@@ -1,0 +1,580 @@
+"""The glue between the RDF store (the truth) and the side tables (vectors, paths, Hebbian weights).
+
+    mem = Memory.open("./semantic-store")      # store + <store>.side.sqlite, reconciled on open
+    mem = Memory.attach(store)                 # an open AssertionStore (in-memory SQLite for an in-memory store)
+    mem.sync()                                 # reconcile again (after writes made behind our back)
+    mem.index(ids) / mem.drop(ids)             # keep in step after a write / a withdrawal
+    mem.retract(id, reason) / mem.reinstate(…) / mem.erase(…)   # the store operation (the event does the rest)
+    stop = follow(store)                       # no Memory open: the side file beside an on-disk store follows
+
+What is derived from the store (fact rows, term vectors, document path memories) is rebuilt from it
+whenever they disagree; Hebbian weights cannot be rebuilt, so they are only ever forgotten, and only
+for entities the store itself no longer knows (erasure). A Memory subscribes to its store's events
+(semantic_rdf/core/events.py) when attached and unsubscribes on close: whatever writes, retracts, reinstates,
+erases or compacts through that store object keeps the side tables in step. `follow(store)` does the same
+for the CLI's verbs, which open no Memory: each event opens `<store>.side.sqlite`, applies, closes it.
+Nothing is registered at import time.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import weakref
+from itertools import chain
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import AbstractSet, Callable, Iterable, Sequence
+
+import pyoxigraph as ox
+
+from semantic_rdf.lifecycle import temporal as T
+from semantic_rdf.hdc.gate import Config, FactIndex, entity_key
+from semantic_rdf.core.events import StoreEvent
+from semantic_rdf.hdc.vectors import Encoder
+from semantic_rdf.core.identity import assertion_id
+from semantic_rdf.hdc.paths import document_memory, enumerate_paths
+from semantic_rdf.rdf.queries import packaged
+from semantic_rdf.hdc.reservoir import ReservoirBank
+from semantic_rdf.hdc.sidetables import ReconcileReport, SideTables, corrupt, side_path
+from semantic_rdf.core.vocab import (
+    ENTITY_GRAPH, M, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, SKOS, XSD_INTEGER, assertion_iri, id_of,
+    predicate_name,
+)
+
+__all__ = ["Memory", "Entity", "SyncReport", "believed_facts", "believed_ids", "after_ingest_hook", "follow", "shared_encoder"]
+
+_ENCODERS: dict[tuple, Encoder] = {}
+
+
+def shared_encoder(config: Config = Config()) -> Encoder:
+    """One encoder (and one word-vector load) per process and configuration."""
+    key = (config.dim, config.ngram_sizes, config.subword_salt, config.simhash_seed)
+    enc = _ENCODERS.get(key)
+    if enc is None:
+        from semantic_rdf.hdc.wordvectors import default_word_vectors
+
+        enc = _ENCODERS[key] = config.encoder(default_word_vectors())
+    return enc
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """A row of the store's entity registry."""
+
+    iri: str
+    name: str
+    folded: str
+    cls: str  # local name of its class (Person, Place, Organization, Thing, …)
+    aliases: tuple[str, ...] = ()  # its other names (skos:altLabel), which the answer path links too
+
+
+@dataclass(frozen=True, slots=True)
+class SyncReport:
+    added: int
+    removed: int
+    reencoded: int
+    documents: int  # documents whose path memory was rebuilt
+    forgotten: int  # Hebbian pairs dropped for entities the store no longer knows
+
+
+_ALT_LABEL = ox.NamedNode(SKOS + "altLabel")
+
+
+def _label_map(store) -> dict[str, str]:
+    return {q.subject.value: q.object.value for q in store.ox.quads_for_pattern(None, RDFS_LABEL, None, ENTITY_GRAPH)}
+
+
+_CHUNK = 1_000  # assertion ids or documents bound per VALUES block
+
+
+def believed_facts(store, as_of: datetime | None = None, labels: dict[str, str] | None = None,
+                   ids: Iterable[str] | None = None) -> list[tuple[str, str, str, str]]:
+    """(id, subject, predicate, object) display names of every assertion believed now (or at `as_of`),
+    ordered by id; only those of `ids` when given. Runs queries/believed.rq (unordered; sorting the rows
+    here is much cheaper than ORDER BY in the store) and names each term once. With `ids`, runs
+    queries/believed-of.rq (the same rows, read from those records: a few index seeks per id, whatever
+    the size of the store) with the ids bound by VALUES blocks of _CHUNK."""
+    from semantic_rdf.rdf import layout as L
+
+    asof = L.dt(as_of) if as_of is not None else None
+    wanted = None if ids is None else set(ids)
+    if wanted is not None:
+        order = sorted(wanted)
+        text = packaged("believed-of", asof=asof)
+        found = chain.from_iterable(
+            store.ox.query(T.bind_rows(text, ["a"], [(assertion_iri(i),) for i in order[k:k + _CHUNK]]))
+            for k in range(0, len(order), _CHUNK))
+        labels = {} if labels is None else labels
+    else:
+        found = store.ox.query(packaged("believed", asof=asof))
+        labels = _label_map(store) if labels is None else labels
+    names: dict[str, str] = {}  # term IRI -> display name (a few thousand entities across 100,000 rows)
+
+    def name(t) -> str:
+        if isinstance(t, ox.Literal):
+            return t.value
+        got = names.get(t.value)
+        if got is None:
+            got = names[t.value] = labels.get(t.value) or store.label(t)
+        return got
+
+    preds: dict[str, str] = {}
+    rows: dict[str, tuple[str, str, str, str]] = {}
+    for a, s, p, o in found:
+        aid = id_of(a)
+        if aid in rows or (wanted is not None and aid not in wanted):
+            continue
+        pn = preds.get(p.value)
+        if pn is None:
+            pn = preds[p.value] = predicate_name(p)
+        rows[aid] = (aid, name(s), pn, name(o))
+    return [rows[k] for k in sorted(rows)]
+
+
+def believed_ids(store) -> set[str]:
+    """Ids of every assertion believed now (queries/believed-ids.rq): the same set as `believed_facts(store)`'s
+    ids, without joining and labelling every record, so a sync can find what changed before reading it."""
+    return {id_of(row[0]) for row in store.ox.query(packaged("believed-ids"))}
+
+
+class Memory:
+    """An assertion store with its side tables kept in step, plus per-conversation reservoirs."""
+
+    def __init__(self, store, side: SideTables, *, owns_store: bool = False):
+        self.store = store
+        self.side = side
+        self.config = side.config
+        self._owns_store = owns_store
+        self._index: FactIndex | None = None
+        self._entities: list[Entity] | None = None
+        self.reservoirs = ReservoirBank(self.config.dim, self.config.decay, self.config.reservoir_conversations)
+        self._unsubscribe = store.subscribe(_Listener(self))  # until close (semantic_rdf/core/events.py)
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    def attach(cls, store, *, config: Config = Config(), encoder: Encoder | None = None,
+               side: str | Path | None = None, reconcile: bool = True) -> "Memory":
+        """Side tables for an open store: `<store>.side.sqlite` beside an on-disk store, in-memory SQLite
+        for an in-memory one (or the file `side` names). Reconciled unless told not to, and always when the
+        file was missing or unreadable (rebuilt from the store)."""
+        path = side if side is not None else (side_path(store.path) if getattr(store, "path", None) else None)
+        # beside an on-disk store the side file's own default encoder (it reads one-piece words from its
+        # table, not the tokenizer); in memory the process's shared one
+        tables = SideTables(path, config, encoder or (None if path is not None else shared_encoder(config)))
+        mem = cls(store, tables)
+        if (reconcile or tables.rebuilt) and not getattr(store, "read_only", False):
+            try:
+                mem.sync()
+            except BaseException:
+                mem.close()
+                raise
+        return mem
+
+    @classmethod
+    def open(cls, path: str | Path | None, *, read_only: bool = False, config: Config = Config(),
+             encoder: Encoder | None = None) -> "Memory":
+        """Open the store at `path` (None: in memory) and its side tables."""
+        from semantic_rdf.store.assertions import AssertionStore
+
+        store = AssertionStore.open(path, read_only=read_only)
+        try:
+            mem = cls.attach(store, config=config, encoder=encoder)
+        except BaseException:
+            store.close()
+            raise
+        mem._owns_store = True
+        return mem
+
+    def close(self) -> None:
+        self._unsubscribe()
+        try:
+            self.side.close()
+        finally:
+            if self._owns_store and self.store.ox is not None:
+                self.store.close()
+
+    def __enter__(self) -> "Memory":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def encoder(self) -> Encoder:
+        return self.side.encoder
+
+    # ------------------------------------------------------------------ keeping in step
+    def sync(self) -> SyncReport:
+        """Reconcile with the store: believed facts indexed, others dropped, stale vectors re-encoded,
+        path memories rebuilt for the documents whose facts changed, Hebbian pairs of vanished entities forgotten.
+        A side-table file found damaged on the way is replaced and rebuilt from the store (with a notice)."""
+        try:
+            return self._sync()
+        except sqlite3.DatabaseError as e:
+            if self.side.path is None or not corrupt(e):
+                raise
+            self.side.reset(str(e))
+            self._invalidate()
+            return self._sync()
+
+    def _sync(self) -> SyncReport:
+        if self.side.stale or not self.side.paths_built:
+            return self._sync_all()
+        # the side tables were in step once, with this encoder: bring in what changed since, reading only that
+        want = believed_ids(self.store)
+        have = self.side.fact_ids()
+        new, gone = want - have, have - want
+        facts = believed_facts(self.store, ids=new) if new else []
+        added = self.side.put_facts(facts)
+        removed = self.side.remove_facts(gone)
+        docs = self._documents_of(new) | self._documents_with_paths_of(gone)
+        built = self._rebuild_paths(docs, facts, read=new)
+        forgotten = self._forget_unknown()
+        if new or gone:
+            self._invalidate()
+        return SyncReport(added, removed, 0, built, forgotten)
+
+    def _sync_all(self) -> SyncReport:
+        """Reconcile reading every believed fact: a new or rebuilt side file, or vectors of another encoder."""
+        facts = believed_facts(self.store)
+        want = {f[0] for f in facts}
+        have = self.side.fact_ids()
+        changed = (want - have) | (have - want)
+        gone = have - want
+        rep: ReconcileReport = self.side.reconcile(facts)
+        docs = self._documents_of(want - have) | self._documents_with_paths_of(gone)
+        if facts and (rep.reencoded or not self.side.paths_built):
+            # the first sync of an existing store, or vectors of another encoder: build every path memory. (Asking
+            # whether any document had paths instead rebuilt them all on every sync of a store whose documents
+            # give no multi-hop path; docs/security.md, "Cost at scale".)
+            docs |= self._documents_of(want)
+        built = self._rebuild_paths(docs, facts, read=None)
+        if not self.side.paths_built:
+            self.side.mark_paths_built()
+        forgotten = self._forget_unknown()
+        if changed or rep.reencoded:
+            self._invalidate()
+        return SyncReport(rep.added, rep.removed, rep.reencoded, built, forgotten)
+
+    def index(self, ids: Iterable[str], observed: Iterable[tuple[str, str]] | None = None) -> int:
+        """Index newly written assertions (those the store believes) and refresh the path memories of their
+        documents: every document that read one of them, or, given the (id, document IRI) observations the
+        write added (`WriteReport.observed`), only those: an assertion read again adds nothing to the
+        documents that read it before (the side tables being in step before the write)."""
+        ids = set(ids)
+        if not ids:
+            return 0
+        facts = believed_facts(self.store, ids=ids)
+        n = self.side.put_facts(facts)
+        believed = {f[0] for f in facts}
+        docs = self._documents_of(believed) if observed is None else {d for a, d in observed if a in believed}
+        self._rebuild_paths(docs, facts, read=ids)
+        if n:
+            self._invalidate()
+        return n
+
+    def index_written(self, report) -> int:
+        """`index` for one committed write (a WriteReport of `assert_triples`), by the observations it added."""
+        return self.index(getattr(report, "ids", ()) or (), getattr(report, "observed", None))
+
+    def drop(self, ids: Iterable[str]) -> int:
+        """Remove withdrawn (retracted or erased) assertions from the side tables."""
+        ids = [i for i in set(ids) if i]
+        if not ids:
+            return 0
+        n = self.side.remove_facts(ids)
+        self._rebuild_paths(self._documents_with_paths_of(set(ids)))
+        self._forget_unknown()
+        self._invalidate()
+        return n
+
+    def retract(self, aid: str, reason: str, agent: str = "caller") -> T.Change:
+        return T.retract(self.store, aid, reason, agent)  # the `retracted` event drops the rows
+
+    def reinstate(self, aid: str, reason: str, agent: str = "caller") -> T.Change:
+        return T.reinstate(self.store, aid, reason, agent)  # the `reinstated` event indexes them again
+
+    def erase(self, aid: str, reason: str, agent: str = "caller", **kw) -> T.Change:
+        from semantic_rdf.lifecycle import erasure
+
+        return erasure.erase(self.store, aid, reason, agent, **kw)  # the `erased` event drops the rows
+
+    def _on_event(self, ev: StoreEvent) -> None:
+        """Keep the side tables in step with one durable change of the store (subscribed by __init__)."""
+        if ev.kind == "committed":
+            self.index(ev.ids, ev.observed or None)
+        elif ev.kind == "reinstated":
+            self.index(ev.affected)
+        elif ev.kind == "retracted":
+            self.drop(ev.affected)
+        elif ev.kind == "erased":
+            self.drop(ev.affected)
+            self.after_erasure()
+        elif ev.kind == "compacted" and self.side.path is not None:
+            self.side.vacuum()
+
+    def after_erasure(self) -> None:
+        """What an erasure needs beyond `drop`: path memories of documents the store no longer holds (erase
+        --document) go, and every conversation's reservoir restarts, since its state may have been built
+        from erased names (reservoirs live in memory only, so nothing else holds them)."""
+        for d in self.side.path_documents():
+            if not any(True for _ in self.store.ox.quads_for_pattern(ox.NamedNode(d), M.sha256, None, PROVENANCE_GRAPH)):
+                self.side.remove_paths(d)
+        self.reservoirs = ReservoirBank(self.config.dim, self.config.decay, self.config.reservoir_conversations)
+        self._invalidate()
+
+    def _invalidate(self) -> None:
+        self._index = None
+        self._entities = None
+
+    # ------------------------------------------------------------------ reads for the answer path
+    def fact_index(self) -> FactIndex:
+        """The packed FactIndex of every believed fact (loaded from the side tables, cached)."""
+        if self._index is None:
+            self._index = self.side.index()
+        return self._index
+
+    def facts_touching(self, names: Iterable[str]) -> list[str]:
+        """Ids of indexed facts whose subject or object is one of these entities."""
+        keys = sorted({entity_key(n) for n in names})
+        if not keys:
+            return []
+        out: set[str] = set()
+        for i in range(0, len(keys), 400):
+            chunk = keys[i:i + 400]
+            marks = ",".join("?" * len(chunk))
+            out.update(r[0] for r in self.side.conn.execute(
+                f"SELECT id FROM facts WHERE s IN ({marks}) UNION SELECT id FROM facts WHERE o IN ({marks})", chunk + chunk))
+        return sorted(out)
+
+    def fact_texts(self, fact_id: str) -> tuple[str, str, str] | None:
+        return self.side.fact_texts(fact_id)
+
+    def entities(self) -> list[Entity]:
+        """The store's entity registry (cached until the next write through this Memory)."""
+        if self._entities is None:
+            labels = _label_map(self.store)
+            folded = {q.subject.value: q.object.value for q in self.store.ox.quads_for_pattern(None, M.folded, None, ENTITY_GRAPH)}
+            classes = {}
+            for q in self.store.ox.quads_for_pattern(None, RDF_TYPE, None, ENTITY_GRAPH):
+                classes[q.subject.value] = q.object.value.rsplit("#", 1)[-1]
+            alt: dict[str, list[str]] = {}
+            for q in self.store.ox.quads_for_pattern(None, _ALT_LABEL, None, ENTITY_GRAPH):
+                alt.setdefault(q.subject.value, []).append(q.object.value)
+            self._entities = [Entity(iri, labels.get(iri, f), f, classes.get(iri, "Thing"), tuple(sorted(alt.get(iri, ()))))
+                              for iri, f in sorted(folded.items())]
+        return self._entities
+
+    def has_claim(self, subject: str, predicate: str, obj: str, at: datetime | None = None) -> bool:
+        """True if the store believes (now, or at `at`) the claim, and its claim graph holds it."""
+        try:
+            aid = assertion_id(subject, predicate, obj)
+        except Exception:  # noqa: BLE001 - odd input is simply not a claim
+            return False
+        return T.state(self.store, aid) is not None and T.believed(self.store, aid, at)
+
+    def path_memories(self) -> dict[str, tuple[bytes, list[list[str]]]]:
+        out = {}
+        for d in self.side.path_documents():
+            m = self.side.path_memory(d)
+            if m is not None:
+                out[d] = m
+        return out
+
+    # ------------------------------------------------------------------ path memories
+    def _documents_of(self, ids: Iterable[str]) -> set[str]:
+        docs: set[str] = set()
+        ox_ = self.store.ox
+        for i in ids:
+            for q in ox_.quads_for_pattern(assertion_iri(i), P.wasDerivedFrom, None, PROVENANCE_GRAPH):
+                for d in ox_.quads_for_pattern(q.object, OA_.hasSource, None, PROVENANCE_GRAPH):
+                    docs.add(d.object.value)
+        return docs
+
+    def _documents_with_paths_of(self, ids: set[str]) -> set[str]:
+        """Documents whose stored paths use one of these assertions (found by the paths' own hops)."""
+        if not ids:
+            return set()
+        out = set()
+        for d in self.side.path_documents():
+            m = self.side.path_memory(d)
+            if m is None:
+                continue
+            for els in m[1]:
+                if any(assertion_id(els[k], els[k + 1], els[k + 2]) in ids for k in range(0, len(els) - 2, 2)):
+                    out.add(d)
+                    break
+        return out
+
+    def _document_rows(self, docs: Sequence[str]) -> dict[str, list[str]]:
+        """doc -> ids of the assertions read from it, in by-source.rq's order (start offset, then record
+        IRI; repeats kept), for documents that have an m:reference. One queries/sources-of.rq per _CHUNK
+        documents; a document with a start offset that is not an xsd:integer is read with by-source.rq."""
+        spans: dict[str, list[tuple[int, str]]] = {}
+        odd: set[str] = set()
+        for k in range(0, len(docs), _CHUNK):
+            text = T.bind_rows(packaged("sources-of"), ["doc"], [(ox.NamedNode(d),) for d in docs[k:k + _CHUNK]])
+            for doc, a, start in self.store.ox.query(text):
+                if isinstance(start, ox.Literal) and start.datatype == XSD_INTEGER:
+                    spans.setdefault(doc.value, []).append((int(start.value), a.value))
+                else:
+                    odd.add(doc.value)
+        out = {d: [id_of(a) for _, a in sorted(rows)] for d, rows in spans.items() if d not in odd}
+        for d in sorted(odd):
+            node = ox.NamedNode(d)
+            refs = [q.object for q in self.store.ox.quads_for_pattern(node, M.reference, None, PROVENANCE_GRAPH)]
+            # bound by reference (binding ?doc would also substitute it inside ORDER BY); ordered by start offset
+            out[d] = [id_of(r["a"]) for ref in refs[:1] for r in self.store.run_query("by-source", reference=ref)
+                      if r["doc"] == node]
+        return out
+
+    def _rebuild_paths(self, docs: Iterable[str], facts: Sequence[tuple[str, str, str, str]] = (),
+                       read: AbstractSet[str] | None = frozenset()) -> int:
+        """Rebuild the path memories of `docs` from the believed facts among their assertions. `facts` are
+        the believed ones among the ids in `read`, which the caller has read already (`read` None: `facts`
+        is every believed fact); the rest are read for those assertions only."""
+        docs = sorted(set(docs))
+        if not docs:
+            return 0
+        rows = self._document_rows(docs)
+        if read is not None:
+            need = set(chain.from_iterable(rows.values())) - read
+            facts = list(facts) + (believed_facts(self.store, ids=need) if need else [])
+        by_id = {f[0]: f for f in facts}
+        n = 0
+        for d in docs:
+            seen: set[str] = set()
+            triples = []
+            for aid in rows.get(d, ()):
+                if aid in by_id and aid not in seen:
+                    seen.add(aid)
+                    triples.append(by_id[aid][1:])
+            paths = enumerate_paths(triples, max_hops=self.config.path_max_hops, window=self.config.path_window) if triples else []
+            if paths:
+                self.side.put_paths(d, document_memory(paths, self.encoder), [p.elements for p in paths])
+            else:
+                self.side.remove_paths(d)
+            n += 1
+        return n
+
+    def _forget_unknown(self) -> int:
+        """Drop Hebbian pairs of entities the store's registry no longer holds (erased). An entity a fact row
+        names is known (the fact rows are in step when this runs); only the others are looked for in the
+        registry, which is read whole only when there are such others."""
+        rows = self.side.conn.execute(
+            "SELECT a FROM hebbian UNION SELECT b FROM hebbian EXCEPT SELECT key FROM terms WHERE kind = 'e'").fetchall()
+        if not rows:
+            return 0
+        known = {entity_key(f) for f in (q.object.value for q in self.store.ox.quads_for_pattern(None, M.folded, None, ENTITY_GRAPH))}
+        gone = [r[0] for r in rows if r[0] not in known]
+        return self.side.hebbian.forget(gone) if gone else 0
+
+    # ------------------------------------------------------------------ Hebbian, by entity name
+    def activate(self, names: Iterable[str]) -> int:
+        """One Hebbian turn: strengthen every pair of these entities; the rest decays. Returns the turn."""
+        return self.side.hebbian.step({entity_key(n) for n in names})
+
+    def priming(self, name: str, limit: int | None = None) -> list[tuple[str, float]]:
+        """Entities associated with `name` above the priming threshold, strongest first, as display names."""
+        names: dict[str, str] = {}
+        for e in self.entities():
+            names.setdefault(entity_key(e.name), e.name)
+        out = []
+        for key, w in self.side.hebbian.priming(entity_key(name)):
+            if key in names:
+                out.append((names[key], w))
+        return out if limit is None else out[:limit]
+
+
+# ------------------------------------------------------------------ the side file of a store with no Memory open
+
+class _Listener:
+    """A Memory's subscription, holding it weakly: a Memory dropped without `close` is not kept alive (with
+    its SQLite connection) by the store it was attached to, and stops receiving events."""
+
+    __slots__ = ("memory",)
+
+    def __init__(self, mem: Memory) -> None:
+        self.memory = weakref.ref(mem)
+
+    def __call__(self, ev: StoreEvent) -> None:
+        mem = self.memory()
+        if mem is not None:
+            mem._on_event(ev)
+
+
+def _attached(store) -> list[Memory]:
+    """The Memories subscribed to this store object (its subscriber list: no module-level registry)."""
+    mems = (cb.memory() for cb in store.subscribers() if isinstance(cb, _Listener))
+    return [m for m in mems if m is not None]
+
+
+def _erased(store, ev: StoreEvent) -> None:
+    path = getattr(store, "path", None)
+    if path is None or not side_path(path).exists():
+        return
+    side = SideTables(side_path(path))
+    tmp = Memory(store, side)
+    try:
+        if side.rebuilt:  # was damaged: filled again from the store, which no longer believes `ids`
+            tmp.sync()
+        else:
+            tmp.drop(ev.affected)
+        tmp.after_erasure()
+    finally:
+        tmp._unsubscribe()
+        side.close()
+
+
+def _compacted(root: Path) -> None:
+    p = side_path(root)
+    if p.exists():
+        side = SideTables(p)
+        try:
+            side.vacuum()
+        finally:
+            side.close()
+        if side.rebuilt:  # it was damaged and is empty now: gone, the next Memory.attach builds it from the store
+            for x in ("", "-wal", "-shm"):
+                p.with_name(p.name + x).unlink(missing_ok=True)
+
+
+def follow(store) -> Callable[[], None]:
+    """Keep the side tables beside an on-disk store in step while no Memory is open on it (the CLI's
+    `erase` and `compact`): on `erased` the file, if there is one, drops the erased rows (and forgets
+    Hebbian pairs of entities the store no longer knows); on `compacted` it is vacuumed. Events a Memory
+    attached to the store handles itself are left to it. Returns the unsubscribe function."""
+
+    def on_event(ev: StoreEvent) -> None:
+        if _attached(store):
+            return
+        if ev.kind == "erased":
+            _erased(store, ev)
+        elif ev.kind == "compacted" and ev.path is not None:
+            _compacted(Path(ev.path))
+
+    return store.subscribe(on_event)
+
+
+def after_ingest_hook(store) -> Callable[[object], None]:
+    """A callback for `loader.load(on_commit=…)`: indexes each committed batch in the side tables beside an
+    on-disk store (one call per loader flush). Their file is opened (and rebuilt from the store if it is
+    missing or damaged) now, before the ingest commits anything, so a damaged file costs a notice, not a
+    half-finished ingest. A Memory attached to the store indexes each write itself (its `committed`
+    event), so then the callback does nothing."""
+    if not _attached(store) and getattr(store, "path", None) is not None and not getattr(store, "read_only", False):
+        Memory.attach(store, reconcile=False).close()
+
+    def hook(report) -> None:
+        ids = list(getattr(report, "ids", ()) or ())
+        if not ids or _attached(store):
+            return
+        m = Memory.attach(store, reconcile=False)
+        m._unsubscribe()  # indexes this report only, not the events of other writes meanwhile
+        try:
+            m.index_written(report)
+        finally:
+            m.close()
+
+    return hook

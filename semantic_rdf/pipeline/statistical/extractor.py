@@ -1,0 +1,581 @@
+"""The statistical extractor: shipped weights in, taxonomy triples with calibrated confidences out.
+
+Per sentence: tokens -> CRF entity tags -> mentions grouped into the document's entities (see
+model.DocState) -> every ordered entity pair scored by one logistic regression per aligned
+Wikidata property -> calibrated -> kept at or above the floor. Deterministic: no sampling, no
+threads, the same weights give the same triples. Loads from disk only; no network.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import chain, repeat
+from pathlib import Path
+from typing import cast
+
+import numpy as np
+
+from semantic_rdf.pipeline import gazetteer as gz
+from semantic_rdf.core.errors import InvalidInput, NotFound
+from semantic_rdf.pipeline.extract import check_chunk, check_floor, predicate_hints, sentence_spans
+from semantic_rdf.pipeline.statistical.model import (CrossContext, CrossPair, DocState, SentMention, alignment,
+                                            candidate_pairs, cross_pairs, ner_features, pair_features,
+                                            together_in)
+from semantic_rdf.pipeline.statistical.text import Token, tokenize
+from semantic_rdf.core.values import Chunk, Triple
+
+__all__ = ["StatisticalExtractor", "load_manifest", "Weights", "WEIGHTS_DIR", "WEIGHT_FILES", "sha256_file",
+           "CrossHead", "CrossScored", "score_cross", "calibrated", "CROSS"]
+
+WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
+WEIGHT_FILES = ("ner.crfsuite", "relations.npz", "features.json", "cross.npz", "cross.json", "calibration.json")
+CROSS = "x:"  # calibration key prefix of the cross-sentence classifiers ("x:P131")
+_CLASS = {"PER": "Person", "ORG": "Organization", "LOC": "Place", "MISC": "Thing"}
+_FENCE = re.compile(r"^[ \t]{0,3}(?:```|~~~)", re.M)
+_MAX_PAIRS = 400  # entity pairs scored per sentence (or per chunk, across sentences) at most
+_MAX_TOGETHER = 20_000  # a document naming so many pairs together is a list, not prose: no cross stage
+_CODE_TAG = re.compile(r"<(pre|code)\b[^>]*>.*?</\1\s*>", re.S | re.I)
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def load_manifest(directory: Path | str | None = None) -> dict:
+    path = Path(directory or WEIGHTS_DIR) / "manifest.json"
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as exc:
+        raise NotFound(f"statistical extractor weights: cannot read {path} ({exc.__class__.__name__})") from None
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def _curves(cal: dict | None, pids: tuple[str, ...], prefix: str) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Each property's reliability curve: its own when it had enough tuning facts, else the pooled one;
+    the identity when the weights are read uncalibrated."""
+    xs, ys = [], []
+    for pid in pids:
+        c = cal["by"].get(prefix + pid, cal["pooled"]) if cal else {"x": [0.0, 1.0], "y": [0.0, 1.0]}
+        xs.append(np.array(c["x"]))
+        ys.append(np.array(c["y"]))
+    return xs, ys
+
+
+def calibrated(p: np.ndarray, cal_x: list[np.ndarray], cal_y: list[np.ndarray], cache: dict,
+               least: float = 0.02) -> np.ndarray:
+    """Raw probabilities (pairs x relations) -> calibrated. Only entries that can reach `least` are
+    interpolated (the rest are left at 0): below its curve's last knot under `least`, a raw probability
+    cannot calibrate to `least` or more, the curves being non-decreasing. `cache` keeps each `least`'s
+    raw thresholds."""
+    floor_raw = cache.get(least)
+    if floor_raw is None:
+        floor_raw = np.empty(len(cal_x))
+        for j, (x, y) in enumerate(zip(cal_x, cal_y)):
+            hit = np.nonzero(y >= least)[0]
+            floor_raw[j] = np.inf if not len(hit) else (x[hit[0] - 1] if hit[0] > 0 else -np.inf)
+        cache[least] = floor_raw
+    out = np.zeros_like(p)
+    above = p > floor_raw
+    for k in np.nonzero(above.any(axis=0))[0]:  # one interp per property over its rows (elementwise: same values)
+        rows = above[:, k]
+        out[rows, k] = np.interp(p[rows, k], cal_x[k], cal_y[k])
+    return out
+
+
+@dataclass
+class CrossHead:
+    """The classifiers of entity pairs that share no sentence (one logistic regression per property)."""
+
+    vocab: dict[str, int]
+    coef: np.ndarray  # (features, relations) float32
+    intercept: np.ndarray
+    relations: tuple[str, ...]
+    cal_x: list[np.ndarray]
+    cal_y: list[np.ndarray]
+    _raw_floor: dict = field(default_factory=dict)
+
+    def sums(self, feats: list[list[str]]) -> np.ndarray:
+        """Each row's known features' weights summed (rows x relations), in feature order."""
+        n = len(feats)
+        out = np.zeros((n, len(self.relations)), np.float32)
+        lens = np.fromiter(map(len, feats), dtype=np.intp, count=n)
+        ids = np.fromiter(map(self.vocab.get, chain.from_iterable(feats), repeat(-1)), dtype=np.intp,
+                          count=int(lens.sum()))
+        keep = ids >= 0
+        counts = np.bincount(np.repeat(np.arange(n), lens)[keep], minlength=n)
+        idx = ids[keep]
+        if len(idx):
+            full = counts > 0
+            starts = (np.cumsum(counts) - counts)[full]
+            out[full] = np.add.reduceat(self.coef[idx], starts, axis=0)
+        return out
+
+    def score(self, ctx: CrossContext, pairs: list[CrossPair]) -> np.ndarray:
+        """Calibrated probabilities (pairs x relations). The model is linear: each of the pairs' components
+        (model.CrossContext) has its weights summed once, and a pair's score is the sum of its components'."""
+        if not pairs or not self.relations:
+            return np.zeros((len(pairs), len(self.relations)), np.float32)
+        ids: dict[tuple, int] = {}
+        flat: list[int] = []
+        lens: list[int] = []
+        for p in pairs:
+            parts = ctx.parts(p)
+            lens.append(len(parts))
+            for key in parts:
+                i = ids.get(key)
+                if i is None:
+                    i = ids[key] = len(ids)
+                flat.append(i)
+        table = self.sums([list(ctx.render(key)) for key in ids])  # dicts keep insertion order: row i is key i
+        n = np.array(lens, dtype=np.intp)
+        starts = np.cumsum(n) - n  # every pair has at least its type pair: no empty range
+        z = np.add.reduceat(table[np.array(flat, dtype=np.intp)], starts, axis=0)
+        return calibrated(_sigmoid(z + self.intercept), self.cal_x, self.cal_y, self._raw_floor)
+
+
+@dataclass
+class Weights:
+    """The trained parts, read from a weights directory (the shipped one by default)."""
+
+    directory: Path
+    tagger: object
+    vocab: dict[str, int]
+    coef: np.ndarray  # (features, relations) float32
+    intercept: np.ndarray  # (relations,)
+    relations: tuple[str, ...]  # Wikidata property ids, one per column
+    cal_x: list[np.ndarray]  # per relation: isotonic calibration knots
+    cal_y: list[np.ndarray]
+    floor: float
+    manifest: dict
+    cross: "CrossHead"
+    _raw_floor: dict = field(default_factory=dict)  # least calibrated value -> per relation raw threshold
+
+    @classmethod
+    def load(cls, directory: Path | str | None = None, *, calibrated: bool = True) -> "Weights":
+        import pycrfsuite
+
+        d = Path(directory or WEIGHTS_DIR)
+        for name in WEIGHT_FILES[:5]:
+            if not (d / name).is_file():
+                raise NotFound(f"statistical extractor weights: {d / name} is missing"
+                               " (rebuild with python -m semantic_rdf.pipeline.statistical.train)")
+        try:
+            tagger = pycrfsuite.Tagger()
+            tagger.open(str(d / "ner.crfsuite"))
+            with open(d / "features.json", encoding="utf-8") as f:
+                meta = json.load(f)
+            with np.load(d / "relations.npz", allow_pickle=False) as z:
+                coef = z["coef"].astype(np.float32)
+                intercept = z["intercept"].astype(np.float32)
+            if coef.shape != (len(meta["features"]), len(meta["relations"])) or intercept.shape != (coef.shape[1],):
+                raise ValueError("relation weights do not match the feature list")
+            with open(d / "cross.json", encoding="utf-8") as f:
+                xmeta = json.load(f)
+            with np.load(d / "cross.npz", allow_pickle=False) as z:
+                xcoef = z["coef"].astype(np.float32)
+                xintercept = z["intercept"].astype(np.float32)
+            if xcoef.shape != (len(xmeta["features"]), len(xmeta["relations"])) or xintercept.shape != (xcoef.shape[1],):
+                raise ValueError("cross-sentence weights do not match their feature list")
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise InvalidInput(f"statistical extractor weights in {d} are unreadable ({exc})") from None
+        rels = tuple(meta["relations"])
+        xrels = tuple(xmeta["relations"])
+        cal: dict | None = None
+        if calibrated and (d / "calibration.json").is_file():
+            with open(d / "calibration.json", encoding="utf-8") as f:
+                cal = json.load(f)
+        floor = float(cal["floor"]) if cal else 0.5
+        cal_x, cal_y = _curves(cal, rels, "")
+        manifest = load_manifest(d) if (d / "manifest.json").is_file() else {}
+        vocab = {name: i for i, name in enumerate(meta["features"])}
+        cross = CrossHead({name: i for i, name in enumerate(xmeta["features"])}, xcoef, xintercept, xrels,
+                          *_curves(cal, xrels, CROSS))
+        return cls(d, tagger, vocab, coef, intercept, rels, cal_x, cal_y, floor, manifest, cross)
+
+    def calibrate(self, p: np.ndarray, least: float = 0.02) -> np.ndarray:
+        """Raw probabilities (pairs x relations) -> calibrated (see `calibrated`)."""
+        return calibrated(p, self.cal_x, self.cal_y, self._raw_floor, least)
+
+    def score(self, feats: list[list[str]]) -> np.ndarray:
+        """Raw probabilities (pairs x relations) of one sentence's pairs."""
+        return self.score_sentences(feats, [len(feats)])
+
+    def score_sentences(self, feats: list[list[str]], sizes: list[int]) -> np.ndarray:
+        """Raw probabilities (pairs x relations) of the pairs of consecutive sentences (`sizes` pairs each):
+        each pair's weights summed in one gather and reduce.
+
+        Per sentence this is the sum the weights were tuned with: the features of a pair in order and,
+        for a sentence's last pair (when it has any known feature), feature 0's weights added last — a
+        sentinel the one-sentence reduceat always let into its last range. Kept so the scores, and so the
+        calibrated floor, stay exactly as trained. The names of all pairs are looked up in one C-level
+        map and the unknown ones dropped with a numpy mask."""
+        n = len(feats)
+        lens = np.fromiter(map(len, feats), dtype=np.intp, count=n)
+        ids = np.fromiter(map(self.vocab.get, chain.from_iterable(feats), repeat(-1)), dtype=np.intp,
+                          count=int(lens.sum()))
+        keep = ids >= 0
+        counts = np.bincount(np.repeat(np.arange(n), lens)[keep], minlength=n)
+        idx = ids[keep]
+        if not len(idx):
+            return _sigmoid(np.tile(self.intercept, (n, 1)))
+        last = np.cumsum([k for k in sizes if k]) - 1  # each sentence's last pair
+        last = last[counts[last] > 0]
+        # feature 0 goes in after the last known feature of each sentence's last pair
+        ends = np.cumsum(counts)
+        idx = np.insert(idx, ends[last], 0)
+        counts[last] += 1
+        starts = np.cumsum(counts) - counts
+        if not counts[-1]:
+            idx = np.append(idx, 0)  # an empty last row still needs a start inside the array (zeroed below)
+        sums = np.add.reduceat(self.coef[idx], starts, axis=0)
+        sums[counts == 0] = 0.0  # reduceat copies a row for an empty range
+        return _sigmoid(sums + self.intercept)
+
+
+def crf_attributes(tagger) -> frozenset[str] | None:
+    """The attributes the CRF model has state weights for (read from its dump, once per tagger); None
+    (hand the CRF every feature: slower, the same tags) when the dump cannot be written to a temp file."""
+    got = _CRF_ATTRS.get(id(tagger))
+    if got is None or got[0] is not tagger:
+        try:
+            attrs: frozenset[str] | None = frozenset(a for a, _ in tagger.info().state_features)
+        except OSError:
+            attrs = None
+        got = _CRF_ATTRS[id(tagger)] = (tagger, attrs)
+    return got[1]
+
+
+_CRF_ATTRS: dict[int, tuple[object, frozenset[str] | None]] = {}
+
+
+def tag_spans(tagger, words: list[str], keep: frozenset[str] | None = None) -> list[tuple[int, int, str]]:
+    """BIO tags from the CRF as (token a, token b, type) spans (keep: see model.ner_features)."""
+    tags = tagger.tag(ner_features(words, keep)) if words else []
+    spans: list[tuple[int, int, str]] = []
+    a, typ = -1, ""
+    for i, tag in enumerate(list(tags) + ["O"]):
+        if a >= 0 and (tag == "O" or tag.startswith("B-") or tag[2:] != typ):
+            spans.append((a, i, typ))
+            a = -1
+        if tag.startswith("B-") or (tag.startswith("I-") and a < 0):
+            a, typ = i, tag[2:]
+    return spans
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """One entity pair of a sentence with its calibrated probability for one Wikidata property."""
+
+    h: SentMention
+    t: SentMention
+    pid: str
+    p: float
+    sent: int
+
+
+class Annotator:
+    """A document's sentences -> scored pairs; shared by the extractor, training's tuning pass and the bench."""
+
+    def __init__(self, weights: Weights) -> None:
+        self.w = weights
+
+    def sentence(self, state: DocState, tokens: list[Token],
+                 gold: list[tuple[int, int, str, int | None]] | None = None) -> tuple[list[SentMention], list[Scored]]:
+        mentions, scored, _ = self.sentences(state, [tokens], gold)[0]
+        return mentions, scored
+
+    def sentences(self, state: DocState, sents: list[list[Token]],
+                  gold: list[tuple[int, int, str, int | None]] | None = None
+                  ) -> list[tuple[list[SentMention], list[Scored], dict[int, str]]]:
+        """Several consecutive sentences of a document: per sentence its mentions, its scored pairs and the
+        types its entities had then (a later mention can change an entity's majority type).
+
+        The document state grows sentence by sentence exactly as one `sentence` call at a time would; only
+        the scoring is batched: all pairs of all the sentences go through one lookup, gather, reduce and
+        calibration (numpy's per-call overhead dominated on sentences of a few pairs). Each pair's sum is
+        the same float32 sum as before, the sentence's last pair included (see Weights.score)."""
+        per: list[tuple[list[SentMention], list[tuple[SentMention, SentMention]], dict[int, str], int]] = []
+        feats: list[list[str]] = []
+        ents = state.entities
+        keep = crf_attributes(self.w.tagger) if gold is None else None
+        for tokens in sents:
+            words = [t.text for t in tokens]
+            if gold is not None:
+                spans = gold
+            else:
+                spans = [(a, b, typ, None) for a, b, typ in tag_spans(self.w.tagger, words, keep)]
+                spans = state.known_spans(words, spans)
+            mentions = state.add_sentence(tokens, spans)
+            pairs = candidate_pairs(mentions)
+            types = {m.entity: ents[m.entity].type for m in mentions}
+            if pairs:
+                if len(pairs) > _MAX_PAIRS:  # a list of hundreds of names: score the closest pairs only (bounded work)
+                    pairs = sorted(pairs, key=lambda p: (abs(p[0].a - p[1].a) if -1 not in (p[0].a, p[1].a) else 0,
+                                                         p[0].entity, p[1].entity))[:_MAX_PAIRS]
+                lower = [w.lower() for w in words]
+                feats.extend(features_of(state, lower, h, t, mentions) for h, t in pairs)
+            per.append((mentions, pairs, types, state.sent))
+        if not feats:
+            return [(m, [], ty) for m, _, ty, _ in per]
+        probs = self.w.calibrate(self.w.score_sentences(feats, [len(p) for _, p, _, _ in per]))
+        rel = self.w.relations
+        hits = np.nonzero(probs > 0.02)  # row-major: pair by pair, property by property
+        out: list[tuple[list[SentMention], list[Scored], dict[int, str]]] = []
+        row = 0
+        pos = 0
+        nhits = len(hits[0])
+        ks, js = hits[0].tolist(), hits[1].tolist()
+        for mentions, pairs, types, sent in per:
+            end = row + len(pairs)
+            scored = []
+            while pos < nhits and ks[pos] < end:
+                k, j = ks[pos], js[pos]
+                h, t = pairs[k - row]
+                scored.append(Scored(h, t, rel[j], float(probs[k, j]), sent))
+                pos += 1
+            out.append((mentions, scored, types))
+            row = end
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class CrossScored:
+    """An entity pair that shares no sentence, with its calibrated probability for one Wikidata property."""
+
+    pair: CrossPair
+    pid: str
+    p: float
+
+
+def score_cross(w: Weights, state: DocState, sents: list[list[SentMention]], words: list[list[str]],
+                together: set[tuple[int, int]]) -> list[CrossScored]:
+    """The pairs of `sents` (consecutive sentences of a document, their lower-cased `words`) whose entities
+    never shared a sentence of the document (`together`), scored by the cross-sentence classifiers."""
+    pairs = cross_pairs(state, sents, together, _MAX_PAIRS)
+    if not pairs or not w.cross.relations:
+        return []
+    probs = w.cross.score(CrossContext(state, together, words), pairs)
+    rel = w.cross.relations
+    ks, js = np.nonzero(probs > 0.02)
+    return [CrossScored(pairs[k], rel[j], float(probs[k, j])) for k, j in zip(ks.tolist(), js.tolist())]
+
+
+def features_of(state: DocState, lower: list[str], h: SentMention, t: SentMention,
+                mentions: list[SentMention]) -> list[str]:
+    eh, et = state.entities[h.entity], state.entities[t.entity]
+    return pair_features(lower, h, t, eh.type, et.type, h.entity == state.first, t.entity == state.first,
+                         mentions, state.sent, gz.builtin_class(et.name), gz.builtin_class(eh.name))
+
+
+class _Doc:
+    """Run-time state of one document: its entities, what has been emitted, where a code block is open."""
+
+    def __init__(self) -> None:
+        self.state = DocState()
+        self.seen_end = 0
+        self.emitted: set[tuple[str, str, str]] = set()
+        self.in_fence = False
+        self.topic_at: tuple[int, int] | None = None  # the topic entity's latest named mention (doc offsets)
+        self.named_at: dict[int, tuple[int, int]] = {}  # entity -> its latest named mention before this sentence
+        self.together: set[tuple[int, int]] = set()  # entity pairs that shared a sentence (the cross stage skips them)
+        self.lists = False  # too many pairs shared sentences: the cross stage is off for this document
+
+
+class StatisticalExtractor:
+    """Trained, deterministic, offline extractor for the 53-predicate taxonomy (see docs/extraction.md).
+
+    floor: confidence floor on the calibrated probability; None takes the floor chosen at training
+    (on the tuning documents, for precision >= 0.80). Chunks of one document should come in order: a
+    document's entities, and the antecedents of its pronouns, are carried from chunk to chunk.
+    `entity_types` maps each entity name in an emitted triple to its ontology class; `aliases(doc_id)`
+    gives each entity's other names in that document; `surfaces` records, per emitted triple, the
+    surface forms its subject and object stood for in the evidence and how each was found (named,
+    demonym, pron, nominal, implicit; "antecedent" for the second selector of a resolved one), for
+    span-fidelity checks. A triple whose subject or object was resolved from a pronoun or nominal comes
+    twice: with the sentence as evidence, and with the antecedent's mention (when it lies in the chunk)."""
+
+    process_safe = True  # the weights are read-only: a forked child (ahead.py) extracts the same
+
+    def __init__(self, floor: float | None = None, *, weights: Weights | str | Path | None = None,
+                 max_sentence: int = 2000) -> None:
+        self.w = weights if isinstance(weights, Weights) else _cached_weights(str(weights or WEIGHTS_DIR))
+        # a floor given is checked and returned as given (None only when none is given)
+        self.floor: float = self.w.floor if floor is None else cast(float, check_floor(floor))
+        self.annotator = Annotator(self.w)
+        self.max_sentence = max_sentence
+        align = alignment()
+        self._pred = {pid: align[pid] for pid in self.w.relations if pid in align}
+        self.hints = predicate_hints()
+        man = self.w.manifest
+        wsha = man.get("weights_sha256", "unversioned")
+        self.agent = f"statistical-extractor-{wsha[:12]}"
+        self.model_id = (f"semantic_rdf.pipeline.statistical weights sha256:{wsha} training data sha256:"
+                         f"{man.get('training_data_sha256', 'unknown')}")
+        self.entity_types: dict[str, str] = {}
+        self.surfaces: OrderedDict[tuple, tuple[str, str]] = OrderedDict()
+        self._docs: OrderedDict[str, _Doc] = OrderedDict()
+
+    def aliases(self, doc_id: str) -> dict[str, set[str]]:
+        d = self._docs.get(doc_id)
+        if d is None:
+            return {}
+        return {e.name: set(e.aliases) - {e.name} for e in d.state.entities}
+
+    def _class(self, name: str, typ: str, hint: str | None) -> str:
+        if typ == "LOC":
+            return gz.builtin_class(name) or "Place"
+        if typ == "MISC" and hint in ("Work", "Award", "Artifact", "Concept", "Field", "Event"):
+            return hint
+        return _CLASS.get(typ, "Thing")
+
+    def extract(self, chunk: Chunk) -> list[Triple]:
+        check_chunk(chunk)
+        doc = self._docs.get(chunk.doc_id)
+        if doc is None:
+            doc = self._docs[chunk.doc_id] = _Doc()
+        self._docs.move_to_end(chunk.doc_id)
+        while len(self._docs) > 256:
+            self._docs.popitem(last=False)
+        text = chunk.text
+        code = self._code_regions(doc, text)
+        out: list[Triple] = []
+        spans: list[tuple[int, int]] = []
+        sents: list[list[Token]] = []
+        seen_end = doc.seen_end
+        off = chunk.start
+        for a, b in sentence_spans(text):
+            if off + a < seen_end:
+                continue  # an overlapping chunk repeats sentences already read
+            if b - a > self.max_sentence or any(a < ce and cs < b for cs, ce in code):
+                continue  # code is not prose; an overlong "sentence" is a table or a dump
+            tokens = tokenize(text, a, b, off)
+            if not tokens:
+                continue
+            spans.append((a, b))
+            sents.append(tokens)
+            seen_end = off + b
+        if not sents:
+            return out
+        results = self.annotator.sentences(doc.state, sents)
+        for (a, b), (mentions, scored, types) in zip(spans, results):
+            sa, sb = off + a, off + b
+            first = doc.state.first
+            for m in mentions:
+                if m.entity == first and m.kind in ("named", "demonym"):
+                    doc.topic_at = (m.start, m.end)
+            for s in scored:
+                if s.p < self.floor or s.pid not in self._pred:
+                    continue
+                out.extend(self._triple(doc, chunk, s.h, s.t, s.pid, s.p, sa, sb, types))
+            for m in mentions:
+                if m.kind in ("named", "demonym"):
+                    doc.named_at[m.entity] = (m.start, m.end)
+            if not doc.lists:
+                doc.together |= together_in(mentions)
+                if len(doc.together) > _MAX_TOGETHER:  # the set is dropped: kept for 256 documents, it must stay small
+                    doc.lists = True
+                    doc.together = set()
+            doc.seen_end = off + b
+        out.extend(self._cross(doc, chunk, spans, sents, [m for m, _, _ in results]))
+        return out
+
+    def _cross(self, doc: _Doc, chunk: Chunk, spans: list[tuple[int, int]], sents: list[list[Token]],
+               mentions: list[list[SentMention]]) -> list[Triple]:
+        """Facts between entities of this chunk that share no sentence of the document: the evidence is the
+        passage from the first of the two sentences to the last (at most `max_sentence` characters)."""
+        if doc.lists:
+            return []
+        words = [[t.text.lower() for t in tokens] for tokens in sents]
+        types = {i: e.type for i, e in enumerate(doc.state.entities)}
+        out: list[Triple] = []
+        for c in score_cross(self.w, doc.state, mentions, words, doc.together):
+            if c.p < self.floor or c.pid not in self._pred:
+                continue
+            (a1, b1), (a2, b2) = spans[c.pair.h_sent], spans[c.pair.t_sent]
+            start, end = chunk.start + min(a1, a2), chunk.start + max(b1, b2)
+            if end - start <= self.max_sentence:
+                out.extend(self._triple(doc, chunk, c.pair.h, c.pair.t, c.pid, c.p, start, end, types))
+        return out
+
+    def _triple(self, doc: _Doc, chunk: Chunk, sh: SentMention, stl: SentMention, pid: str, p: float,
+                sa: int, sb: int, types: dict[int, str]) -> list[Triple]:
+        """The triple of a pair scored for a property, evidenced by doc.text[sa:sb] (and by the antecedent's
+        mention when a side was a pronoun or nominal); none when the document has stated it already."""
+        st = doc.state
+        pred, inverse = self._pred[pid]
+        h, t = (stl, sh) if inverse else (sh, stl)
+        eh, et = st.entities[h.entity], st.entities[t.entity]
+        start = sa
+        if "implicit" in (h.kind, t.kind):
+            # the topic is not named in this sentence: the evidence reaches back to its latest mention,
+            # which must lie in this chunk so that the span holds the name it stands for
+            if doc.topic_at is None or doc.topic_at[0] < chunk.start:
+                return []
+            start = doc.topic_at[0]
+        key = (eh.name, pred, et.name)
+        if key in doc.emitted or eh.name == et.name:
+            return []
+        doc.emitted.add(key)
+        hs, ho = self.hints.get(pred, (None, None))
+        # the types the entities had at this sentence (the batch has read the chunk's later sentences already)
+        self.entity_types[eh.name] = self._class(eh.name, types[h.entity], hs)
+        self.entity_types[et.name] = self._class(et.name, types[t.entity], ho)
+        if len(self.entity_types) > 200_000:
+            self.entity_types.clear()
+        def surface(m: SentMention) -> str:
+            a, b = (doc.topic_at or (-1, -1)) if m.kind == "implicit" else (m.start, m.end)
+            return chunk.text[a - chunk.start:b - chunk.start] if chunk.start <= a < b <= chunk.end else m.surface
+
+        surf_h, surf_t = surface(h), surface(t)
+        score = round(p, 4)
+        self._note(chunk.doc_id, start, sb, key, (surf_h, surf_t, h.kind, t.kind))
+        out = [Triple(eh.name, pred, et.name, chunk, score, None, start, sb)]
+        # a subject or object read from a pronoun or nominal gets a second selector: the antecedent's
+        # mention, so the evidence for the link is kept beside the sentence that states the relation
+        for m, e, side in ((h, eh, 0), (t, et, 1)):
+            at = doc.named_at.get(m.entity) if m.kind in ("pron", "nominal") else None
+            if at is not None and chunk.start <= at[0] and at[1] <= sa:
+                name = chunk.text[at[0] - chunk.start:at[1] - chunk.start]
+                self._note(chunk.doc_id, at[0], at[1], key, (name, "", "antecedent", "") if side == 0
+                           else ("", name, "", "antecedent"))
+                out.append(Triple(eh.name, pred, et.name, chunk, score, None, at[0], at[1]))
+        return out
+
+    def _note(self, doc_id: str, start: int, end: int, key: tuple[str, str, str], rec: tuple) -> None:
+        self.surfaces[(doc_id, start, end, *key)] = rec
+        while len(self.surfaces) > 100_000:
+            self.surfaces.popitem(last=False)
+
+    @staticmethod
+    def _code_regions(doc: _Doc, text: str) -> list[tuple[int, int]]:
+        """Markdown fenced blocks (carried across chunks) and HTML <pre>/<code> elements of this chunk."""
+        regions: list[tuple[int, int]] = [(m.start(), m.end()) for m in _CODE_TAG.finditer(text)]
+        open_at = 0 if doc.in_fence else None
+        for m in _FENCE.finditer(text):
+            if open_at is None:
+                open_at = m.start()
+            else:
+                regions.append((open_at, text.find("\n", m.end()) % (len(text) + 1) or len(text)))
+                open_at = None
+        if open_at is not None:
+            regions.append((open_at, len(text)))
+        doc.in_fence = open_at is not None
+        return regions
+
+
+@lru_cache(maxsize=4)
+def _cached_weights(directory: str) -> Weights:
+    return Weights.load(directory)

@@ -1,0 +1,690 @@
+"""What training and run time share: the Wikidata alignment, token features for the entity
+tagger, the grouping of a document's mentions into entities (with pronoun and nominal
+resolution), and the features of an entity pair in a sentence.
+
+Both sides call the same functions — training on gold mentions, run time on tagged ones — so a
+feature means the same thing in both places.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from semantic_rdf.pipeline import gazetteer as gz
+from semantic_rdf.core.identity import fold as _fold_uncached
+from semantic_rdf.pipeline.statistical.text import Token
+
+__all__ = ["alignment", "ner_features", "DocState", "SentMention", "pair_features", "ENTITY_TYPES", "CrossPair",
+           "cross_pairs", "cross_features", "DocPlaces", "CrossContext", "together_in", "CROSS_TAIL",
+           "sentence_bag"]
+
+ENTITY_TYPES = ("PER", "ORG", "LOC", "MISC")  # TIME and NUM are tagged but never become entities
+
+
+# ------------------------------------------------------------------ Wikidata alignment
+
+
+@lru_cache(maxsize=1)
+def alignment() -> dict[str, tuple[str, bool]]:
+    """Wikidata property id -> (predicate name, inverse?) from ontology/taxonomy.ttl.
+
+    Several predicates may align with one property (born_in and place_of_birth with P19): the first
+    exactMatch in the file wins, then the first inverseMatch, then the first broadMatch."""
+    import pyoxigraph as ox
+
+    from semantic_rdf.core import vocab
+    from semantic_rdf.core.resources import files
+
+    ns = vocab.NS
+    skos = "http://www.w3.org/2004/02/skos/core#"
+    wdt = "http://www.wikidata.org/prop/direct/"
+    rank = {skos + "exactMatch": 0, ns + "inverseMatch": 1, skos + "broadMatch": 2}
+    names: dict[str, str] = {}
+    links: list[tuple[int, int, str, str, bool]] = []
+    order = 0
+    for path in files("ontology", "taxonomy.ttl"):
+        for t in ox.parse(path=str(path), format=ox.RdfFormat.TURTLE):
+            p = t.predicate.value
+            if p == ns + "name":
+                names[t.subject.value] = t.object.value
+            elif p in rank and t.object.value.startswith(wdt):
+                order += 1
+                links.append((rank[p], order, t.object.value[len(wdt):], t.subject.value, p == ns + "inverseMatch"))
+    out: dict[str, tuple[str, bool]] = {}
+    for _, _, pid, iri, inverse in sorted(links):
+        if pid not in out and iri in names:
+            out[pid] = (names[iri], inverse)
+    return out
+
+
+# ------------------------------------------------------------------ entity tagger features
+
+
+
+@lru_cache(maxsize=200_000)
+def _shape(w: str) -> str:
+    out: list[str] = []
+    for c in w:
+        if c.isupper():
+            k = "X"
+        elif c.islower():
+            k = "x"
+        elif c.isdigit():
+            k = "d"
+        else:
+            k = c
+        if not out or out[-1] != k:
+            out.append(k)
+    return "".join(out)[:6]
+
+
+@lru_cache(maxsize=200_000)
+def _word_feats(w: str) -> tuple[str, ...]:
+    lw = w.lower()
+    f = ["w=" + lw, "sh=" + _shape(w), "p3=" + lw[:3], "s3=" + lw[-3:], "s2=" + lw[-2:]]
+    if w[:1].isupper():
+        f.append("up")
+    if w.isupper() and len(w) > 1:
+        f.append("allup")
+    if w.isdigit():
+        f.append("num" + str(min(len(w), 5)))
+    if gz.country_of_demonym(w):
+        f.append("demonym")
+    cls = gz.builtin_class(w)
+    if cls:
+        f.append("gz=" + cls)
+    sc = gz.suffix_class(w) if w[:1].isupper() else None
+    if sc:
+        f.append("sfx=" + sc)
+    return tuple(f)
+
+
+@lru_cache(maxsize=200_000)
+def _context_feats(w: str) -> tuple[tuple[str, ...], ...]:
+    """The features a word gives its neighbours at offsets -2, -1, +1, +2 (in that order)."""
+    lw, sh = w.lower(), _shape(w)
+    return tuple((f"{d}w={lw}", f"{d}sh={sh}") for d in (-2, -1, 1, 2))
+
+
+@lru_cache(maxsize=200_000)
+def _kept_word_feats(w: str, keep: frozenset[str]) -> tuple[str, ...]:
+    return tuple(x for x in _word_feats(w) if x in keep)
+
+
+@lru_cache(maxsize=200_000)
+def _kept_context_feats(w: str, keep: frozenset[str]) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(x for x in pair if x in keep) for pair in _context_feats(w))
+
+
+def ner_features(words: list[str], keep: frozenset[str] | None = None) -> list[list[str]]:
+    """CRF features for each token of one sentence: the word, its shape and affixes, and its neighbours'.
+
+    keep: the attributes the CRF model has weights for (run time); the others are left out, in order.
+    CRFsuite skips an attribute it does not know, so the tags are the same, but handing it hundreds of
+    thousands of strings it then looks up and drops was half the tagging time."""
+    n = len(words)
+    if keep is None:
+        base = [_word_feats(w) for w in words]
+        ctx = [_context_feats(w) for w in words]
+    else:
+        base = [_kept_word_feats(w, keep) for w in words]
+        ctx = [_kept_context_feats(w, keep) for w in words]
+    # column by column, each token's features in the order training saw: its own, BOS, the neighbours
+    # at -2, -1, +1, +2, the bigram with the previous word
+    out = [list(b) for b in base]
+    if n and (keep is None or "BOS" in keep):
+        out[0].append("BOS")
+    for f, c in zip(out[2:], ctx):
+        f.extend(c[0])
+    for f, c in zip(out[1:], ctx):
+        f.extend(c[1])
+    for f, c in zip(out, ctx[1:]):
+        f.extend(c[2])
+    for f, c in zip(out, ctx[2:]):
+        f.extend(c[3])
+    lower = [w.lower() for w in words]
+    for f, a, b in zip(out[1:], lower, lower[1:]):
+        bi = f"bi=-1{a}|{b}"
+        if keep is None or bi in keep:
+            f.append(bi)
+    return out
+
+
+# ------------------------------------------------------------------ entities in a document
+
+_PRON_PER = {"he": "subj", "she": "subj", "him": "obj", "his": "poss", "her": "poss", "hers": "poss"}
+_GENDER = {"he": "m", "him": "m", "his": "m", "she": "f", "her": "f", "hers": "f"}
+_PRON_IT = {"it": "subj", "its": "poss"}
+# definite nominals and the entity type they refer back to
+_NOMINALS = {
+    **dict.fromkeys("company firm band group team club university college school party newspaper magazine "
+                    "label organization organisation agency corporation airline network".split(), "ORG"),
+    **dict.fromkeys("album film movie song single novel book series game show opera play episode "
+                    "single poem painting magazine".split(), "MISC"),
+    **dict.fromkeys("city town village river municipality county district region province island lake "
+                    "station church".split(), "LOC"),
+}
+_RESOLVABLE = frozenset(_PRON_PER) | frozenset(_PRON_IT) | frozenset(_NOMINALS)
+_LEAD_STRIP = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+_TRAIL_STRIP = re.compile(r"(?:\s*['’]s|[\s,;:.!?\"”’)\]]+)$")
+
+
+# fold is pure and called for every mention and word of a name: a cache of recent names saves the regexes
+fold = lru_cache(maxsize=65536)(_fold_uncached)
+
+
+@lru_cache(maxsize=65536)  # pure, and called for every mention
+def clean_name(s: str) -> str:
+    s = " ".join(s.split())
+    s = _LEAD_STRIP.sub("", s)
+    s = _TRAIL_STRIP.sub("", s)
+    return s.strip()
+
+
+@dataclass
+class Entity:
+    name: str
+    type: str
+    aliases: set[str] = field(default_factory=set)
+    first_sent: int = 0
+    mentions: int = 0
+    gender: str = ""  # "m" or "f" once a confident he/she resolved to it; the other never will
+    votes: dict[str, int] = field(default_factory=dict)  # the tagger's type for each mention: the majority wins
+
+
+@dataclass(frozen=True, slots=True)
+class SentMention:
+    a: int  # token indices in the sentence, a <= b (exclusive); -1/-1 for an implicit mention
+    b: int
+    entity: int
+    kind: str  # named | demonym | pron | nominal | implicit
+    confidence: float
+    surface: str
+    start: int = -1  # character offsets into the document text (-1 for implicit)
+    end: int = -1
+
+
+_RESOLVE_FLOOR = 0.75  # below this a pronoun or nominal is left unresolved: a missed fact beats a wrong one
+
+
+class DocState:
+    """A document's entities, grown one sentence at a time.
+
+    With `gold` entity ids (training) mentions join the gold entity; otherwise (run time) a mention
+    joins an earlier entity with the same folded name, a person's surname or partial name joins the
+    unique earlier person whose name holds those words, and a demonym joins (or names) its country."""
+
+    def __init__(self) -> None:
+        self.entities: list[Entity] = []
+        self.by_key: dict[str, int] = {}
+        self.sent = -1
+        self.first: int | None = None  # the document's first entity: the topic of a Wikipedia-like text
+        self.recent: list[list[int]] = []  # entities named in each of the last sentences
+        self.known: dict[tuple[str, ...], str] = {}  # word sequences named earlier in the document -> type
+        self.by_word: dict[str, set[int]] = {}  # folded word -> entities whose name holds it
+
+    def _index_words(self, name: str, i: int) -> None:
+        for w in fold(name).split():
+            self.by_word.setdefault(w, set()).add(i)
+
+    def _entity(self, surface: str, typ: str, gold: int | None) -> tuple[int, str, str]:
+        name = clean_name(surface) or surface
+        kind = "named"
+        if typ == "LOC":
+            country = gz.country_of_demonym(name)
+            if country:
+                name, kind = country, "demonym"
+        if gold is not None:
+            key = f"#gold{gold}"
+        else:
+            key = fold(name)
+            if key not in self.by_key and typ == "PER":
+                words = set(key.split())
+                cands = set.intersection(*(self.by_word.get(w, set()) for w in words)) if words else set()
+                hits = [i for i in sorted(cands) if self.entities[i].type == "PER"
+                        and len(self.entities[i].name.split()) > len(words)
+                        and words <= set(fold(self.entities[i].name).split())]
+                if len(hits) == 1:
+                    self.by_key[key] = hits[0]
+        i = self.by_key.get(key)
+        if i is None:
+            i = len(self.entities)
+            self.entities.append(Entity(name, typ, {name}, self.sent))
+            self.by_key[key] = i
+            self._index_words(name, i)
+            if gold is not None:
+                self.by_key[fold(name)] = i
+        e = self.entities[i]
+        e.votes[typ] = e.votes.get(typ, 0) + 1
+        if gold is None and e.votes[typ] > e.votes.get(e.type, 0):
+            e.type = typ
+        if gold is not None and len(name) > len(e.name) and kind == "named":
+            e.name = name  # training: the fullest name
+            self._index_words(name, i)
+        e.aliases.add(name if kind == "named" else surface)
+        e.mentions += 1
+        if self.first is None and typ in ENTITY_TYPES:
+            self.first = i
+        return i, kind, name
+
+    def known_spans(self, words: list[str], spans: list[tuple[int, int, str, int | None]]):
+        """The tagged spans plus every untagged run of words that the document named before (a name the
+        tagger found once is a name again; a person's surname alone too): one decision per document."""
+        if not self.known:
+            return spans
+        taken = [False] * len(words)
+        for a, b, _, _ in spans:
+            for k in range(a, b):
+                taken[k] = True
+        out = list(spans)
+        i = 0
+        while i < len(words):
+            if taken[i] or not words[i][:1].isupper():
+                i += 1
+                continue
+            for n in range(min(6, len(words) - i), 0, -1):
+                typ = self.known.get(tuple(words[i:i + n]))
+                if typ is not None and not any(taken[i:i + n]) and (i + n == len(words) or not taken[i + n]):
+                    out.append((i, i + n, typ, None))
+                    i += n
+                    break
+            else:
+                i += 1
+        out.sort()
+        return out
+
+    def _learn(self, words: tuple[str, ...], typ: str) -> None:
+        if len(self.known) < 5000:
+            self.known.setdefault(words, typ)
+            if typ == "PER" and len(words) > 1 and len(words[-1]) > 2 and words[-1][:1].isupper():
+                self.known.setdefault(words[-1:], typ)
+
+    def add_sentence(self, tokens: list[Token], spans: list[tuple[int, int, str, int | None]]) -> list[SentMention]:
+        """The mentions of one sentence: its tagged spans (token a, token b, type, gold entity or None), then
+        the pronouns and definite nominals resolved, then the topic entity as an implicit mention."""
+        self.sent += 1
+        out: list[SentMention] = []
+        for a, b, typ, gold in spans:
+            if typ not in ENTITY_TYPES:
+                continue
+            surface = _surface(tokens, a, b)
+            if not any(c.isupper() for c in surface):
+                continue  # no lower-case common nouns as entities
+            i, kind, _ = self._entity(surface, typ, gold)
+            if gold is None:
+                self._learn(tuple(t.text for t in tokens[a:b]), typ)
+            out.append(SentMention(a, b, i, kind, 1.0, surface, tokens[a].start, tokens[b - 1].end))
+        named = out[:]
+        taken = {(m.a, m.b) for m in out}
+        prev = self.recent[-1] if self.recent else []
+        covered = {k for m in named for k in range(m.a, m.b)}
+        for k, tok in enumerate(tokens):
+            if k in covered:
+                continue
+            w = tok.text.lower()
+            if w not in _RESOLVABLE:
+                continue
+            got = None
+            if w in _PRON_PER:
+                got = self._resolve_person(k, named, prev, _GENDER[w])
+            elif w in _PRON_IT:
+                got = self._resolve_thing(k, named, prev)
+            elif w in _NOMINALS and k > 0 and tokens[k - 1].text.lower() == "the":
+                got = self._resolve_nominal(_NOMINALS[w], k, named, prev)
+            if got is not None and (k, k + 1) not in taken:
+                i, conf = got
+                if conf >= _RESOLVE_FLOOR:
+                    if w in _GENDER and conf >= 0.85 and not self.entities[i].gender:
+                        self.entities[i].gender = _GENDER[w]
+                    a = k - 1 if w in _NOMINALS else k
+                    out.append(SentMention(a, k + 1, i, "nominal" if w in _NOMINALS else "pron", conf,
+                                           _surface(tokens, a, k + 1), tokens[a].start, tok.end))
+        present = {m.entity for m in out}
+        if self.first is not None and self.first not in present and self.sent > 0:
+            out.append(SentMention(-1, -1, self.first, "implicit", 1.0, ""))
+        self.recent.append(sorted({m.entity for m in named}))
+        del self.recent[:-2]
+        return out
+
+    # Confidences below were set against GUM's chains (gum.py; docs/extraction.md): a pronoun resolves only
+    # when one antecedent is plainly the salient one.
+    def _resolve_person(self, k: int, named: list[SentMention], prev: list[int], gender: str) -> tuple[int, float] | None:
+        ents = self.entities
+
+        def fits(i: int) -> bool:
+            return ents[i].type == "PER" and ents[i].gender in ("", gender)
+
+        before = [m.entity for m in named if m.b <= k and fits(m.entity)]
+        window = set(before) | {i for i in prev if fits(i)}
+        topic = self.first if self.first is not None and fits(self.first) else None
+        if topic is not None:
+            most = max((e.mentions for e in ents if e.type == "PER"), default=0)
+            if ents[topic].mentions < most:
+                topic = None  # another person is talked about more: the first one is not plainly the topic
+        if len(window) == 1:
+            (only,) = window
+            return only, 0.9 if (topic is None or only == topic) else 0.6
+        if not window:
+            return (topic, 0.85) if topic is not None else None
+        return None  # two or more people in reach: ambiguous
+
+    def _resolve_thing(self, k: int, named: list[SentMention], prev: list[int]) -> tuple[int, float] | None:
+        topic = self.first
+        if topic is None or self.entities[topic].type == "PER" or k != 0:
+            return None  # only a sentence-opening "It"/"Its" about a non-person topic
+        if any(self.entities[i].type != "PER" and i != topic for i in prev):
+            return topic, 0.6  # another thing was named just before
+        return topic, 0.8
+
+    def _resolve_nominal(self, typ: str, k: int, named: list[SentMention], prev: list[int]) -> tuple[int, float] | None:
+        topic = self.first
+        if any(m.b <= k and self.entities[m.entity].type == typ for m in named):
+            return None
+        cands = [i for i in prev if self.entities[i].type == typ]
+        if topic is not None and self.entities[topic].type == typ and (not cands or cands == [topic]):
+            return topic, 0.8
+        if len(cands) == 1:
+            return cands[0], 0.6
+        return None
+
+
+def _surface(tokens: list[Token], a: int, b: int) -> str:
+    """The text of tokens a..b as written (the document's own spacing is not known here: one space)."""
+    parts = [tokens[a].text]
+    for j in range(a + 1, b):
+        parts.append(("" if tokens[j].start == tokens[j - 1].end else " ") + tokens[j].text)
+    return "".join(parts)
+
+
+# ------------------------------------------------------------------ pair features
+
+
+def _bucket(n: int) -> str:
+    return str(n) if n < 4 else ("4-5" if n < 6 else ("6-9" if n < 10 else "10+"))
+
+
+_SW_CACHE: list = [None, {}]  # the last sentence's words (the list itself) -> its bag-of-words features per side
+
+
+def _sentence_words(words: list[str], side: str) -> list[str]:
+    """The implicit mention's bag of the sentence's words, built once per sentence and side (every implicit
+    pair of a sentence has the same). Sorted: the same order, so the same float sums, in every process."""
+    if _SW_CACHE[0] is not words:
+        _SW_CACHE[0], _SW_CACHE[1] = words, {}
+    got = _SW_CACHE[1].get(side)
+    if got is None:
+        got = _SW_CACHE[1][side] = [f"imp{side}|sw={w}" for w in sorted(set(words))]
+    return got
+
+
+def pair_features(words: list[str], h: SentMention, t: SentMention, ht: str, tt: str,
+                  h_topic: bool, t_topic: bool, mentions: list[SentMention], sent_index: int,
+                  t_class: str | None, h_class: str | None) -> list[str]:
+    """Features of the ordered pair (head h, tail t) in a sentence of lower-cased `words`."""
+    hk, tk = h.kind, t.kind
+    tp = f"{ht}|{tt}"
+    f = [f"tp={tp}", f"hk={hk}", f"tk={tk}", f"hk={hk}|tk={tk}|tp={tp}"]
+    if h_topic:
+        f.append("h_topic")
+    if t_topic:
+        f.append("t_topic")
+    if h_class:
+        f.append(f"hc={h_class}")
+    if t_class:
+        f.append(f"tc={t_class}|{ht}")
+    f.append("s0" if sent_index == 0 else "s1+")
+    if hk == "implicit" or tk == "implicit":
+        m, side = (t, "h") if hk == "implicit" else (h, "t")
+        ma = m.a
+        for d in (1, 2, 3):
+            if ma - d >= 0:
+                f.append(f"imp{side}|pre{d}={words[ma - d]}")
+        if ma >= 2:
+            f.append(f"imp{side}|pre2={words[ma - 2]}_{words[ma - 1]}")
+        if m.b < len(words):
+            f.append(f"imp{side}|post={words[m.b]}")
+        f.extend(_sentence_words(words, side))
+        return f
+    first, second = (h, t) if h.a <= t.a else (t, h)
+    order = "ht" if first is h else "th"
+    fb, sa = first.b, second.a
+    gap = max(0, sa - fb)
+    between = words[fb:sa]
+    gb = _bucket(gap)
+    f.append(f"ord={order}")
+    f.append(f"gap={gb}")
+    f.append(f"ord={order}|gap={gb}|tp={tp}")
+    inside = 0
+    for m in mentions:
+        if fb <= m.a and m.b <= sa and m.kind != "implicit":
+            inside += 1
+    f.append(f"ents_between={_bucket(inside)}")
+    f.extend([f"bw={w}|{order}" for w in sorted(set(between))])
+    if gap <= 6:
+        bs = " ".join(between)
+        f.append(f"bs={bs}|{order}")
+        f.append(f"bs={bs}|{order}|{tp}")
+    if between:
+        f.append(f"bf={between[0]}|{order}")
+        f.append(f"bl={between[-1]}|{order}")
+    n = len(words)
+    fa, sb = first.a, second.b
+    for d in (1, 2):
+        if fa - d >= 0:
+            f.append(f"pre{d}={words[fa - d]}")
+        if sb + d - 1 < n:
+            f.append(f"post{d}={words[sb + d - 1]}")
+    if fa >= 2:
+        f.append(f"pre2={words[fa - 2]}_{words[fa - 1]}")
+    if t.a >= 2:
+        f.append(f"tpre2={words[t.a - 2]}_{words[t.a - 1]}")
+    if t.a >= 1:
+        f.append(f"tpre1={words[t.a - 1]}")
+    if h.a >= 1:
+        f.append(f"hpre1={words[h.a - 1]}")
+    return f
+
+
+def candidate_pairs(mentions: list[SentMention]) -> list[tuple[SentMention, SentMention]]:
+    """Every ordered pair of distinct entities in a sentence, each by its closest pair of mentions
+    (a named mention before a resolved one, an implicit one last). Two implicit mentions never pair."""
+    best: dict[tuple[int, int], tuple[tuple, SentMention, SentMention]] = {}
+    rank = {"named": 0, "demonym": 0, "nominal": 1, "pron": 1, "implicit": 3}
+    for h in mentions:
+        for t in mentions:
+            if h.entity == t.entity or (h.kind == "implicit" and t.kind == "implicit"):
+                continue
+            if h.kind != "implicit" and t.kind != "implicit" and h.a < t.b and t.a < h.b:
+                continue  # overlapping spans
+            dist = 0 if "implicit" in (h.kind, t.kind) else abs(h.a - t.a)
+            key = (rank[h.kind] + rank[t.kind], dist)
+            k = (h.entity, t.entity)
+            if k not in best or key < best[k][0]:
+                best[k] = (key, h, t)
+    return [(h, t) for _, h, t in (best[k] for k in sorted(best))]
+
+
+# ------------------------------------------------------------------ pairs across sentences
+
+_REAL_TYPES = frozenset(ENTITY_TYPES)
+_NAMED = frozenset({"named", "demonym"})  # a pair across sentences is read from names only: the passage quotes both
+# Across sentences only a place is a tail: 83 % of the training pairs that hold a property end in one,
+# and no other kind of tail reached the floor out of fold; every other pair cost time for nothing
+CROSS_TAIL = "LOC"
+
+
+@dataclass(frozen=True, slots=True)
+class CrossPair:
+    """Two entities that share no sentence, by their closest mentions (sentence positions in the list given)."""
+
+    h: SentMention
+    t: SentMention
+    h_sent: int
+    t_sent: int
+
+
+def cross_pairs(state: DocState, sents: list[list[SentMention]], together: set[tuple[int, int]],
+                limit: int = 400) -> list[CrossPair]:
+    """The ordered entity pairs of `sents` (consecutive sentences of one document) that never shared a
+    sentence of the document (`together` holds the pairs that did), each by its closest named mentions
+    (not pronouns: the passage between them then names both; the first closest in reading order), the
+    tail a place (CROSS_TAIL); the topic is left out (every sentence pairs it with the others already).
+    At most `limit`, closest first, then by entity."""
+    where: dict[int, list[tuple[int, SentMention]]] = {}
+    ents = state.entities
+    for si, ms in enumerate(sents):
+        for m in ms:
+            if m.kind in _NAMED and ents[m.entity].type in _REAL_TYPES and m.entity != state.first:
+                where.setdefault(m.entity, []).append((si, m))
+    ids = sorted(where)
+    tails = [t for t in ids if ents[t].type == CROSS_TAIL]
+    # (distance, head, tail, head's mention, tail's mention): objects are made for the kept pairs only
+    cand: list[tuple[int, int, int, int, int]] = []
+    for h in ids:
+        wh = where[h]
+        one = len(wh) == 1
+        sh = wh[0][0]
+        for t in tails:
+            if h == t or (h, t) in together:
+                continue
+            wt = where[t]
+            if one and len(wt) == 1:
+                cand.append((abs(sh - wt[0][0]), h, t, 0, 0))
+                continue
+            best = (1 << 62, 0, 0)
+            for a, (si, _) in enumerate(wh):
+                for b, (sj, _) in enumerate(wt):
+                    if abs(si - sj) < best[0]:
+                        best = (abs(si - sj), a, b)
+            cand.append((best[0], h, t, best[1], best[2]))
+    kept = heapq.nsmallest(limit, cand) if len(cand) > limit else sorted(cand)
+    return [CrossPair(where[h][a][1], where[t][b][1], where[h][a][0], where[t][b][0]) for _, h, t, a, b in kept]
+
+
+@dataclass(frozen=True, slots=True)
+class DocPlaces:
+    """What a document has said so far about places: its most named place, its first country, and how many
+    countries it names (gazetteer classes)."""
+
+    top: int | None
+    first_country: int | None
+    countries: int
+
+    @classmethod
+    def of(cls, state: DocState) -> "DocPlaces":
+        ents = state.entities
+        locs = [i for i, e in enumerate(ents) if e.type == "LOC"]
+        top = min(locs, key=lambda i: (-ents[i].mentions, ents[i].first_sent, i)) if locs else None
+        countries = [i for i, e in enumerate(ents) if gz.builtin_class(e.name) == "Country"]
+        first = min(countries, key=lambda i: (ents[i].first_sent, i)) if countries else None
+        return cls(top, first, len(countries))
+
+
+def together_in(mentions: list[SentMention]) -> set[tuple[int, int]]:
+    """The ordered pairs of distinct entities named (or resolved) in one sentence."""
+    es = {m.entity for m in mentions if m.kind != "implicit"}
+    return {(a, b) for a in es for b in es if a != b}
+
+
+class CrossContext:
+    """The cross-sentence pairs of some consecutive sentences of a document (their lower-cased `words`),
+    as components: a pair's features are the union of a dozen parts, most shared with other pairs (its
+    type pair at its distance, its head's own features against the tail's type, a sentence's bag of
+    words, …). Training reads the features (`cross_features`); run time sums each part's weights once
+    (`CrossHead.score`) — a chunk has hundreds of pairs over a few dozen entities."""
+
+    def __init__(self, state: DocState, together: set[tuple[int, int]], words: list[list[str]]) -> None:
+        self.state = state
+        self.words = words
+        self.places = DocPlaces.of(state)
+        near: dict[int, set[int]] = {}
+        for a, b in together:
+            near.setdefault(a, set()).add(b)
+        self.near = near
+        self._cls: dict[int, str | None] = {}
+        self._rendered: dict[tuple, tuple[str, ...]] = {}
+
+    def cls(self, i: int) -> str | None:
+        got = self._cls.get(i, "")
+        if got == "":
+            got = self._cls[i] = gz.builtin_class(self.state.entities[i].name)
+        return got
+
+    def parts(self, pair: CrossPair) -> list[tuple]:
+        """The pair's components (keys for `render`): the type pair at its distance and order with the two
+        gazetteer classes; the head's mention against the tail's type; the tail's against the head's; the
+        bags of words of the two sentences; the types of the entities that shared a sentence with both."""
+        ents = self.state.entities
+        h, t = pair.h, pair.t
+        ht, tt = ents[h.entity].type, ents[t.entity].type
+        out: list[tuple] = [
+            ("p", ht, tt, "ht" if pair.h_sent < pair.t_sent else "th", abs(pair.h_sent - pair.t_sent),
+             self.cls(h.entity), self.cls(t.entity)),
+            ("h", h.entity, pair.h_sent, h.a, h.b, h.kind, tt),
+            ("t", t.entity, pair.t_sent, t.a, t.b, t.kind, ht),
+            ("hb", pair.h_sent), ("tb", pair.t_sent)]
+        nh, nt = self.near.get(h.entity), self.near.get(t.entity)
+        if nh and nt:
+            via = (nh & nt) - {h.entity, t.entity}
+            if via:
+                out.append(("v", f"{ht}|{tt}", tuple(sorted({ents[m].type for m in via}))))
+        return out
+
+    def render(self, key: tuple) -> tuple[str, ...]:
+        """The features one component stands for."""
+        got = self._rendered.get(key)
+        if got is None:
+            got = self._rendered[key] = tuple(self._render(key))
+        return got
+
+    def _render(self, key: tuple) -> list[str]:
+        kind = key[0]
+        if kind == "p":
+            _, ht, tt, order, d, hc, tc = key
+            tp, db = f"{ht}|{tt}", _bucket(d)
+            f = [f"x_tp={tp}", f"x_d={db}", f"x_ord={order}", f"x_tp={tp}|{order}", f"x_tp={tp}|d={db}"]
+            if hc and tc:
+                f.append(f"x_hc={hc}|tc={tc}")
+            return f
+        if kind in ("h", "t"):  # one end: its mention, the entity's own features against the other end's type
+            side, i, sent, a, b, mkind, other = key
+            e, c, pl, words = self.state.entities[i], self.cls(i), self.places, self.words[sent]
+            tp = f"{e.type}|{other}" if side == "h" else f"{other}|{e.type}"
+            f = [f"x_{side}k={mkind}"]
+            if c:
+                f.append(f"x_{side}c={c}|{other}")
+            f.append(f"x_{side}n={_bucket(e.mentions)}|{e.type}")
+            if i == pl.top:
+                f.append(f"x_{side}_toploc|{other}")
+            if side == "t" and i == pl.first_country:
+                f.append(f"x_t_firstcountry|{other}")
+            if side == "t" and pl.countries == 1 and c == "Country":
+                f.append(f"x_t_onlycountry|{other}")
+            if e.first_sent == 0:
+                f.append(f"x_{side}_s0|{tp}")
+            if a >= 1:
+                f.append(f"x_{side}pre1={words[a - 1]}")
+            if b < len(words):
+                f.append(f"x_{side}post1={words[b]}")
+            return f
+        if kind in ("hb", "tb"):
+            return sentence_bag(self.words[key[1]], kind[0])
+        if kind == "v":  # entities that shared a sentence with both ends
+            return [f"x_via|{key[1]}", *(f"x_via={typ}|{key[1]}" for typ in key[2])]
+        raise ValueError(f"unknown component {key!r}")
+
+
+def cross_features(ctx: CrossContext, pair: CrossPair) -> list[str]:
+    """Features of an entity pair that shares no sentence: types, distance and order, gazetteer classes,
+    how often and how early each is named in the document, whether the tail is the document's main
+    place or country, the types of entities that shared a sentence with both, the words at each mention
+    and the bags of words of the two sentences."""
+    return [f for key in ctx.parts(pair) for f in ctx.render(key)]
+
+
+def sentence_bag(words: list[str], side: str) -> list[str]:
+    """The bag of a sentence's words as features of a cross-sentence pair's head ("h") or tail ("t") side."""
+    return sorted({f"x_{side}sw={w}" for w in words})

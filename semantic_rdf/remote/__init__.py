@@ -1,0 +1,1 @@
+"""Remote SPARQL: backends and endpoints, push/pull, servers, stores opened by data source name."""

@@ -1,0 +1,1 @@
+"""The assertion store over pyoxigraph, what its tombstones keep out, compaction, user SPARQL in a child."""

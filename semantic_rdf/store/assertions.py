@@ -1,0 +1,1079 @@
+"""The assertion store: the RDF layout of design.md over an embedded pyoxigraph store.
+
+One claim graph per assertion (named from its FNV-1a id, holding exactly the claimed triple), one
+shared provenance graph (records, spans, documents, activities, agents, plans, decisions,
+tombstones), an entity registry graph and a document-text graph. Every write batch is checked
+against shapes/ before it commits, and commits in one transaction.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+import threading
+import time
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
+
+import pyoxigraph as ox
+
+from semantic_rdf.rdf import layout as L, ntriples as N
+from semantic_rdf.core.errors import InvalidInput, NotFound, SemanticError, StoreInUse
+from semantic_rdf.core.events import StoreEvent, Subscriber, Subscribers
+from semantic_rdf.core.identity import assertion_id, fold
+from semantic_rdf.rdf.queries import Term, bind, packaged
+from semantic_rdf.core.values import MAX_NAME, MAX_TEXT, Doc, Triple, Validity, check_text
+from semantic_rdf.core.vocab import (
+    BASE, DOCUMENT_GRAPH, ENTITY_GRAPH, M, NS, OA_, P, PREFIXES, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, agent_iri,
+    assertion_iri, assertion_ref, entity_iri, id_of, predicate_iri, predicate_name, segment_iri, slug,
+)
+from semantic_rdf.core.vocab import SKOS
+
+_ALT_LABEL = ox.NamedNode(SKOS + "altLabel")  # an entity's other names (layout.alias_quads)
+
+if TYPE_CHECKING:  # the shape checker (rdflib) loads on the first write, so reading verbs never pay for it
+    from semantic_rdf.rdf.shapecheck import Settled
+    from semantic_rdf.rdf.shapes import Report
+
+__all__ = ["AssertionStore", "Record", "Source", "Run", "WriteReport", "FORMATS", "open_read_only"]
+
+FORMATS = {
+    "nquads": ox.RdfFormat.N_QUADS,
+    "trig": ox.RdfFormat.TRIG,
+    "jsonld": ox.RdfFormat.JSON_LD,
+    "turtle": ox.RdfFormat.TURTLE,
+    "ntriples": ox.RdfFormat.N_TRIPLES,
+}
+_DATASET_FORMATS = {"nquads", "trig", "jsonld"}
+_KIND_CLASS = {"extracted": M.ExtractedAssertion, "supplied": M.SuppliedAssertion, "derived": M.DerivedAssertion}
+_KIND_REF = {k: str(v) for k, v in _KIND_CLASS.items()}
+_SHAPED = (L.PROV_G, L.ENTITY_G)  # the shapes describe these graphs only
+_CLASS_KIND = {v.value: k for k, v in _KIND_CLASS.items()}
+_TEXT_KIND = {v: k for k, v in _KIND_REF.items()}
+_COUNT, _CONFIDENCE, _TOMBSTONE = L.Mt.count, L.Mt.confidence, L.Mt.Tombstone
+_ADDED = frozenset({L.Pt.wasDerivedFrom})  # a repeat only adds sources to a record
+_ACTIVITY_CLASS = {
+    "ingestion": M.Ingestion, "statement": M.Statement, "derivation": M.Derivation, "retraction": M.Retraction,
+    "reinstatement": M.Reinstatement, "erasure": M.Erasure, "decision": M.Decision,
+}
+# A batch of fresh quads larger than this (on disk) is written with Oxigraph's bulk loader (faster than a
+# transaction) behind a redo journal (AssertionStore._journaled). Other batches are one transaction.
+_BULK_THRESHOLD = 50_000
+# On disk a repeat batch with more new source quads than this writes them ahead of the update that links
+# them, behind the journal (bulk loaded above _BULK_THRESHOLD, else one transaction); a smaller one is one
+# update, where a journal's fsync would cost more than the parsing it saves.
+_SPLIT_THRESHOLD = 5_000
+JOURNAL = "journal.nq"
+LINK_JOURNAL = "journal-link.ru"  # the update that links a journaled batch of new nodes (see _journaled)
+
+
+def open_read_only(data: Path, root: Path, attempts: int = 20) -> ox.Store:
+    """A read-only handle on a store another process may be writing. Opening reads RocksDB's list of files;
+    a compaction or bulk load in the writer can delete one of them in between, which RocksDB reports as
+    "Corruption: IO error: No such file" although nothing is damaged: open again (tests/test_concurrency.py)."""
+    for attempt in range(attempts):
+        try:
+            return ox.Store.read_only(str(data))
+        except RuntimeError as exc:
+            if "No such file" not in str(exc):
+                raise InvalidInput(f"cannot open store {str(root)!r}: {' '.join(str(exc).split())}") from None
+            time.sleep(0.01 * (attempt + 1))
+    raise StoreInUse(f"store {str(root)!r} is being rewritten by its writer; try again")
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Building and checking a batch allocates millions of small containers and no cycles; the cyclic
+    collector would rescan the whole heap many times over for nothing (a third of the batch time)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+@dataclass(frozen=True)
+class Source:
+    """One observation behind an assertion."""
+
+    kind: str  # 'span' | 'caller' | 'assertion'
+    iri: str
+    confidence: float | None = None
+    doc_iri: str | None = None
+    reference: str | None = None
+    start: int | None = None
+    end: int | None = None
+    chunk_index: int | None = None
+    note: str | None = None
+    agent: str | None = None
+
+
+@dataclass(frozen=True)
+class Record:
+    """An assertion as the store holds it. Names are display names (entity labels)."""
+
+    id: str
+    subject: str
+    predicate: str
+    object: str
+    confidence: float
+    count: int
+    kinds: tuple[str, ...]
+    sources: tuple[Source, ...] = ()
+    valid: Validity | None = None
+    generated_at: datetime | None = None
+    believed: tuple[tuple[datetime, datetime | None], ...] = ()
+    object_is_literal: bool = False
+
+    @property
+    def retracted(self) -> bool:
+        return bool(self.believed) and self.believed[-1][1] is not None
+
+    @property
+    def kind(self) -> str:
+        for k in ("extracted", "supplied", "derived"):
+            if k in self.kinds:
+                return k
+        return "unknown"
+
+    def as_dict(self) -> dict:
+        return {
+            "id": self.id, "subject": self.subject, "predicate": self.predicate, "object": self.object,
+            "confidence": self.confidence, "count": self.count, "kinds": list(self.kinds),
+            "retracted": self.retracted,
+            "valid_from": self.valid.start.isoformat() if self.valid and self.valid.start else None,
+            "valid_until": self.valid.until.isoformat() if self.valid and self.valid.until else None,
+            "generated_at": self.generated_at.isoformat() if self.generated_at else None,
+            "sources": [s.__dict__ for s in self.sources],
+        }
+
+
+@dataclass
+class Run:
+    """An open prov:Activity. Writes made with it are generated by it."""
+
+    iri: ox.NamedNode
+    kind: str
+    agent: ox.NamedNode
+    started: datetime
+    used: set[str] = field(default_factory=set)
+
+    @property
+    def id(self) -> str:
+        return self.iri.value.rsplit("/", 1)[-1]
+
+
+@dataclass
+class WriteReport:
+    ids: list[str] = field(default_factory=list)  # one per input triple, in order
+    new: int = 0
+    repeated: int = 0  # existing assertions that gained a new source
+    unchanged: int = 0  # observations already recorded (same span / same caller statement)
+    erased: int = 0  # observations of erased assertions, not written
+    quads_added: int = 0
+    observed: set[tuple[str, str]] = field(default_factory=set)  # (id, document IRI) of each span source added
+
+    def merge(self, other: "WriteReport") -> None:
+        self.ids += other.ids
+        self.observed |= other.observed
+        for k in ("new", "repeated", "unchanged", "erased", "quads_added"):
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+
+
+class _Source(NamedTuple):
+    """One observation a batch may add to a record: its source node and how to write it."""
+
+    node: str  # N-Triples text of the source IRI
+    fill: tuple  # the arguments of its layout template (span_source_* for 'extracted', caller_source_quads)
+    confidence: float
+    kind: str  # 'extracted' | 'supplied'
+    doc: str | None  # N-Triples text of the document version it was read from (extracted only)
+
+
+@dataclass
+class _RecordState:
+    """What a repeat reads of a stored record: not its sources, which it only adds to (count = distinct sources)."""
+    types: list[N.NQ]  # its rdf:type quads
+    count_q: N.NQ | None = None
+    conf_q: N.NQ | None = None
+    count: int = 0
+    confidence: float = 0.0
+
+    @property
+    def kinds(self) -> set[str]:
+        return {_TEXT_KIND[q[2]] for q in self.types if q[2] in _TEXT_KIND}
+
+    @property
+    def tombstone(self) -> bool:
+        return any(q[2] == _TOMBSTONE for q in self.types)
+
+
+class _BatchWrites:
+    """What one batch of assertions writes, removes and checks, gathered record by record for one commit."""
+
+    def __init__(self, at: datetime, run_ref: str, agent_ref: str, agent: str, note: str) -> None:
+        self.at, self.run_ref, self.agent_ref, self.agent, self.note = at, run_ref, agent_ref, agent, note
+        self.add: list[N.AnyQuad] = []
+        self.remove: list[N.NQ] = []
+        self.check: list[N.AnyQuad] = []
+        self.settled: dict[str, Settled] = {}
+        self.unlinked: list[N.NQ] = []  # the new source nodes of repeated records
+        # The span sources of a batch are one template (layout.span_source_quads) filled with values their Triple
+        # and Chunk checked when they were built (offsets, chunk index, confidence) and values the store makes
+        # (time, run, document version). The first one of each document goes through the shape check, which so
+        # checks the template and the document; the others differ from it only in those checked values, and
+        # tests/test_shapes.py shows the template conforms for any of them, and checking each one was a large
+        # share of an ingest's time (docs/layout.md). The others are written as N-Quads lines of the same
+        # template (span_source_text).
+        self.sampled: set[str] = set()  # documents whose span source this batch checks
+        self.unchecked: dict[str, list[str]] = {}  # span sources it writes unchecked, with their rdf:types
+        self.rendered: list[str] = []  # and their N-Quads text
+        self.new_entities: dict[str, None] = {}
+        self.named: set[str] = set()  # the new entities, written with their other names
+
+    def sources(self, aid: str, obs: list[Triple], docs: Mapping[str, str]) -> list[_Source]:
+        """The source each observation of assertion `aid` gives: its span in a document, or the caller."""
+        sources: list[_Source] = []
+        for t in obs:
+            if t.chunk is not None:
+                d = docs[t.chunk.doc_id]
+                start, end = t.span  # type: ignore[misc]
+                src = L.span_ref(aid, d, start, end)
+                fill = (src, d, start, end, t.chunk.index, t.confidence, self.at, self.run_ref)
+                sources.append(_Source(src, fill, t.confidence, "extracted", d))
+            else:
+                src = L.caller_ref(aid, self.agent, self.note)
+                fill = (src, self.agent_ref, self.note, t.confidence, self.at, self.run_ref)
+                sources.append(_Source(src, fill, t.confidence, "supplied", None))
+        return sources
+
+    def source(self, f: _Source, into: list) -> None:
+        """Add the quads of source `f` to `into` and to the check, or to `rendered` if it is not sampled."""
+        if f.kind != "extracted":
+            q = L.caller_source_quads(*f.fill)
+        elif f.doc in self.sampled:
+            self.unchecked[f.node] = L.SPAN_TYPES
+            self.rendered.append(L.span_source_text(*f.fill))
+            return
+        else:
+            self.sampled.add(f.doc)  # type: ignore[arg-type]
+            q = L.span_source_quads(*f.fill)
+        into.extend(q)
+        self.check.extend(q)
+
+
+class _Clock:
+    """UTC wall clock that never repeats or goes backwards within a store."""
+
+    def __init__(self) -> None:
+        self._last = datetime.min.replace(tzinfo=timezone.utc)
+        self._lock = threading.Lock()
+
+    def now(self) -> datetime:
+        with self._lock:
+            t = datetime.now(timezone.utc)
+            if t <= self._last:
+                t = self._last + timedelta(microseconds=1)
+            self._last = t
+            return t
+
+    def observe(self, t: datetime) -> None:
+        with self._lock:
+            if t > self._last:
+                self._last = t
+
+
+_CLAIM_PREFIX = BASE + "g/"
+_LONG_TEXT = {M.note.value: "a source label (m:note)", M.reason.value: "a reason (m:reason)"}
+
+
+def _check_imported(q: ox.Quad) -> None:
+    """The limits `assert` keeps (values.MAX_NAME, MAX_TEXT), for names and texts an import brings in: entity
+    labels and claimed literals are names; notes and reasons texts. Document text and metadata are not names.
+    RDF 1.2 triple terms (`<<( s p o )>>`, which the parser reads) are refused: no record of this layout holds one,
+    and the store's own N-Quads writer would not take them back."""
+    o = q.object
+    if isinstance(q.subject, ox.Triple) or isinstance(o, ox.Triple):
+        raise InvalidInput(f"a triple term in a quad of graph {q.graph_name}: this store's layout holds none")
+    if not isinstance(o, ox.Literal):
+        return
+    g = q.graph_name.value if isinstance(q.graph_name, ox.NamedNode) else ""
+    if g == ENTITY_GRAPH.value and q.predicate == RDFS_LABEL:
+        check_text(f"entity name {o.value[:40]!r}…", o.value, MAX_NAME)
+    elif g.startswith(_CLAIM_PREFIX):
+        check_text(f"claimed literal {o.value[:40]!r}…", o.value, MAX_NAME)
+    elif g == PROVENANCE_GRAPH.value and q.predicate.value in _LONG_TEXT:
+        check_text(_LONG_TEXT[q.predicate.value], o.value, MAX_TEXT, required=False)
+
+
+class AssertionStore:
+    """Assertions with spans, two clocks and provenance, in an embedded Oxigraph store."""
+
+    def __init__(self, store: ox.Store, path: Path | None, *, read_only: bool = False):
+        self.ox = store
+        self.path = path
+        self.read_only = read_only
+        self._clock = _Clock()
+        self._known_entities: set[str] = set()
+        self._known_nodes: set[str] = set()
+        self._lock = threading.RLock()
+        # Nodes begun but not written yet (an open run's activity and a new agent), by IRI: the next commit
+        # that writes anything carries them in its own transaction, so a run that commits nothing, or whose
+        # writes are refused, leaves no trace (docs/security.md, "A refused write writes nothing").
+        self._pending: dict[str, list[N.AnyQuad]] = {}
+        self._subscribers = Subscribers()  # told of each durable change (semantic_rdf/core/events.py)
+        self._restore_clock()
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    def open(cls, path: str | Path | None, *, read_only: bool = False) -> "AssertionStore":
+        if path is None:
+            return cls.memory()
+        root = Path(path)
+        if root.exists() and not root.is_dir():
+            raise InvalidInput(f"store path {str(root)!r} exists and is not a directory")
+        data = root / "oxigraph"
+        try:
+            if read_only:
+                if not data.is_dir():
+                    raise NotFound(f"no store at {str(root)!r}")
+                st = open_read_only(data, root)
+            else:
+                data.mkdir(parents=True, exist_ok=True)
+                st = ox.Store(str(data))
+        except OSError as exc:
+            if "lock" in str(exc).lower():
+                raise StoreInUse(f"store {str(root)!r} is in use by another process") from None
+            raise InvalidInput(f"cannot open store {str(root)!r}: {exc}") from None
+        store = cls(st, root, read_only=read_only)
+        if not read_only:
+            store._replay_journal()
+        return store
+
+    def _journaled(self, nquads: bytes, count: int, link: str | None = None) -> None:
+        """Write a big batch of fresh quads (`nquads`, an N-Quads document of `count` lines) through the bulk
+        loader behind a redo journal: JOURNAL is written, fsynced and renamed into place (the commit point),
+        bulk loaded, then removed. Opening a store replays a journal left by a crash; quads being sets, a
+        batch that had landed in whole or in part comes out the same. (A batch that also removes quads is
+        one transaction instead: the bulk loader cannot make the removal and the addition visible at once,
+        tests/test_concurrency.py.)
+
+        `link`, a SPARQL update, is run after the load: the quads are then new nodes that nothing points at
+        until it runs (a repeat batch's new sources; it links them and moves counts). It is journaled before
+        the commit point and replayed after the quads; run twice it changes nothing more."""
+        journal = self.path / JOURNAL  # type: ignore[operator]
+        linker = self.path / LINK_JOURNAL  # type: ignore[operator]
+        if link is None:
+            linker.unlink(missing_ok=True)
+        else:
+            _write_synced(linker, link.encode("utf-8"))  # ignored unless JOURNAL follows
+        _write_synced(journal, nquads)
+        if count > _BULK_THRESHOLD:
+            self.ox.bulk_load(path=str(journal), **N.OWN)
+        else:  # only a link batch comes this small
+            self._transaction(nquads)
+        if link is not None:
+            self.ox.update(link)
+        self.ox.flush()
+        journal.unlink()
+        linker.unlink(missing_ok=True)
+
+    def _replay_journal(self) -> None:
+        journal = self.path / JOURNAL  # type: ignore[operator]
+        linker = self.path / LINK_JOURNAL  # type: ignore[operator]
+        for half in (journal, linker):
+            half.with_suffix(".tmp").unlink(missing_ok=True)  # a batch never journaled was never acknowledged
+        if journal.exists():
+            self.ox.load(path=str(journal), **N.OWN)
+            if linker.exists():
+                self.ox.update(linker.read_text(encoding="utf-8"))
+            self.ox.flush()
+            journal.unlink()
+        linker.unlink(missing_ok=True)  # without JOURNAL: written before a commit point never reached
+
+    @classmethod
+    def memory(cls) -> "AssertionStore":
+        return cls(ox.Store(), None)
+
+    def close(self) -> None:
+        if self.ox is not None and not self.read_only:
+            try:
+                self.ox.flush()
+            except OSError:
+                pass
+        st, self.ox = self.ox, None  # type: ignore[assignment]
+        # release the RocksDB lock now, not at interpreter exit: dropping the last reference does it; a store
+        # still referenced elsewhere (a cycle, a result iterator) needs the collector, which costs every CLI verb time (docs/answer.md)
+        if st is not None and sys.getrefcount(st) > 2:  # 2: `st` and getrefcount's argument
+            del st
+            gc.collect()
+
+    def __enter__(self) -> "AssertionStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def now(self) -> datetime:
+        return self._clock.now()
+
+    # ------------------------------------------------------------------ events (semantic_rdf/core/events.py)
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call `callback(StoreEvent)` after each durable change of this store object; returns the
+        function that unsubscribes it. docs/architecture.md ("Store events")."""
+        return self._subscribers.subscribe(callback)
+
+    def subscribers(self) -> tuple[Subscriber, ...]:
+        return self._subscribers.callbacks()
+
+    def publish(self, event: StoreEvent) -> None:
+        """Tell the subscribers of a change already durable. Called by the store and by the modules that
+        change its state through `commit` (temporal, erasure, reason); every subscriber runs, then the first
+        failure is re-raised (the change stands)."""
+        self._subscribers.publish(event)
+
+    def _restore_clock(self) -> None:
+        rows = self.ox.query(
+            "SELECT (MAX(?t) AS ?m) WHERE { GRAPH <https://w3id.org/semantic-rdf/graph/provenance> "
+            "{ ?x <http://www.w3.org/ns/prov#startedAtTime> ?t } }"
+        )
+        for row in rows:
+            if row["m"] is not None:
+                self._clock.observe(L.parse_dt(row["m"]))
+
+    def _writable(self) -> None:
+        if self.read_only:
+            raise InvalidInput("store is open read-only")
+
+    # ------------------------------------------------------------------ low-level commit
+    def has(self, s: ox.NamedNode, p: ox.NamedNode, g: ox.NamedNode = PROVENANCE_GRAPH,
+            o: ox.NamedNode | None = None) -> bool:
+        """Whether the store holds a quad `s p o g` (any object when `o` is None; the provenance graph by default)."""
+        if o is not None:
+            return ox.Quad(s, p, o, g) in self.ox
+        for _ in self.ox.quads_for_pattern(s, p, None, g):
+            return True
+        return False
+
+    def _stored_types(self, iri: str) -> list[str]:
+        """rdf:types (as text) a node has in the provenance graph: the shape check asks for the nodes a
+        batch points at but does not describe (for sh:class)."""
+        return self._stored_values(iri, L.TYPE)
+
+    def _stored_values(self, iri: str, path: str) -> list[str]:
+        """The values (as text) of a node on a path in the provenance graph: the shape check asks for those of
+        a node a batch lists in part (`settled`) where the listed ones cannot decide a constraint."""
+        return [str(q.object) for q in self.ox.quads_for_pattern(ox.NamedNode(iri[1:-1]), ox.NamedNode(path[1:-1]),
+                                                                   None, PROVENANCE_GRAPH)]
+
+    def commit(self, add: Sequence[N.AnyQuad], remove: Sequence[N.AnyQuad] = (), *,
+               check: Sequence[N.AnyQuad] | None = None, settled: Mapping[str, Settled] | None = None,
+               unlinked: Sequence[N.NQ] = (), types: Mapping[str, list[str]] | None = None,
+               rendered: str = "") -> int:
+        """Check the batch against the shapes, then write it in one transaction (or, for a big batch of
+        fresh quads on disk, through the journaled bulk loader). Quads may be pyoxigraph or text made by
+        layout.py / ntriples.py only: Oxigraph reads the text without validating its IRIs again (`N.OWN`).
+        `check` (default `add` and `unlinked`) is what the shapes see; `settled` the stored nodes it lists in
+        part. `unlinked` are quads of new nodes that nothing stored points at before `add` links them;
+        `rendered`, N-Quads lines, more such quads, which `check` leaves out: `types` gives their nodes'
+        rdf:types (see `_assert_batch`). Returns the number of quads written."""
+        self._writable()
+        with self._lock:
+            pending = dict(self._pending) if (add or remove or unlinked or rendered) else {}
+            written = self._commit([q for qs in pending.values() for q in qs], add, remove, check, settled,
+                                   unlinked, types, rendered)
+            for key in pending:  # written with this transaction
+                self._pending.pop(key, None)
+                self._known_nodes.add(key)
+            return written
+
+    def _commit(self, pending: list[N.AnyQuad], add: Sequence[N.AnyQuad], remove: Sequence[N.AnyQuad],
+                check: Sequence[N.AnyQuad] | None, settled: Mapping[str, Settled] | None, unlinked: Sequence[N.NQ],
+                types: Mapping[str, list[str]] | None, rendered: str) -> int:
+        add = [q if type(q) is tuple else N.of(q) for q in list(pending) + list(add)]
+        described = list(unlinked) + add if check is None else \
+            [q if type(q) is tuple else N.of(q) for q in list(pending) + list(check)]
+        checked = [q for q in described if q[3] in _SHAPED]
+        types_of = self._stored_types if not types else (lambda node: types.get(node) or self._stored_types(node))
+        from semantic_rdf.rdf.shapecheck import shape_check
+
+        shape_check().enforce(checked, types_of, settled=settled, stored=self._stored_values)
+        n_new = len(unlinked) + rendered.count("\n")  # quads of new nodes
+        written = len(add) + n_new
+        if n_new and remove and (self.path is None or n_new > _SPLIT_THRESHOLD):
+            # A repeat batch's new sources go ahead of the update that links them and moves the counts: no
+            # query reaches a source before its record links it, and the update has a sixth of the text to
+            # parse (Oxigraph loads N-Quads faster than it runs INSERT DATA). In memory there is no
+            # crash to survive; on disk the sources go behind the redo journal, which holds the linking update
+            # too, so a crash between the two is redone at the next open.
+            link = N.update([N.of(q) for q in remove], add)
+            text = N.encode(N.document(unlinked) + rendered)
+            if self.path is None:
+                self.ox.load(text, **N.OWN)
+                self.ox.update(link)
+            else:
+                self._journaled(text, n_new, link)
+            return written
+        if rendered and remove:  # a small repeat batch on disk: one update, which takes quads, not lines
+            unlinked = list(unlinked) + [N.of(q) for q in ox.parse(N.encode(rendered), **N.OWN)]
+            rendered = ""
+        add = list(unlinked) + add
+        if remove:
+            self.ox.update(N.update([N.of(q) for q in remove], add))
+            return written
+        if not written:
+            return 0
+        nquads = N.encode(N.document(add) + rendered)  # parsed whole (checked by Oxigraph) before writing
+        if self.path is None:  # one transaction
+            self.ox.load(nquads, **N.OWN)
+        elif written > _BULK_THRESHOLD:
+            self._journaled(nquads, written)
+        else:
+            self._transaction(nquads)
+        return written
+
+    def _transaction(self, nquads: bytes) -> None:
+        """Write N-Quads text on disk in one transaction, parsed whole first. Not Store.load: on disk it
+        ingests new files, which races with read-only opens of the directory (tests/test_concurrency.py)."""
+        self.ox.extend(list(ox.parse(nquads, **N.OWN)))
+
+    # ------------------------------------------------------------------ runs, agents, documents
+    def ensure_agent(self, name: str, kind: str = "software", model: str | None = None) -> ox.NamedNode:
+        """The agent's IRI; a new agent is written with the next commit (not on its own: see `_pending`)."""
+        a, quads = self._agent(name, kind, model)
+        if quads:
+            self._pending.setdefault(a.value, quads)
+        return a
+
+    def _agent(self, name: str, kind: str, model: str | None) -> tuple[ox.NamedNode, list[N.AnyQuad]]:
+        """An agent's IRI and, unless it is stored, the quads that describe it."""
+        check_text("agent name", name, MAX_NAME)
+        a = agent_iri(name)
+        if a.value in self._known_nodes:
+            return a, []
+        if self.has(a, RDF_TYPE):
+            self._known_nodes.add(a.value)
+            return a, []
+        return a, list(L.agent_quads(a, name, kind, model))
+
+    def ensure_plan(self, name: str, cls: ox.NamedNode = M.Rule, label: str | None = None) -> ox.NamedNode:
+        plan = segment_iri("rule" if cls == M.Rule else "policy", slug(name) + "-" + L.h16(name)[:8])
+        if plan.value not in self._known_nodes and not self.has(plan, RDF_TYPE):
+            self.commit(L.plan_quads(plan, cls, label or name))
+        self._known_nodes.add(plan.value)
+        return plan
+
+    def begin_run(self, kind: str = "ingestion", *, agent: str = "caller", agent_kind: str | None = None,
+                  model: str | None = None, plan: ox.NamedNode | None = None, label: str | None = None) -> Run:
+        if kind not in _ACTIVITY_CLASS:
+            raise InvalidInput(f"unknown activity kind {kind!r}")
+        akind = agent_kind or ("person" if kind in {"statement", "retraction", "erasure", "reinstatement"}
+                               and agent == "caller" else "software")
+        a, agent_q = self._agent(agent, akind, model)
+        started = self.now()
+        run = Run(segment_iri("run", uuid.uuid4().hex), kind, a, started)
+        # Not committed now: the run's first write carries its activity (and its agent, if new), so a run
+        # that writes nothing is never recorded. Its agent goes with it, not alone: dropped with the run.
+        self._pending[run.iri.value] = agent_q + list(
+            L.activity_quads(run.iri, _ACTIVITY_CLASS[kind], a, started, plan, label))
+        return run
+
+    def record_run(self, run: Run) -> None:
+        """Write a begun run's activity now, before it has written anything (else its first commit does)."""
+        quads = self._pending.get(run.iri.value)
+        if quads:
+            self.commit(list(quads))
+
+    def recorded(self, run: Run) -> bool:
+        """Whether the run's activity is in the store (it is once the run has written something)."""
+        return run.iri.value not in self._pending
+
+    def end_run(self, run: Run) -> None:
+        """Close a run: its end time if it wrote anything, else it is forgotten (nothing of it was stored)."""
+        with self._lock:
+            if self._pending.pop(run.iri.value, None) is not None:
+                return
+        q = [ox.Quad(run.iri, P.endedAtTime, L.dt(self.now()), PROVENANCE_GRAPH)]
+        self.commit(q, check=q + list(self.ox.quads_for_pattern(run.iri, None, None, PROVENANCE_GRAPH)))
+
+    @contextmanager
+    def run(self, kind: str = "ingestion", **kw) -> Iterator[Run]:
+        r = self.begin_run(kind, **kw)
+        try:
+            yield r
+        finally:
+            if self.ox is not None:
+                self.end_run(r)
+
+    def add_document(self, doc: Doc, run: Run | None = None) -> ox.NamedNode:
+        """Store a document (origin and normalised text). Idempotent for the same id and content."""
+        return self.add_documents([doc], run)[0]
+
+    def add_documents(self, docs: Sequence[Doc], run: Run | None = None) -> list[ox.NamedNode]:
+        """Store documents in one checked batch: all of them or, if one is refused, none."""
+        with self._lock:
+            shas = [L.doc_sha256(d) for d in docs]
+            iris = [L.doc_iri(d.id, sha) for d, sha in zip(docs, shas)]
+            quads: list[N.AnyQuad] = []
+            fresh: set[str] = set()
+            for doc, sha, iri in zip(docs, shas, iris):
+                if iri.value not in self._known_nodes and iri.value not in fresh and not self.has(iri, M.sha256):
+                    quads += L.document_quads(doc, iri, sha)
+                    fresh.add(iri.value)
+            used = [] if run is None else [i for i in dict.fromkeys(iris) if i.value not in run.used]
+            quads += [ox.Quad(run.iri, P.used, i, PROVENANCE_GRAPH) for i in used]  # type: ignore[union-attr]
+            if quads:
+                self.commit(quads)
+            if run is not None:
+                run.used.update(i.value for i in used)
+            self._known_nodes.update(i.value for i in iris)
+            return iris
+
+    def document_iri(self, doc: Doc) -> ox.NamedNode:
+        return L.doc_iri(doc.id, L.doc_sha256(doc))
+
+    def has_document(self, doc: Doc) -> bool:
+        """Whether this document, with this very content, is stored."""
+        return self.has(self.document_iri(doc), M.sha256)
+
+    def document_text(self, doc: Doc | str | ox.NamedNode) -> str:
+        iri = doc if isinstance(doc, ox.NamedNode) else (
+            self.document_iri(doc) if isinstance(doc, Doc) else self._doc_iri_by_id(doc))
+        for q in self.ox.quads_for_pattern(iri, M.text, None, DOCUMENT_GRAPH):
+            return q.object.value
+        raise NotFound(f"no stored text for document {iri.value}")
+
+    def _doc_iri_by_id(self, doc_id: str) -> ox.NamedNode:
+        if doc_id.startswith("https://"):
+            return ox.NamedNode(doc_id)
+        found = [q.subject for q in self.ox.quads_for_pattern(None, ox.NamedNode(NS + "docId"), ox.Literal(doc_id),
+                                                                PROVENANCE_GRAPH)]
+        if not found:
+            raise NotFound(f"no document with id {doc_id!r}")
+        return found[-1]  # type: ignore[return-value]
+
+    # ------------------------------------------------------------------ writing assertions
+    def assert_(self, subject: str, predicate: str, obj: str, *, score: float | None = None,
+                valid: Validity | None = None, agent: str = "caller", note: str = "",
+                entity_types: Mapping[str, str] | None = None, on_erased: str = "refuse") -> str:
+        """Write one caller-supplied assertion; returns its id. An erased id is refused (ErasedData) or, with
+        on_erased='skip', not written (nothing is recorded) and its id returned."""
+        t = Triple(subject, predicate, obj, score=score, valid=valid)
+        check_text("source", note, MAX_TEXT, required=False)
+        predicate_iri(t.predicate)  # refuse before the statement activity is begun
+        aid = assertion_id(t.subject, t.predicate, t.object)
+        if self.has(assertion_iri(aid), RDF_TYPE, o=M.Tombstone):  # tombstones win (docs/security.md)
+            if on_erased == "skip":
+                return aid  # nothing is written, not even the statement activity
+            from semantic_rdf.store.tombstones import refuse_erased
+
+            refuse_erased(self, aid)  # ErasedData
+        with self.run("statement", agent=agent) as run:
+            return self.assert_triples([t], run=run, note=note, entity_types=entity_types).ids[0]
+
+    def assert_triples(self, triples: Iterable[Triple], *, run: Run, note: str = "",
+                       entity_types: Mapping[str, str] | None = None,
+                       aliases: Mapping[str, Iterable[str]] | None = None) -> WriteReport:
+        """Write a batch atomically. Triples with a chunk are source-read (their document must have
+        been added with `add_document`); triples without are caller-supplied (attributed to the run's agent).
+        `entity_types` names the ontology class of a new entity; `aliases` an entity's other names, stored
+        as skos:altLabel in the same batch (layout.alias_names keeps only name-like ones)."""
+        self._writable()
+        check_text("source", note, MAX_TEXT, required=False)
+        triples = list(triples)
+        with self._lock, _gc_paused():
+            report = self._assert_batch(triples, run, note, entity_types or {}, aliases or {})
+        if report.quads_added:  # outside the lock: no subscriber runs while it is held
+            self.publish(StoreEvent("committed", tuple(dict.fromkeys(report.ids)),
+                                    observed=tuple(sorted(report.observed))))
+        return report
+
+    def _assert_batch(self, triples: list[Triple], run: Run, note: str,
+                      entity_types: Mapping[str, str], aliases: Mapping[str, Iterable[str]] = {}) -> WriteReport:
+        report = WriteReport()
+        w = _BatchWrites(self.now(), str(run.iri), str(run.agent), run.agent.value, note)
+        groups, docs = self._group(triples, report)
+        for aid, obs in groups.items():
+            state = self._record_state(aid)
+            if state is not None and state.tombstone:
+                report.erased += len(obs)
+                continue
+            fresh = self._unrecorded(aid, state, w.sources(aid, obs, docs))
+            report.unchanged += len(obs) - len(fresh)
+            report.observed.update((aid, f.doc[1:-1]) for f in fresh if f.doc is not None)
+            if state is None:
+                self._new_record(w, aid, obs[0], fresh, entity_types, aliases)
+                report.new += 1
+            elif fresh:
+                self._repeat_record(w, aid, state, fresh)
+                report.repeated += 1
+        self._other_names(w, aliases)
+        if w.add:
+            report.quads_added = self.commit(w.add, w.remove, check=w.check, settled=w.settled, unlinked=w.unlinked,
+                                             types=w.unchecked, rendered="".join(w.rendered))
+            self._known_entities.update(w.new_entities)
+        return report
+
+    def _group(self, triples: list[Triple], report: WriteReport) -> tuple[dict[str, list[Triple]], dict[str, str]]:
+        """The batch's observations by assertion id (their ids in `report`, in order), and the IRI of each
+        document they were read from, by document id."""
+        groups: dict[str, list[Triple]] = {}
+        docs: dict[str, str] = {}
+        for t in triples:
+            if not isinstance(t, Triple):
+                raise InvalidInput(f"expected Triple, got {type(t).__name__}")
+            predicate_iri(t.predicate)  # schema check: raises InvalidInput naming the predicate
+            aid = assertion_id(t.subject, t.predicate, t.object)
+            report.ids.append(aid)
+            groups.setdefault(aid, []).append(t)
+            if t.chunk is not None and t.chunk.doc_id not in docs:
+                docs[t.chunk.doc_id] = str(self._doc_iri_by_id(t.chunk.doc_id))
+        return groups, docs
+
+    def _unrecorded(self, aid: str, state: _RecordState | None, sources: list[_Source]) -> list[_Source]:
+        """`sources` less those repeated within the batch and those the stored record has already."""
+        seen: dict[str, _Source] = {}
+        for src_ in sources:
+            seen.setdefault(src_.node, src_)
+        node = assertion_iri(aid)
+        return list(seen.values()) if state is None else [
+            v for k, v in seen.items() if not self.has(node, P.wasDerivedFrom, o=ox.NamedNode(k[1:-1]))]
+
+    def _new_record(self, w: _BatchWrites, aid: str, first: Triple, fresh: list[_Source],
+                    entity_types: Mapping[str, str], aliases: Mapping[str, Iterable[str]]) -> None:
+        a = assertion_ref(aid)
+        kinds = sorted({f.kind for f in fresh})
+        conf = max(f.confidence for f in fresh)
+        new_q = L.record_quads(aid, first, [_KIND_REF[k] for k in kinds], conf, len(fresh), w.at, w.run_ref,
+                               first.valid)
+        new_q.append(L.claim_quad(aid, first))
+        for f in fresh:
+            w.source(f, w.add)
+            new_q.append((a, L.Pt.wasDerivedFrom, f.node, L.PROV_G))
+        w.add += new_q
+        w.check += new_q
+        self._new_entities(w, first, entity_types, aliases)
+
+    def _new_entities(self, w: _BatchWrites, first: Triple, entity_types: Mapping[str, str],
+                      aliases: Mapping[str, Iterable[str]]) -> None:
+        """The entities a new record names that neither the store nor the batch holds yet, with their class
+        and other names."""
+        for name in (first.subject,) + (() if first.datatype else (first.object,)):
+            key = fold(name)
+            if key not in w.new_entities and key not in self._known_entities:
+                if self.has(entity_iri(name), M.folded, ENTITY_GRAPH):
+                    self._known_entities.add(key)
+                else:
+                    w.new_entities[key] = None
+                    cls = entity_types.get(name)
+                    cq = L.entity_quads(name, ox.NamedNode(NS + cls) if cls and cls.isidentifier() else None,
+                                        aliases.get(name, ()))
+                    w.add += cq
+                    w.check += cq
+                    w.named.add(name)
+
+    def _repeat_record(self, w: _BatchWrites, aid: str, state: _RecordState, fresh: list[_Source]) -> None:
+        """Add `fresh` sources to a stored record, with its new count, confidence and kinds."""
+        from semantic_rdf.rdf.shapecheck import Settled
+
+        a, G = assertion_ref(aid), L.PROV_G
+        kinds_now = set(state.kinds)
+        new_q: list[N.NQ] = []
+        for f in fresh:
+            w.source(f, w.unlinked)
+            new_q.append((a, L.Pt.wasDerivedFrom, f.node, G))
+            if f.kind not in kinds_now:
+                kinds_now.add(f.kind)
+                new_q.append((a, L.TYPE, _KIND_REF[f.kind], G))
+        conf = max([state.confidence] + [f.confidence for f in fresh])
+        new_q.append((a, L.Mt.count, L.integer_t(state.count + len(fresh)), G))
+        new_q.append((a, L.Mt.confidence, L.dec_t(conf), G))
+        w.remove += [state.count_q, state.conf_q]
+        w.add += new_q
+        # the stored sources stand and met the monotone source constraints: only the additions are checked
+        w.check += state.types + new_q
+        w.settled[a] = Settled(frozenset(q[2] for q in state.types), _ADDED)
+
+    def _other_names(self, w: _BatchWrites, aliases: Mapping[str, Iterable[str]]) -> None:
+        """The other names of entities the store held already (or that a repeated record names)."""
+        for name, other in aliases.items():
+            if name in w.named or not isinstance(name, str) or not other:
+                continue
+            try:
+                e = entity_iri(name)
+            except SemanticError:
+                continue
+            if fold(name) not in w.new_entities and not self.has(e, M.folded, ENTITY_GRAPH):
+                continue  # not an entity this batch or the store holds (its triples were refused or erased)
+            aq = L.alias_quads(name, [a for a in L.alias_names(name, other)
+                                      if not self.has(e, _ALT_LABEL, ENTITY_GRAPH, o=ox.Literal(a))])
+            w.add += aq
+            w.check += aq
+
+    def _record_state(self, aid: str) -> _RecordState | None:
+        """The stored record of an assertion (its types, count and confidence) as text quads, or None. A few
+        reads whatever the number of its sources."""
+        node, a, G = assertion_iri(aid), assertion_ref(aid), L.PROV_G
+        types = [str(q.object) for q in self.ox.quads_for_pattern(node, RDF_TYPE, None, PROVENANCE_GRAPH)]
+        if not types:
+            return None
+        state = _RecordState([(a, L.TYPE, o, G) for o in types])
+        for q in self.ox.quads_for_pattern(node, M.count, None, PROVENANCE_GRAPH):
+            state.count_q, state.count = (a, _COUNT, str(q.object), G), int(q.object.value)
+        for q in self.ox.quads_for_pattern(node, M.confidence, None, PROVENANCE_GRAPH):
+            state.conf_q, state.confidence = (a, _CONFIDENCE, str(q.object), G), float(q.object.value)
+        return state
+
+    # ------------------------------------------------------------------ reading
+    def label(self, term: ox.NamedNode | ox.Literal) -> str:
+        if isinstance(term, ox.Literal):
+            return term.value
+        for g in (ENTITY_GRAPH, PROVENANCE_GRAPH):
+            for q in self.ox.quads_for_pattern(term, RDFS_LABEL, None, g):
+                return q.object.value
+        return predicate_name(term) if term.value.startswith("https://w3id.org/semantic-rdf/p/") else term.value
+
+    def exists(self, aid: str) -> bool:
+        return self.has(assertion_iri(aid), M.claimGraph)
+
+    def get(self, aid: str) -> Record | None:
+        """The record of an assertion id, or None (also None for an erased one: see `tombstone`)."""
+        a = assertion_iri(aid)
+        quads = list(self.ox.quads_for_pattern(a, None, None, PROVENANCE_GRAPH))
+        if not quads or not any(q.predicate == M.claimGraph for q in quads):
+            return None
+        one: dict = {}
+        kinds, srcs, beliefs = [], [], []
+        for q in quads:
+            p = q.predicate
+            if p == RDF_TYPE and q.object.value in _CLASS_KIND:
+                kinds.append(_CLASS_KIND[q.object.value])
+            elif p == P.wasDerivedFrom:
+                srcs.append(q.object)
+            elif p == M.belief:
+                beliefs.append(q.object)
+            else:
+                one[p.value] = q.object
+        try:
+            return self._record(aid, one, kinds, srcs, beliefs)
+        except SemanticError:
+            raise
+        except (KeyError, ValueError, AttributeError) as exc:  # a record this tool never writes: say so
+            missing = f"no {exc.args[0]}" if isinstance(exc, KeyError) else " ".join(str(exc).split())[:200]
+            raise InvalidInput(f"assertion {aid} has a malformed record ({missing}): the store was not "
+                               "written by semantic-rdf, or was changed outside it") from None
+
+    def _record(self, aid: str, one: dict, kinds: list[str], srcs: list, beliefs: list) -> Record:
+        valid = None
+        vf, vu = one.get(M.validFrom.value), one.get(M.validUntil.value)
+        if vf is not None or vu is not None:
+            valid = Validity(L.parse_dt(vf) if vf else None, L.parse_dt(vu) if vu else None)
+        obj = one[M.object.value]
+        return Record(
+            id=aid,
+            subject=self.label(one[M.subject.value]),
+            predicate=predicate_name(one[M.predicate.value]),
+            object=self.label(obj),
+            confidence=float(one[M.confidence.value].value),
+            count=int(one[M.count.value].value),
+            kinds=tuple(sorted(kinds)),
+            sources=tuple(sorted((self._source(s) for s in srcs), key=lambda s: s.iri)),
+            valid=valid,
+            generated_at=L.parse_dt(one[P.generatedAtTime.value]) if P.generatedAtTime.value in one else None,
+            believed=tuple(sorted(self._belief(b) for b in beliefs)),
+            object_is_literal=isinstance(obj, ox.Literal),
+        )
+
+    def require(self, aid: str) -> Record:
+        r = self.get(aid)
+        if r is None:
+            raise NotFound(f"no assertion with id {aid}")
+        return r
+
+    def _belief(self, b: ox.NamedNode) -> tuple[datetime, datetime | None]:
+        start = until = None
+        for q in self.ox.quads_for_pattern(b, None, None, PROVENANCE_GRAPH):
+            if q.predicate == M.believedFrom:
+                start = L.parse_dt(q.object)
+            elif q.predicate == M.believedUntil:
+                until = L.parse_dt(q.object)
+        return (start, until)  # type: ignore[return-value]
+
+    def _source(self, s: ox.NamedNode) -> Source:
+        props: dict = {}
+        types = set()
+        for q in self.ox.quads_for_pattern(s, None, None, PROVENANCE_GRAPH):
+            if q.predicate == RDF_TYPE:
+                types.add(q.object.value)
+            else:
+                props[q.predicate.value] = q.object
+        conf = float(props[M.confidence.value].value) if M.confidence.value in props else None
+        if OA_.SpecificResource.value in types:
+            doc = props.get(OA_.hasSource.value)
+            sel = props.get(OA_.hasSelector.value)
+            start = end = None
+            if sel is not None:
+                for q in self.ox.quads_for_pattern(sel, None, None, PROVENANCE_GRAPH):
+                    if q.predicate == OA_.start:
+                        start = int(q.object.value)
+                    elif q.predicate == OA_.end:
+                        end = int(q.object.value)
+            ref = None
+            if doc is not None:
+                for q in self.ox.quads_for_pattern(doc, M.reference, None, PROVENANCE_GRAPH):
+                    ref = q.object.value
+            ci = props.get(M.chunkIndex.value)
+            return Source("span", s.value, conf, doc.value if doc else None, ref, start, end,
+                          int(ci.value) if ci is not None else None)
+        if M.CallerStatement.value in types:
+            note = props.get(M.note.value)
+            ag = props.get(P.wasAttributedTo.value)
+            return Source("caller", s.value, conf, note=note.value if note else None,
+                          agent=self.label(ag) if isinstance(ag, ox.NamedNode) else None)
+        return Source("assertion", s.value, conf)
+
+    def span_text(self, source: Source) -> str:
+        """The exact text a span source points at."""
+        if source.kind != "span" or source.doc_iri is None or source.start is None:
+            raise InvalidInput("not a text span")
+        return self.document_text(ox.NamedNode(source.doc_iri))[source.start:source.end]
+
+    def match(self, s: str | None = None, p: str | None = None, o: str | None = None, *,
+              as_of: datetime | None = None, valid_at: datetime | None = None,
+              object_literal: ox.Literal | None = None) -> list[Record]:
+        """Assertions matching a pattern (None = wildcard), as believed at `as_of` and valid at `valid_at`."""
+        params: dict[str, Term | None] = {
+            "s": entity_iri(s) if s is not None else None,
+            "p": predicate_iri(p) if p is not None else None,
+            "o": object_literal if object_literal is not None else (entity_iri(o) if o is not None else None),
+            "asof": L.dt(as_of) if as_of is not None else None,
+            "validat": L.dt(valid_at) if valid_at is not None else None,
+        }
+        out = []
+        for row in self.ox.query(packaged("match", **params)):
+            rec = self.get(id_of(row["a"]))
+            if rec is not None:
+                out.append(rec)
+        return out
+
+    def select(self, query_text: str, **params: Term | None) -> list[dict[str, ox.NamedNode | ox.Literal | None]]:
+        """Run a SPARQL SELECT with parameters bound as terms. Rows are dicts of variable name -> term."""
+        res = self.ox.query(bind(query_text, params))
+        if isinstance(res, bool) or not hasattr(res, "variables"):
+            raise InvalidInput("select() takes a SELECT query")
+        names = [v.value for v in res.variables]
+        return [{n: row[n] for n in names} for row in res]
+
+    def run_query(self, name: str, **params: Term | None) -> list[dict]:
+        """Run queries/<name>.rq with parameters bound."""
+        return self.select(packaged(name), **params)
+
+    def ids(self) -> list[str]:
+        return sorted(id_of(q.subject) for q in self.ox.quads_for_pattern(None, M.claimGraph, None, PROVENANCE_GRAPH))
+
+    # ------------------------------------------------------------------ export / import / validate
+    def export(self, fmt: str = "nquads", graph: ox.NamedNode | None = None) -> bytes:
+        if fmt not in FORMATS:
+            raise InvalidInput(f"unknown export format {fmt!r} (one of {', '.join(sorted(FORMATS))})")
+        if graph is None and fmt not in _DATASET_FORMATS:
+            raise InvalidInput(f"format {fmt} holds one graph: name one (e.g. --graph provenance)")
+        # Turtle and TriG carry the project's prefix map (the line formats and JSON-LD ignore it)
+        prefixes = dict(PREFIXES) if fmt in ("trig", "turtle") else None
+        if graph is None:
+            return self.ox.dump(format=FORMATS[fmt], prefixes=prefixes)
+        return self.ox.dump(format=FORMATS[fmt], from_graph=graph, prefixes=prefixes)
+
+    def import_(self, data: bytes, fmt: str = "nquads", *, on_erased: str = "refuse") -> int:
+        """Load an export back. The data is checked against the shapes first; nothing is written if it fails.
+        Data of erased assertions or documents is refused (ErasedData) or, on_erased='skip', left out."""
+        return self.import_report(data, fmt, on_erased=on_erased)[0]
+
+    def import_report(self, data: bytes, fmt: str = "nquads", *, on_erased: str = "refuse"):
+        """`import_`, returning (quads written, tombstones.Screened: what tombstones kept out)."""
+        from semantic_rdf.store import tombstones
+
+        if fmt not in _DATASET_FORMATS:
+            raise InvalidInput(f"import takes a dataset format ({', '.join(sorted(_DATASET_FORMATS))})")
+        try:
+            quads = list(ox.parse(data, format=FORMATS[fmt]))
+        except SyntaxError as exc:
+            raise InvalidInput(f"cannot parse {fmt} input: {exc}") from None
+        for q in quads:
+            _check_imported(q)
+        quads, screened = tombstones.screen(self, quads, on_erased)  # tombstones win (docs/security.md)
+        self.commit(quads)
+        ids = sorted({id_of(q.subject) for q in quads if q.predicate == M.claimGraph and q.graph_name == PROVENANCE_GRAPH})
+        if ids:
+            self.publish(StoreEvent("committed", tuple(ids)))
+        return len(quads), screened
+
+    def compact(self):
+        """Rebuild this on-disk store's directory from its live quads (`compaction.compact`: erased data leaves
+        its files), then publish `compacted` (the side tables vacuum theirs). The handle is closed for the
+        swap and opened again; returns the compaction.CompactReport."""
+        from semantic_rdf.store import compaction
+
+        self._writable()
+        if self.path is None:
+            raise InvalidInput("an in-memory store has no files to compact")
+        with self._lock:
+            self.close()
+            try:
+                report = compaction.compact(self.path)
+            finally:
+                try:
+                    self.ox = ox.Store(str(self.path / "oxigraph"))
+                except OSError as exc:
+                    raise StoreInUse(f"store {str(self.path)!r} was opened by another process during "
+                                     f"compaction: {exc}") from None
+        self.publish(StoreEvent("compacted", path=str(self.path)))
+        return report
+
+    def quad_count(self) -> int:
+        return len(self.ox)
+
+    def validate(self, *, pyshacl: bool = False, progress: Callable[[int], object] | None = None) -> Report:
+        """Full validation: the shapes over the provenance and entity graphs (pyshacl's verdicts, checked in
+        batches; `pyshacl=True`: pyshacl on every batch), plus the layout's integrity rules."""
+        from semantic_rdf.rdf.shapes import Report
+        from semantic_rdf.rdf.validation import validate_store  # in batches: bounded memory (docs/layout.md)
+
+        report = validate_store(self.ox, [PROVENANCE_GRAPH, ENTITY_GRAPH], pyshacl=pyshacl, progress=progress)
+        problems = list(report.violations) + self.integrity()
+        return Report(not problems, problems, report.text)
+
+    def integrity(self) -> list[str]:
+        """Rules SHACL Core cannot state: claim graph == echo, count == sources, id == hash of the triple."""
+        out = []
+        for row in self.run_query("integrity"):
+            out.append(f"{row['a'].value}: {row['problem'].value}")
+        for row in self.ox.query(packaged("records")):   # streamed: one row per record (bounded memory)
+            aid = id_of(row["a"])
+            want = assertion_id(row["sf"].value, predicate_name(row["p"]),
+                                row["of"].value if row["of"] is not None else row["o"].value)
+            if want != aid:
+                out.append(f"{row['a'].value}: id does not match its folded triple (expected {want})")
+        return out
+
+    def stats(self) -> dict:
+        rows = self.run_query("stats")
+        r = rows[0] if rows else {}
+        out = {k: int(v.value) if v is not None else 0 for k, v in r.items()}
+        out["quads"] = len(self.ox)
+        return out
