@@ -93,7 +93,7 @@ print("numba" in sys.modules, int(d[e.rows["12345"]]), int(d.min()), int(np.sort
 
 
 def test_stemming_without_nltk_names_the_locomo_extra(tmp_path):
-    code = ("from semantic_rdf import retrieval as R; assert 'the' in R.STOPWORDS\n"
+    code = ("from semantic_rdf.interfaces import retrieval as R; assert 'the' in R.STOPWORDS\n"
             "try:\n    R.terms('Ada wrote notes')\nexcept Exception as e:\n    print(type(e).__name__, e)\n")
     r = _without({"nltk"}, code, tmp_path)
     assert r.returncode == 0, r.stderr

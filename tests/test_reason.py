@@ -96,7 +96,7 @@ def test_shapes_refuse_a_derived_assertion_without_antecedents():
     aid = assertion_id("p", "located_in", "q")
     t = Triple("p", "located_in", "q")
     with s.run("derivation", agent="reasoner") as run:
-        plan = T.ensure_plan(s, "hand-made", M.Rule)
+        plan = s.ensure_plan("hand-made", M.Rule)
         q = L.record_quads(aid, t, [M.DerivedAssertion], 1.0, 1, s.now(), run.iri, None)
         q += [L.claim_quad(aid, t), ox.Quad(assertion_iri(aid), M.rule, plan, PROVENANCE_GRAPH)]
         q += L.entity_quads("p", None) + L.entity_quads("q", None)

@@ -558,7 +558,7 @@ def follow(store) -> Callable[[], None]:
 
 
 def after_ingest_hook(store) -> Callable[[object], None]:
-    """A callback for `loader.load(on_commit=…)`: indexes each committed batch in the side tables beside an
+    """A callback for `pipeline.load.load(on_commit=…)`: indexes each committed batch in the side tables beside an
     on-disk store (one call per loader flush). Their file is opened (and rebuilt from the store if it is
     missing or damaged) now, before the ingest commits anything, so a damaged file costs a notice, not a
     half-finished ingest. A Memory attached to the store indexes each write itself (its `committed`

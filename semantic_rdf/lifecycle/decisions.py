@@ -168,7 +168,7 @@ class Recorder:
         allowed, reason = pol.allow(agent, choice)
         if not isinstance(allowed, bool) or not isinstance(reason, str):
             raise InvalidInput(f"policy {pol.name!r} must answer (bool, str)")
-        plan = T.ensure_plan(self.store, _check_text("policy name", pol.name, 200), M.Policy, pol.name)
+        plan = self.store.ensure_plan(_check_text("policy name", pol.name, 200), M.Policy, pol.name)
         ag = self.store.ensure_agent(agent, self.agent_kind)
         at = self.store.now()
         did = L.h16(agent, choice, at.isoformat())

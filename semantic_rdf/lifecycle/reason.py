@@ -321,8 +321,8 @@ def _withdrawn_by_cascade(store, aid: str) -> bool:
 
 
 def _ensure_rule(store, rule: Rule) -> ox.NamedNode:
-    return T.ensure_plan(store, rule.name, M.Rule, rule.name,
-                         [(ruleFile, L.string(rule.file)), (RDFS_COMMENT, L.string(rule.label))])
+    return store.ensure_plan(rule.name, M.Rule, rule.name,
+                             [(ruleFile, L.string(rule.file)), (RDFS_COMMENT, L.string(rule.label))])
 
 
 _ = (RDF_TYPE, id_of)

@@ -35,7 +35,7 @@ from semantic_rdf.core.resources import query as load_query
 from semantic_rdf.core.values import MAX_TEXT, Validity, check_text, utc
 from semantic_rdf.core.vocab import (
     M, NS, P, PROVENANCE_GRAPH, RDF_TYPE, agent_iri, assertion_iri, entity_iri, id_of, predicate_name,
-    segment_iri, slug,
+    segment_iri,
 )
 
 __all__ = [
@@ -315,17 +315,6 @@ def activity(store, cls: ox.NamedNode, agent: str, *, reason: str | None = None,
     if reason is not None:
         q.append(ox.Quad(act, M.reason, L.string(reason), G))
     return act, at, q
-
-
-def ensure_plan(store, name: str, cls: ox.NamedNode, label: str | None = None,
-                extra: Sequence[tuple[ox.NamedNode, ox.Literal | ox.NamedNode]] = ()) -> ox.NamedNode:
-    """A prov:Plan (an m:Rule or m:Policy) by name, written once. Same IRI scheme as AssertionStore.ensure_plan."""
-    # store.ensure_plan calls layout.slug, which layout does not define (vocab does): minted here instead.
-    plan = segment_iri("rule" if cls == M.Rule else "policy", slug(name) + "-" + L.h16(name)[:8])
-    if not store.has(plan, RDF_TYPE):
-        q = L.plan_quads(plan, cls, label or name) + [ox.Quad(plan, p, o, G) for p, o in extra]
-        store.commit(q)
-    return plan
 
 
 class Batch:

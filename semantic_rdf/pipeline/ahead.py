@@ -35,7 +35,7 @@ __all__ = ["Mode", "ahead", "choose", "in_child", "in_thread", "why_not_child"]
 
 Mode = Literal["auto", "thread", "child"]
 
-# Results computed ahead of the store writes: about two store batches (loader.load writes one per 20,000
+# Results computed ahead of the store writes: about two store batches (load.load writes one per 20,000
 # triples or 4M characters of text), so the pipeline goes on while a batch is written; and bounded memory.
 DEPTH = 2048
 AHEAD_CHARS = 16_000_000  # document text ahead (past the first result)

@@ -3,7 +3,7 @@
 `RuleExtractor` is deterministic and offline: entity shapes (capitalised names in any script
 that has case, a user gazetteer, simple pronoun resolution within a document) and relation
 patterns that map English phrasings to the 53 taxonomy predicates, each with its own
-confidence. `ModelExtractor` asks a `Model` (see model.py) for JSON and treats the answer as
+confidence. `ModelExtractor` asks a `Model` (see llm.py) for JSON and treats the answer as
 untrusted data. `screen` applies the two separate knobs — schema (vocabulary) and confidence
 floor — and reports their rejections separately.
 
@@ -1295,7 +1295,7 @@ TEXT {nonce}>>>
 
 
 class ModelExtractor:
-    """Triples from a `Model` (model.py), its answer treated strictly as data.
+    """Triples from a `Model` (llm.py), its answer treated strictly as data.
 
     Rejections are counted in `counts`: malformed (not JSON / wrong shape: the whole answer),
     bad_item (an item that is not an object with string fields and a valid confidence),

@@ -1,6 +1,6 @@
 """The record layout: pure functions from values to the quads design.md prescribes.
 
-No I/O here. store.py decides what to write; this module decides how it looks in RDF.
+No I/O here. store/assertions.py decides what to write; this module decides how it looks in RDF.
 Quads are built as N-Triples text (ntriples.py): the literal helpers below return pyoxigraph terms
 for queries and callers, and their `_t` twins return the same terms as text for quads.
 """

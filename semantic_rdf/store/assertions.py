@@ -572,10 +572,12 @@ class AssertionStore:
             return a, []
         return a, list(L.agent_quads(a, name, kind, model))
 
-    def ensure_plan(self, name: str, cls: ox.NamedNode = M.Rule, label: str | None = None) -> ox.NamedNode:
+    def ensure_plan(self, name: str, cls: ox.NamedNode = M.Rule, label: str | None = None,
+                    extra: Sequence[tuple[ox.NamedNode, ox.Literal | ox.NamedNode]] = ()) -> ox.NamedNode:
+        """A prov:Plan (an m:Rule or m:Policy) by name, written once, with `extra` (predicate, object) pairs."""
         plan = segment_iri("rule" if cls == M.Rule else "policy", slug(name) + "-" + L.h16(name)[:8])
         if plan.value not in self._known_nodes and not self.has(plan, RDF_TYPE):
-            self.commit(L.plan_quads(plan, cls, label or name))
+            self.commit(L.plan_quads(plan, cls, label or name) + [ox.Quad(plan, p, o, PROVENANCE_GRAPH) for p, o in extra])
         self._known_nodes.add(plan.value)
         return plan
 
