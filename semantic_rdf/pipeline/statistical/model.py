@@ -511,8 +511,8 @@ def candidate_pairs(mentions: list[SentMention]) -> list[tuple[SentMention, Sent
 
 _REAL_TYPES = frozenset(ENTITY_TYPES)
 _NAMED = frozenset({"named", "demonym"})  # a pair across sentences is read from names only: the passage quotes both
-# Across sentences only a place is a tail: 83 % of the training pairs that hold a property end in one,
-# and no other kind of tail reached the floor out of fold; every other pair cost time for nothing
+# Across sentences only a place is a tail: most training pairs that hold a property end in one, and no other
+# kind of tail reached the floor out of fold, so every other pair cost time for nothing (docs/extraction.md)
 CROSS_TAIL = "LOC"
 
 
