@@ -63,6 +63,14 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-z))
 
 
+def _feature_ids(vocab: dict[str, int], feats: list[list[str]]) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's feature count, and every feature's column in order (-1 for a name the model does not know):
+    all rows' names looked up in one C-level map."""
+    lens = np.fromiter(map(len, feats), dtype=np.intp, count=len(feats))
+    ids = np.fromiter(map(vocab.get, chain.from_iterable(feats), repeat(-1)), dtype=np.intp, count=int(lens.sum()))
+    return lens, ids
+
+
 def _curves(cal: dict | None, pids: tuple[str, ...], prefix: str) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Each property's reliability curve: its own when it had enough tuning facts, else the pooled one;
     the identity when the weights are read uncalibrated."""
@@ -111,9 +119,7 @@ class CrossHead:
         """Each row's known features' weights summed (rows x relations), in feature order."""
         n = len(feats)
         out = np.zeros((n, len(self.relations)), np.float32)
-        lens = np.fromiter(map(len, feats), dtype=np.intp, count=n)
-        ids = np.fromiter(map(self.vocab.get, chain.from_iterable(feats), repeat(-1)), dtype=np.intp,
-                          count=int(lens.sum()))
+        lens, ids = _feature_ids(self.vocab, feats)
         keep = ids >= 0
         counts = np.bincount(np.repeat(np.arange(n), lens)[keep], minlength=n)
         idx = ids[keep]
@@ -223,9 +229,7 @@ class Weights:
         calibrated floor, stay exactly as trained. The names of all pairs are looked up in one C-level
         map and the unknown ones dropped with a numpy mask."""
         n = len(feats)
-        lens = np.fromiter(map(len, feats), dtype=np.intp, count=n)
-        ids = np.fromiter(map(self.vocab.get, chain.from_iterable(feats), repeat(-1)), dtype=np.intp,
-                          count=int(lens.sum()))
+        lens, ids = _feature_ids(self.vocab, feats)
         keep = ids >= 0
         counts = np.bincount(np.repeat(np.arange(n), lens)[keep], minlength=n)
         idx = ids[keep]
