@@ -27,8 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     rc = subprocess.call(["bash", "-c", args.command])
     kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB on Linux
     gb = kib * 1024 / 1e9
-    print(f"peak resident memory of `{args.command}`: {gb:.2f} GB ({kib} KiB, largest single process)",
-          flush=True)
+    print(f"peak resident memory of `{args.command}`: {gb:.2f} GB ({kib} KiB, largest single process)", flush=True)
     if rc == 0 and args.limit_gb is not None and gb >= args.limit_gb:
         print(f"over the suite's budget of {args.limit_gb:g} GB", file=sys.stderr, flush=True)
         return 3

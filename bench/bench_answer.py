@@ -59,10 +59,23 @@ def evaluate(mem: Memory, items: list[dict], mode: str = "balanced", record: boo
             ok = a.allowed and want in ids
         else:
             ok = not a.allowed
-        out.append({"id": it["id"], "split": it["split"], "answerable": it["answerable"], "kind": it["kind"],
-                    "ok": ok, "allowed": a.allowed, "question": it["question"], "expect": it.get("expect"),
-                    "got": [f"{f.subject} {f.predicate} {f.object}" for f in a.facts], "reason": a.reason,
-                    "best": a.scores.get("best"), "seconds": dt, "top1": bool(ids) and it["answerable"] and ids[0] == assertion_id(*it["expect"])})
+        out.append(
+            {
+                "id": it["id"],
+                "split": it["split"],
+                "answerable": it["answerable"],
+                "kind": it["kind"],
+                "ok": ok,
+                "allowed": a.allowed,
+                "question": it["question"],
+                "expect": it.get("expect"),
+                "got": [f"{f.subject} {f.predicate} {f.object}" for f in a.facts],
+                "reason": a.reason,
+                "best": a.scores.get("best"),
+                "seconds": dt,
+                "top1": bool(ids) and it["answerable"] and ids[0] == assertion_id(*it["expect"]),
+            }
+        )
     return out
 
 
@@ -73,9 +86,11 @@ def summary(rows: list[dict]) -> dict:
     res = {}
     for split in ("dev", "heldout", "all"):
         sel = [r for r in rows if split == "all" or r["split"] == split]
-        res[split] = {"answerable": share([r for r in sel if r["answerable"]]),
-                      "unanswerable": share([r for r in sel if not r["answerable"]]),
-                      "top1": sum(r["top1"] for r in sel if r["answerable"])}
+        res[split] = {
+            "answerable": share([r for r in sel if r["answerable"]]),
+            "unanswerable": share([r for r in sel if not r["answerable"]]),
+            "top1": sum(r["top1"] for r in sel if r["answerable"]),
+        }
     return res
 
 
@@ -93,28 +108,31 @@ def main(argv: list[str] | None = None) -> int:
     s = summary(rows)
     secs = sorted(r["seconds"] for r in rows)
     if args.json:
-        print(json.dumps({"summary": s, "rows": rows, "facts": len(mem.side), "p50_seconds": secs[len(secs) // 2]},
-                         ensure_ascii=False, indent=2))
+        print(json.dumps({"summary": s, "rows": rows, "facts": len(mem.side), "p50_seconds": secs[len(secs) // 2]}, ensure_ascii=False, indent=2))
         return 0
-    print(f"corpus: {len(mem.side)} believed facts indexed ({t_build:.1f} s to ingest and index); "
-          f"{len(items)} questions, mode {args.mode}")
+    print(f"corpus: {len(mem.side)} believed facts indexed ({t_build:.1f} s to ingest and index); {len(items)} questions, mode {args.mode}")
     for split in ("dev", "heldout", "all"):
         a, u = s[split]["answerable"], s[split]["unanswerable"]
-        print(f"  {split:8s} answerable passed with the right fact {a[0]:3d}/{a[1]:<3d} = {100 * a[0] / max(1, a[1]):5.1f} %   "
-              f"(listed first: {s[split]['top1']}; a multi-hop answer lists hop 1 first)   "
-              f"unanswerable refused {u[0]:3d}/{u[1]:<3d} = {100 * u[0] / max(1, u[1]):5.1f} %")
+        print(
+            f"  {split:8s} answerable passed with the right fact {a[0]:3d}/{a[1]:<3d} = {100 * a[0] / max(1, a[1]):5.1f} %   "
+            f"(listed first: {s[split]['top1']}; a multi-hop answer lists hop 1 first)   "
+            f"unanswerable refused {u[0]:3d}/{u[1]:<3d} = {100 * u[0] / max(1, u[1]):5.1f} %"
+        )
     kinds = Counter((r["kind"], r["ok"]) for r in rows)
-    print("  by kind: " + ", ".join(f"{k} {kinds[(k, True)]}/{kinds[(k, True)] + kinds[(k, False)]}"
-                                    for k in sorted({r['kind'] for r in rows})))
-    print(f"  per question p50 {1000 * secs[len(secs) // 2]:.1f} ms, max {1000 * secs[-1]:.1f} ms (gate, verification, "
-          "Hebbian turn and decision record)")
+    print("  by kind: " + ", ".join(f"{k} {kinds[(k, True)]}/{kinds[(k, True)] + kinds[(k, False)]}" for k in sorted({r["kind"] for r in rows})))
+    print(
+        f"  per question p50 {1000 * secs[len(secs) // 2]:.1f} ms, max {1000 * secs[-1]:.1f} ms (gate, verification, "
+        "Hebbian turn and decision record)"
+    )
     fails = [r for r in rows if not r["ok"]]
     if fails:
         print(f"failures ({len(fails)}):")
         for r in fails[: args.failures]:
             want = " ".join(r["expect"]) if r["expect"] else "a refusal"
-            print(f"  [{r['id']} {r['split']} {r['kind']}] {r['question']}\n      wanted: {want}; got: "
-                  f"{'; '.join(r['got']) or 'refusal'}\n      {r['reason'][:300]}")
+            print(
+                f"  [{r['id']} {r['split']} {r['kind']}] {r['question']}\n      wanted: {want}; got: "
+                f"{'; '.join(r['got']) or 'refusal'}\n      {r['reason'][:300]}"
+            )
     mem.close()
     return 0
 

@@ -51,8 +51,7 @@ def env() -> dict[str, str]:
     # this checkout's code, even when the venv's editable install points at another one; byte code cached
     # (in a directory of the bench's own, never the checkout) as an installed wheel has it, even where the
     # environment sets PYTHONDONTWRITEBYTECODE: recompiling ~60 modules per run is no user's start-up
-    e = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-         "PYTHONPYCACHEPREFIX": PYCACHE}
+    e = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "PYTHONPYCACHEPREFIX": PYCACHE}
     e.pop("PYTHONDONTWRITEBYTECODE", None)
     return e
 
@@ -107,12 +106,20 @@ def main() -> int:
         t_one = statistics.median(wall(cmd + ["--store", store, "ask", "--batch", "-"], one) for _ in range(3))
         t_many = wall(cmd + ["--store", store, "ask", "--batch", "-"], many)
         result = {
-            "command": " ".join(cmd), "load_average": os.getloadavg(), "cpus": os.cpu_count(),
-            "python_pass_s": summary(anchor), "import_numpy_pyoxigraph_s": summary(floor), "ask_s": summary(ask),
+            "command": " ".join(cmd),
+            "load_average": os.getloadavg(),
+            "cpus": os.cpu_count(),
+            "python_pass_s": summary(anchor),
+            "import_numpy_pyoxigraph_s": summary(floor),
+            "ask_s": summary(ask),
             "ask_cpu_s": summary(ask_cpu),
-            "batch": {"questions": args.questions, "one_s": t_one, "all_s": t_many,
-                      "per_question_ms": 1000 * (t_many - t_one) / max(1, args.questions - 1),
-                      "per_question_with_startup_ms": 1000 * t_many / args.questions},
+            "batch": {
+                "questions": args.questions,
+                "one_s": t_one,
+                "all_s": t_many,
+                "per_question_ms": 1000 * (t_many - t_one) / max(1, args.questions - 1),
+                "per_question_with_startup_ms": 1000 * t_many / args.questions,
+            },
         }
     finally:
         if tmp:
@@ -125,11 +132,15 @@ def main() -> int:
     print(f"machine: {result['cpus']} cpus, load average {', '.join(f'{x:.2f}' for x in result['load_average'])}")
     print(f"anchor  python -c pass                    median {p['median']:.3f} s  (q1 {p['q1']:.3f}, q3 {p['q3']:.3f})")
     print(f"floor   python -c 'import numpy, pyoxigraph'  median {f['median']:.3f} s  (q1 {f['q1']:.3f}, q3 {f['q3']:.3f})")
-    print(f"ask     semantic-rdf ask QUESTION         median {a['median']:.3f} s  (q1 {a['q1']:.3f}, q3 {a['q3']:.3f}, "
-          f"min {a['min']:.3f}; target 0.300)")
+    print(
+        f"ask     semantic-rdf ask QUESTION         median {a['median']:.3f} s  (q1 {a['q1']:.3f}, q3 {a['q3']:.3f}, "
+        f"min {a['min']:.3f}; target 0.300)"
+    )
     print(f"        its CPU time (user+system)        median {result['ask_cpu_s']['median']:.3f} s")
-    print(f"batch   ask --batch, {b['questions']} questions: {b['all_s']:.2f} s; per question "
-          f"{b['per_question_ms']:.1f} ms without start-up ({b['per_question_with_startup_ms']:.1f} with; target 20)")
+    print(
+        f"batch   ask --batch, {b['questions']} questions: {b['all_s']:.2f} s; per question "
+        f"{b['per_question_ms']:.1f} ms without start-up ({b['per_question_with_startup_ms']:.1f} with; target 20)"
+    )
     return 0
 
 

@@ -76,8 +76,16 @@ def evaluate(items: list[dict]) -> dict:
             failures.append(("FN", it["id"], it["split"], " | ".join(k), text))
     p = tp / (tp + fp) if tp + fp else 1.0
     r = tp / (tp + fn) if tp + fn else 1.0
-    return {"items": len(items), "tp": tp, "fp": fp, "fn": fn, "precision": p, "recall": r,
-            "per_predicate": {k: dict(v) for k, v in sorted(per.items())}, "failures": failures}
+    return {
+        "items": len(items),
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "precision": p,
+        "recall": r,
+        "per_predicate": {k: dict(v) for k, v in sorted(per.items())},
+        "failures": failures,
+    }
 
 
 FILLER = [
@@ -132,35 +140,43 @@ def throughput(mb: float, density: float = 0.35, repeat: int = 3) -> dict:
         best["anchor_seconds"] = min(best["anchor_seconds"], time.perf_counter() - t1)
         best["anchor_cpu"] = min(best["anchor_cpu"], time.process_time() - c1)
     dt, anchor = best["seconds"], best["anchor_seconds"]
-    return {"density": density, "bytes": nbytes, "chunks": len(chunks), "triples": n, "seconds": dt,
-            "mb_per_s": nbytes / dt / 1e6, "cpu_seconds": best["cpu"], "cpu_mb_per_s": nbytes / best["cpu"] / 1e6,
-            "anchor_seconds": anchor, "anchor_words": words, "ratio_to_anchor": dt / anchor if anchor else None,
-            "cpu_ratio_to_anchor": best["cpu"] / best["anchor_cpu"] if best["anchor_cpu"] else None}
+    return {
+        "density": density,
+        "bytes": nbytes,
+        "chunks": len(chunks),
+        "triples": n,
+        "seconds": dt,
+        "mb_per_s": nbytes / dt / 1e6,
+        "cpu_seconds": best["cpu"],
+        "cpu_mb_per_s": nbytes / best["cpu"] / 1e6,
+        "anchor_seconds": anchor,
+        "anchor_words": words,
+        "ratio_to_anchor": dt / anchor if anchor else None,
+        "cpu_ratio_to_anchor": best["cpu"] / best["anchor_cpu"] if best["anchor_cpu"] else None,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--split", choices=["dev", "heldout", "all"], default=None,
-                    help="list failures of this split only (default: dev)")
+    ap.add_argument("--split", choices=["dev", "heldout", "all"], default=None, help="list failures of this split only (default: dev)")
     ap.add_argument("--failures", type=int, default=200, help="how many failures to list")
     ap.add_argument("--mb", type=float, default=2.0, help="corpus size for the throughput line")
     ap.add_argument("--repeat", type=int, default=3, help="speed runs per corpus; the best is printed")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     items = load()
-    results = {name: evaluate([it for it in items if name == "all" or it["split"] == name])
-               for name in ("dev", "heldout", "all")}
+    results = {name: evaluate([it for it in items if name == "all" or it["split"] == name]) for name in ("dev", "heldout", "all")}
     speed = [throughput(args.mb, d, max(1, args.repeat)) for d in (0.35, 0.10)]
     if args.json:
-        print(json.dumps({"quality": {k: {kk: vv for kk, vv in v.items() if kk != "failures"} for k, v in results.items()},
-                          "speed": speed}, indent=2))
+        print(
+            json.dumps({"quality": {k: {kk: vv for kk, vv in v.items() if kk != "failures"} for k, v in results.items()}, "speed": speed}, indent=2)
+        )
         return 0
     preds = {g[1] for it in items for g in it["triples"]}
     print(f"gold: {len(items)} items, {sum(len(it['triples']) for it in items)} triples, {len(preds)} predicates")
     for name in ("dev", "heldout", "all"):
         r = results[name]
-        print(f"{name:8s} items={r['items']:3d}  P={r['precision']:.3f}  R={r['recall']:.3f}  "
-              f"tp={r['tp']} fp={r['fp']} fn={r['fn']}")
+        print(f"{name:8s} items={r['items']:3d}  P={r['precision']:.3f}  R={r['recall']:.3f}  tp={r['tp']} fp={r['fp']} fn={r['fn']}")
     print("\nper predicate (all):  gold  pred  tp   P     R")
     reached = 0
     for p, c in results["all"]["per_predicate"].items():
@@ -177,11 +193,13 @@ def main(argv: list[str] | None = None) -> int:
     load1, load5, _ = os.getloadavg()
     print(f"load average {load1:.2f} / {load5:.2f} (1 / 5 min) on {os.cpu_count()} cores; best of {args.repeat} runs")
     for s in speed:
-        print(f"throughput ({s['density']:.0%} relation sentences): {s['bytes'] / 1e6:.2f} MB in {s['chunks']} chunks "
-              f"-> {s['triples']} triples in {s['seconds']:.2f} s = {s['mb_per_s']:.2f} MB/s "
-              f"(CPU {s['cpu_seconds']:.2f} s = {s['cpu_mb_per_s']:.2f} MB/s); anchor (re \\w+ pass) "
-              f"{s['anchor_seconds'] * 1000:.0f} ms, extraction = {s['ratio_to_anchor']:.1f}x anchor "
-              f"({s['cpu_ratio_to_anchor']:.1f}x in CPU time)")
+        print(
+            f"throughput ({s['density']:.0%} relation sentences): {s['bytes'] / 1e6:.2f} MB in {s['chunks']} chunks "
+            f"-> {s['triples']} triples in {s['seconds']:.2f} s = {s['mb_per_s']:.2f} MB/s "
+            f"(CPU {s['cpu_seconds']:.2f} s = {s['cpu_mb_per_s']:.2f} MB/s); anchor (re \\w+ pass) "
+            f"{s['anchor_seconds'] * 1000:.0f} ms, extraction = {s['ratio_to_anchor']:.1f}x anchor "
+            f"({s['cpu_ratio_to_anchor']:.1f}x in CPU time)"
+        )
     return 0
 
 

@@ -68,9 +68,16 @@ def _person(r: random.Random) -> str:
 
 def _sentence(r: random.Random) -> str:
     return r.choice(TEMPLATES).format(
-        p=_person(r), q=_person(r), o=r.choice(ORGS), o2=r.choice(ORGS), c=r.choice(PLACES), c2=r.choice(PLACES),
+        p=_person(r),
+        q=_person(r),
+        o=r.choice(ORGS),
+        o2=r.choice(ORGS),
+        c=r.choice(PLACES),
+        c2=r.choice(PLACES),
         d=f"{r.randint(1, 28)} {r.choice(['March', 'June', 'October'])} {r.randint(1950, 2020)}",
-        y=r.randint(1980, 2024), n=r.randint(2, 900), f=f"{r.uniform(0, 40):.2f}",
+        y=r.randint(1980, 2024),
+        n=r.randint(2, 900),
+        f=f"{r.uniform(0, 40):.2f}",
     )
 
 
@@ -95,8 +102,11 @@ def make_corpus(root: Path, total_bytes: int, seed: int = 7) -> tuple[int, int]:
         elif kind == "md":
             body = "".join(f"## Section {i}\n\n{p}\n\n" for i, p in enumerate(paras))
         elif kind == "html":
-            body = "<html><head><title>Report</title><style>p{}</style></head><body>" + "".join(
-                f"<p>{p.replace('&', '&amp;')}</p>\n" for p in paras) + "<script>var x = 1;</script></body></html>"
+            body = (
+                "<html><head><title>Report</title><style>p{}</style></head><body>"
+                + "".join(f"<p>{p.replace('&', '&amp;')}</p>\n" for p in paras)
+                + "<script>var x = 1;</script></body></html>"
+            )
         else:
             body = "".join('{"id": %d, "text": "%s"}\n' % (i, p.replace('"', '\\"')) for i, p in enumerate(paras))
         data = body.encode("utf-8")
@@ -126,16 +136,21 @@ def anchor(root: Path) -> float:
 def load_extractor(spec: str | None):
     if not spec:
         return None
-    spec = {"rules": "semantic_rdf.pipeline.extract:RuleExtractor",
-            "statistical": "semantic_rdf.pipeline.statistical:StatisticalExtractor"}.get(spec, spec)
+    spec = {"rules": "semantic_rdf.pipeline.extract:RuleExtractor", "statistical": "semantic_rdf.pipeline.statistical:StatisticalExtractor"}.get(
+        spec, spec
+    )
     mod, _, attr = spec.partition(":")
     obj = getattr(importlib.import_module(mod), attr or "Extractor")
     return obj() if isinstance(obj, type) else obj
 
 
-_STAGE_METHODS = {"ingest": ("ingester", "ingest"), "parse": ("parser", "parse"),
-                  "normalize": ("normalizer", "normalize"), "split": ("splitter", "split"),
-                  "extract": ("extractor", "extract")}
+_STAGE_METHODS = {
+    "ingest": ("ingester", "ingest"),
+    "parse": ("parser", "parse"),
+    "normalize": ("normalizer", "normalize"),
+    "split": ("splitter", "split"),
+    "extract": ("extractor", "extract"),
+}
 
 
 class _CpuCounted:
@@ -152,6 +167,7 @@ class _CpuCounted:
                 return f(*a, **kw)
             finally:
                 self._cpus[self._stage] += time.thread_time() - c0
+
         return timed
 
     def __getattr__(self, name):
@@ -179,11 +195,17 @@ def main() -> int:
     ap.add_argument("--extractor", default=None, help="rules, or module:Class of an Extractor to include")
     ap.add_argument("--store", action="store_true", help="also write everything into an in-memory AssertionStore")
     ap.add_argument("--disk", action="store_true", help="with --store: an on-disk store, as `semantic-rdf ingest` writes")
-    ap.add_argument("--side-tables", action="store_true",
-                    help="with --store: also index each batch in the side tables (HDC vectors, paths), as"
-                         " `semantic-rdf ingest` does")
-    ap.add_argument("--read-ahead", default="auto", choices=["auto", "thread", "child"],
-                    help="with --store: where the pipeline runs ahead of the store writes (default auto, as `ingest`)")
+    ap.add_argument(
+        "--side-tables",
+        action="store_true",
+        help="with --store: also index each batch in the side tables (HDC vectors, paths), as `semantic-rdf ingest` does",
+    )
+    ap.add_argument(
+        "--read-ahead",
+        default="auto",
+        choices=["auto", "thread", "child"],
+        help="with --store: where the pipeline runs ahead of the store writes (default auto, as `ingest`)",
+    )
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="bench-ingest-") as tmp:
@@ -211,6 +233,7 @@ def main() -> int:
 
             store = AssertionStore.open(Path(tmp) / "store") if args.disk else AssertionStore.memory()
             for name, key in (("add_documents", "store:docs"), ("assert_triples", "store:assert")):
+
                 def timed(*a, _f=getattr(store, name), _k=key, **kw):
                     t0, c0 = time.perf_counter(), time.thread_time()
                     try:
@@ -218,6 +241,7 @@ def main() -> int:
                     finally:
                         writes[_k] += time.perf_counter() - t0
                         cpus[_k] = cpus.get(_k, 0.0) + time.thread_time() - c0
+
                 setattr(store, name, timed)
             hook = mem = None
             if args.side_tables:
@@ -235,6 +259,7 @@ def main() -> int:
                     finally:
                         writes["side tables"] += time.perf_counter() - t0
                         cpus["side tables"] = cpus.get("side tables", 0.0) + time.thread_time() - c0
+
             summary = load(store, pipe, [str(root)], read_ahead=mode, on_commit=hook)
             if mem is not None:
                 mem.close()
@@ -269,15 +294,18 @@ def main() -> int:
             del fresh
 
     load1, load5, _ = os.getloadavg()
-    print(f"load average {load1:.2f} / {load5:.2f} (1 / 5 min) on {os.cpu_count()} cores; "
-          f"pipeline CPU time {cpu:.2f} s of {total:.2f} s wall")
+    print(f"load average {load1:.2f} / {load5:.2f} (1 / 5 min) on {os.cpu_count()} cores; pipeline CPU time {cpu:.2f} s of {total:.2f} s wall")
     if args.store:
-        where = {"child": f"in a forked child process ({child_cpu:.2f} CPU-s there, {parent_cpu:.2f} CPU-s in this one)",
-                 "thread": "in a worker thread of this process"}[mode]
+        where = {
+            "child": f"in a forked child process ({child_cpu:.2f} CPU-s there, {parent_cpu:.2f} CPU-s in this one)",
+            "thread": "in a worker thread of this process",
+        }[mode]
         print(f"read-ahead: the pipeline ran {where}")
     print(f"anchor (read + decode + regex words): {base:.3f} s = {mb / base:.1f} MB/s")
-    print(f"pipeline: {total:.3f} s = {mb / total:.2f} MB/s, {total / base:.1f}x the anchor; "
-          f"{docs} documents, {chunks} chunks, {triples} assertions, {failed} failed{stored}")
+    print(
+        f"pipeline: {total:.3f} s = {mb / total:.2f} MB/s, {total / base:.1f}x the anchor; "
+        f"{docs} documents, {chunks} chunks, {triples} assertions, {failed} failed{stored}"
+    )
     if triples:
         print(f"assertions/s: {triples / total:.0f}")
     stages = dict(pipe.timings)
@@ -288,20 +316,22 @@ def main() -> int:
         nquads, floor_s = floor
         w = writes["store:docs"] + writes["store:assert"]
         how = "bulk_load into a fresh on-disk Store" if args.disk else "Store.load into a fresh in-memory Store"
-        print(f"store floor: Oxigraph alone ({how}) takes {floor_s:.3f} s for the {nquads:,} quads the store holds; "
-              f"the store's checked writes took {w:.3f} s = {w / floor_s:.1f}x that")
-    print("where the time goes (wall: seconds in the stage's thread, GIL waits included; with --store the"
-          " pipeline stages run in a worker thread while the store writes, so wall times overlap;"
-          " cpu: that thread's CPU seconds):")
+        print(
+            f"store floor: Oxigraph alone ({how}) takes {floor_s:.3f} s for the {nquads:,} quads the store holds; "
+            f"the store's checked writes took {w:.3f} s = {w / floor_s:.1f}x that"
+        )
+    print(
+        "where the time goes (wall: seconds in the stage's thread, GIL waits included; with --store the"
+        " pipeline stages run in a worker thread while the store writes, so wall times overlap;"
+        " cpu: that thread's CPU seconds):"
+    )
     if mode == "child":
-        print("  (the stages ran in the child: their wall times there are shown as CPU, the child having a core"
-              " of its own)")
+        print("  (the stages ran in the child: their wall times there are shown as CPU, the child having a core of its own)")
         cpus.update({k: v for k, v in stages.items() if k in _STAGE_METHODS})
     for stage, secs in stages.items():
         c = cpus.get(stage, 0.0)
         speed = f"{mb / c:8.1f} MB/s" if c > 0 else "       -    "
-        print(f"  {stage:<12} wall {secs:7.3f} s  cpu {c:7.3f} s {c / cpu if cpu else 0:6.1%}  {speed} (cpu)"
-              f"  {c / base:5.1f}x anchor")
+        print(f"  {stage:<12} wall {secs:7.3f} s  cpu {c:7.3f} s {c / cpu if cpu else 0:6.1%}  {speed} (cpu)  {c / base:5.1f}x anchor")
     staged = sum(cpus.get(k, 0.0) for k in stages)
     print(f"  {'(other)':<12} cpu {cpu - staged:7.3f} s  (process CPU {cpu:.3f} s, wall {total:.3f} s)")
     target = 1.0

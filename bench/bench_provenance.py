@@ -44,7 +44,13 @@ from semantic_rdf.rdf.queries import packaged
 from semantic_rdf.store.assertions import AssertionStore
 from semantic_rdf.core.values import Doc, Triple
 from semantic_rdf.core.vocab import (
-    M, P, PROVENANCE_GRAPH, assertion_iri, agent_iri, id_of, segment_iri,
+    M,
+    P,
+    PROVENANCE_GRAPH,
+    assertion_iri,
+    agent_iri,
+    id_of,
+    segment_iri,
 )
 
 PREDICATES = ["located_in", "born_in", "employed_by", "member_of", "wrote", "founded", "studied_at", "part_of"]
@@ -162,8 +168,7 @@ def timed(fn, items) -> list[float]:
     return out
 
 
-def measure(store: AssertionStore, label: str, extracted: list[str], derived: list[str], names: list[str],
-            end: datetime, n: int) -> None:
+def measure(store: AssertionStore, label: str, extracted: list[str], derived: list[str], names: list[str], end: datetime, n: int) -> None:
     rng = random.Random(44)
     h = min(200, len(extracted), len(derived))
     k = 2 * h
@@ -196,11 +201,13 @@ def measure(store: AssertionStore, label: str, extracted: list[str], derived: li
     print(f"\n[{label}]  load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"{'operation':32} {'p50 ms':>8} {'p95 ms':>8} {'p95/anchor':>11}")
     for name, xs in res.items():
-        print(f"{name:32} {pct(xs, .5):8.3f} {pct(xs, .95):8.3f} {pct(xs, .95) / a50:11.1f}")
+        print(f"{name:32} {pct(xs, 0.5):8.3f} {pct(xs, 0.95):8.3f} {pct(xs, 0.95) / a50:11.1f}")
     tr95 = pct(res["trace()"], 0.95)
     ao95 = pct(res["as_of(subject, instant)"], 0.95)
-    print(f"targets ({label}): trace p95 {tr95:.2f} ms (<= 5: {'met' if tr95 <= 5 else 'MISSED'}); "
-          f"as-of p95 {ao95:.2f} ms (<= 10: {'met' if ao95 <= 10 else 'MISSED'})")
+    print(
+        f"targets ({label}): trace p95 {tr95:.2f} ms (<= 5: {'met' if tr95 <= 5 else 'MISSED'}); "
+        f"as-of p95 {ao95:.2f} ms (<= 10: {'met' if ao95 <= 10 else 'MISSED'})"
+    )
     whole_store_read(store, label)
 
 

@@ -50,14 +50,14 @@ def generate(n: int, path: str) -> None:
             a = f"<{NS_PREFIX}a/{i}>"
             g = f"<{NS_PREFIX}g/{i}>"
             f.write(
-                f'{a} <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <{NS_PREFIX}ns#Assertion> {g} .\n'
-                f'{a} <{NS_PREFIX}ns#subject> <{NS_PREFIX}e/{i % 5000}> {g} .\n'
-                f'{a} <{NS_PREFIX}ns#predicate> <{NS_PREFIX}p/{i % 53}> {g} .\n'
-                f'{a} <{NS_PREFIX}ns#object> <{NS_PREFIX}e/{(i * 7) % 5000}> {g} .\n'
+                f"{a} <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <{NS_PREFIX}ns#Assertion> {g} .\n"
+                f"{a} <{NS_PREFIX}ns#subject> <{NS_PREFIX}e/{i % 5000}> {g} .\n"
+                f"{a} <{NS_PREFIX}ns#predicate> <{NS_PREFIX}p/{i % 53}> {g} .\n"
+                f"{a} <{NS_PREFIX}ns#object> <{NS_PREFIX}e/{(i * 7) % 5000}> {g} .\n"
                 f'{a} <{NS_PREFIX}ns#confidence> "0.{i % 97:02d}"^^<{X}decimal> {g} .\n'
-                f'{a} <http://www.w3.org/ns/prov#wasDerivedFrom> <{NS_PREFIX}src/{i}> {g} .\n'
+                f"{a} <http://www.w3.org/ns/prov#wasDerivedFrom> <{NS_PREFIX}src/{i}> {g} .\n"
                 f'{a} <http://www.w3.org/ns/prov#generatedAtTime> "2024-01-01T00:00:{i % 60:02d}Z"^^<{X}dateTime> {g} .\n'
-                f'{a} <http://www.w3.org/ns/prov#wasAttributedTo> <{NS_PREFIX}agent/{i % 3}> {g} .\n'
+                f"{a} <http://www.w3.org/ns/prov#wasAttributedTo> <{NS_PREFIX}agent/{i % 3}> {g} .\n"
                 f'{a} <http://www.w3.org/2000/01/rdf-schema#label> "claim \\"{i}\\" é"@en {g} .\n'
                 f'{a} <{NS_PREFIX}ns#count> "{i % 5 + 1}"^^<{X}integer> {g} .\n'
             )
@@ -81,8 +81,9 @@ def main() -> None:
     ap.add_argument("--quick", "--quant", action="store_true", help="100,000 quads instead of 1,000,000")
     ap.add_argument("--only", choices=["oxigraph", "virtuoso"], default=None)
     ap.add_argument("--track", action="store_true", help="push with change tracking (as push --since-last does first)")
-    ap.add_argument("--part-mb", type=float, default=None,
-                    help=f"size of the part files push hands Virtuoso's loader (default {sparql.VIRTUOSO_PART >> 20})")
+    ap.add_argument(
+        "--part-mb", type=float, default=None, help=f"size of the part files push hands Virtuoso's loader (default {sparql.VIRTUOSO_PART >> 20})"
+    )
     args = ap.parse_args()
     n = 100_000 if args.quick else 1_000_000
     if args.part_mb:
@@ -100,10 +101,13 @@ def main() -> None:
         assert export_nquads(store, exported) == n
         rows = []
         if args.only in (None, "oxigraph"):
+
             def ox_load(name: str, path: str, *flags: str) -> float:
-                return timed(lambda: subprocess.run(
-                    [oxigraph_binary(), "load", *flags, "--location", os.path.join(work, name), "--file", path],
-                    check=True, capture_output=True))[0]
+                return timed(
+                    lambda: subprocess.run(
+                        [oxigraph_binary(), "load", *flags, "--location", os.path.join(work, name), "--file", path], check=True, capture_output=True
+                    )
+                )[0]
 
             native = ox_load("ox-native", nq)
             lenient = ox_load("ox-lenient", nq, "--lenient")
@@ -115,11 +119,13 @@ def main() -> None:
             rows.append(("oxigraph server", "oxigraph load --lenient", lenient, t))
             rows.append(("oxigraph server", "oxigraph load, export", native_export, t))
         if args.only in (None, "virtuoso"):
+
             def vt_load(name: str, path: str) -> float:
                 with VirtuosoServer(workdir=os.path.join(work, name), buffers=100000) as v:
                     shutil.copy(path, os.path.join(v.load_dir, "data.nq"))
-                    return timed(lambda: v.isql(
-                        f"ld_dir('{v.load_dir}', 'data.nq', 'http://example.org/fallback'); rdf_loader_run(); checkpoint;"))[0]
+                    return timed(lambda: v.isql(f"ld_dir('{v.load_dir}', 'data.nq', 'http://example.org/fallback'); rdf_loader_run(); checkpoint;"))[
+                        0
+                    ]
 
             before = vt_load("vt-native", nq)
             native_export = vt_load("vt-export", exported)
@@ -128,16 +134,22 @@ def main() -> None:
                 t, rep = timed(lambda: push(store, v.bulk_dsn, state_dir=os.path.join(work, "state-vt"), track=args.track))
                 server, own = _cpu(v.proc.pid) - server0, time.process_time() - own0
             assert rep.remote == n
-            print(f"push into Virtuoso: {t:.2f} s, {server:.2f} CPU-s in the server, {own:.2f} in this process"
-                  f" (parts of {sparql.VIRTUOSO_PART / (1 << 20):g} MB)")
+            print(
+                f"push into Virtuoso: {t:.2f} s, {server:.2f} CPU-s in the server, {own:.2f} in this process"
+                f" (parts of {sparql.VIRTUOSO_PART / (1 << 20):g} MB)"
+            )
             after = vt_load("vt-native-after", nq)
             print(f"Virtuoso's loader on the generated file: {before:.2f} s before the push, {after:.2f} s after")
             rows.append(("virtuoso (isql loader)", "ld_dir+loader_run, mean", (before + after) / 2, t))
             rows.append(("virtuoso (isql loader)", "same, export", native_export, t))
-        print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores;"
-              f" push {'with' if args.track else 'without'} change tracking")
-        print("anchors: the server's own loader, one run, on a file already on disk, into a new database;"
-              " push: export from the store + load + count check")
+        print(
+            f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores;"
+            f" push {'with' if args.track else 'without'} change tracking"
+        )
+        print(
+            "anchors: the server's own loader, one run, on a file already on disk, into a new database;"
+            " push: export from the store + load + count check"
+        )
         print(f"{'target':<24}{'native loader':<24}{'native s':>10}{'push s':>10}{'ratio':>8}")
         for target, anchor, native, t in rows:
             print(f"{target:<24}{anchor:<24}{native:>10.2f}{t:>10.2f}{native / t:>8.2f}")

@@ -31,14 +31,20 @@ from semantic_rdf.pipeline import gazetteer as gz  # noqa: E402
 from semantic_rdf.core.identity import fold  # noqa: E402
 from semantic_rdf.pipeline.normalize import DEFAULT as NORMALIZER  # noqa: E402
 from semantic_rdf.pipeline.split import splitter_from_spec  # noqa: E402
-from semantic_rdf.pipeline.statistical.evaluate import (gold_facts, gold_index, match_entity,  # noqa: E402
-                                               predicate_property)
+from semantic_rdf.pipeline.statistical.evaluate import (  # noqa: E402
+    gold_facts,
+    gold_index,
+    match_entity,
+    predicate_property,
+)
 from semantic_rdf.pipeline.statistical.text import load_redocred  # noqa: E402
 from semantic_rdf.core.values import Doc  # noqa: E402
 
 # ../shared/data/realtext beside the checkout (or beside a worktree's parent)
-DEFAULT_DATA = next((b / "shared" / "data" / "realtext" for b in (ROOT.parent, ROOT.parent.parent)
-                     if (b / "shared" / "data" / "realtext").is_dir()), ROOT.parent / "shared" / "data" / "realtext")
+DEFAULT_DATA = next(
+    (b / "shared" / "data" / "realtext" for b in (ROOT.parent, ROOT.parent.parent) if (b / "shared" / "data" / "realtext").is_dir()),
+    ROOT.parent / "shared" / "data" / "realtext",
+)
 
 
 WEIGHTS = None  # --weights: another weights directory (experiments); the shipped one by default
@@ -100,7 +106,7 @@ def score(res: dict) -> dict:
             key = (gh, gt, pid) if gh is not None and gt is not None else (h, tl, pid)
             ok = key in gold
             found[key] = max(found.get(key, 0.0), t.confidence)
-            ev = doc.text[t.start:t.end] if t.start is not None else ""
+            ev = doc.text[t.start : t.end] if t.start is not None else ""
             rec = surfaces.get((doc.id, t.start, t.end, t.subject, t.predicate, t.object))
             if rec is not None:
                 sh, so, kh, ko = rec
@@ -132,25 +138,52 @@ def score(res: dict) -> dict:
             h, tl, pid = key
             sents = lambda e: {m.sent for m in g.mentions if m.entity == e}  # noqa: E731
             kind = "missed, same sentence" if sents(h) & sents(tl) else "missed, across sentences"
-            names = {m.entity: g.text[m.start:m.end] for m in g.mentions}
+            names = {m.entity: g.text[m.start : m.end] for m in g.mentions}
             failures[kind].append(f"{names.get(h)} {pid} {names.get(tl)}")
     tp, fp, fn = sum(tp_by.values()), sum(fp_by.values()), sum(fn_by.values())
     p = tp / max(1, tp + fp)
     r = tp / max(1, tp + fn)
-    return {"tp": tp, "fp": fp, "fn": fn, "precision": p, "recall": r, "f1": 2 * p * r / max(1e-9, p + r),
-            "by": (tp_by, fp_by, fn_by), "fidelity": (fidelity_ok, fidelity_n), "by_kind": dict(by_kind),
-            "bins": dict(bins), "failures": failures, "assertions": n_assert}
+    return {
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "precision": p,
+        "recall": r,
+        "f1": 2 * p * r / max(1e-9, p + r),
+        "by": (tp_by, fp_by, fn_by),
+        "fidelity": (fidelity_ok, fidelity_n),
+        "by_kind": dict(by_kind),
+        "bins": dict(bins),
+        "failures": failures,
+        "assertions": n_assert,
+    }
 
 
 # Question templates per Wikidata property, asked about the head (the predicate's subject after alignment).
 _ASK = {
-    "P19": "Where was {h} born?", "P20": "Where did {h} die?", "P27": "What country is {h} a citizen of?",
-    "P69": "Where was {h} educated?", "P108": "Who employed {h}?", "P26": "Who was {h} married to?",
-    "P131": "Where is {h} located?", "P463": "What is {h} a member of?", "P361": "What is {h} part of?",
-    "P166": "What award did {h} receive?", "P159": "Where is {h} headquartered?", "P40": "Who is a child of {h}?",
+    "P19": "Where was {h} born?",
+    "P20": "Where did {h} die?",
+    "P27": "What country is {h} a citizen of?",
+    "P69": "Where was {h} educated?",
+    "P108": "Who employed {h}?",
+    "P26": "Who was {h} married to?",
+    "P131": "Where is {h} located?",
+    "P463": "What is {h} a member of?",
+    "P361": "What is {h} part of?",
+    "P166": "What award did {h} receive?",
+    "P159": "Where is {h} headquartered?",
+    "P40": "Who is a child of {h}?",
 }
-_INVENTED = ["Zorvath Quellineux", "Ambrosine Tekkelvard", "Ossian Prellwitz-Drummond", "Yaretzi Oblomkina",
-             "Haldor Vinterskjold", "Corisande Mbeki-Laurent", "Tavish Oyelaran", "Lucinde Marrowgate"]
+_INVENTED = [
+    "Zorvath Quellineux",
+    "Ambrosine Tekkelvard",
+    "Ossian Prellwitz-Drummond",
+    "Yaretzi Oblomkina",
+    "Haldor Vinterskjold",
+    "Corisande Mbeki-Laurent",
+    "Tavish Oyelaran",
+    "Lucinde Marrowgate",
+]
 
 
 def question_set(docs) -> list[dict]:
@@ -160,14 +193,14 @@ def question_set(docs) -> list[dict]:
     for i, g in enumerate(docs):
         names = {}
         for m in g.mentions:
-            names.setdefault(m.entity, g.text[m.start:m.end])
+            names.setdefault(m.entity, g.text[m.start : m.end])
         gold = gold_facts(g)
         seen = set()
         for h, t, pid in sorted(gold):
             if pid not in _ASK or (h, pid) in seen:
                 continue
             seen.add((h, pid))
-            answers = {fold(g.text[m.start:m.end]) for m in g.mentions if m.entity == t}
+            answers = {fold(g.text[m.start : m.end]) for m in g.mentions if m.entity == t}
             answers |= {fold(gz.country_of_demonym(a) or "") for a in answers} - {""}
             answers |= {fold(names[t2]) for h2, t2, p2 in gold if h2 == h and p2 == pid}
             items.append({"question": _ASK[pid].format(h=names[h]), "answerable": True, "answers": answers})
@@ -198,8 +231,7 @@ def ask_questions(docs, kind: str) -> dict:
             return [Doc(ref, ref, texts[ref], {"ref": ref})]
 
     store = AssertionStore.memory()
-    pipe = Pipeline(_Texts(), normalizer=NORMALIZER, splitter=splitter_from_spec("sentences"),
-                    extractor=make(kind, None))
+    pipe = Pipeline(_Texts(), normalizer=NORMALIZER, splitter=splitter_from_spec("sentences"), extractor=make(kind, None))
     load(store, pipe, list(texts), on_commit=after_ingest_hook(store), read_ahead="thread")
     ans = Answerer(Memory.attach(store), options=AnswerConfig(record=False))
     res = Counter()
@@ -228,8 +260,7 @@ def main(argv=None) -> int:
     ap.add_argument("--docs", default="400:500")
     ap.add_argument("--floor", type=float, default=None)
     ap.add_argument("--curve", action="store_true", help="precision/recall at other floors too")
-    ap.add_argument("--questions", action="store_true",
-                    help="also ingest the documents into a store and ask generated questions through `ask`")
+    ap.add_argument("--questions", action="store_true", help="also ingest the documents into a store and ask generated questions through `ask`")
     ap.add_argument("--failures", type=int, default=5, help="examples printed per failure kind")
     ap.add_argument("--weights", default=None, help="a weights directory other than the shipped one")
     ap.add_argument("--json", action="store_true")
@@ -242,20 +273,29 @@ def main(argv=None) -> int:
     s = score(res)
     tp_by, fp_by, fn_by = s["by"]
     floor = getattr(res["ex"], "floor", None)
-    out = {"extractor": args.extractor, "documents": f"{a}-{b - 1}", "floor": floor,
-           "precision": round(s["precision"], 4), "recall": round(s["recall"], 4), "f1": round(s["f1"], 4),
-           "tp": s["tp"], "fp": s["fp"], "fn": s["fn"],
-           "assertions_per_document": round(s["assertions"] / len(docs), 2),
-           "span_fidelity": f"{s['fidelity'][0]}/{s['fidelity'][1]}",
-           "mb_per_s": round(res["bytes"] / 1e6 / max(1e-9, res["seconds"]), 3)}
+    out = {
+        "extractor": args.extractor,
+        "documents": f"{a}-{b - 1}",
+        "floor": floor,
+        "precision": round(s["precision"], 4),
+        "recall": round(s["recall"], 4),
+        "f1": round(s["f1"], 4),
+        "tp": s["tp"],
+        "fp": s["fp"],
+        "fn": s["fn"],
+        "assertions_per_document": round(s["assertions"] / len(docs), 2),
+        "span_fidelity": f"{s['fidelity'][0]}/{s['fidelity'][1]}",
+        "mb_per_s": round(res["bytes"] / 1e6 / max(1e-9, res["seconds"]), 3),
+    }
     if args.json:
         print(json.dumps(out))
         return 0
     print(f"Re-DocRED dev documents {a}-{b - 1}, extractor {args.extractor}, floor {floor}")
-    print(f"overall   P {s['precision']:.3f}  R {s['recall']:.3f}  F1 {s['f1']:.3f}   "
-          f"(tp {s['tp']}, fp {s['fp']}, fn {s['fn']})")
-    print(f"assertions per document {out['assertions_per_document']}   span fidelity {out['span_fidelity']}"
-          f"   throughput {out['mb_per_s']} MB/s (extraction only, one core)")
+    print(f"overall   P {s['precision']:.3f}  R {s['recall']:.3f}  F1 {s['f1']:.3f}   (tp {s['tp']}, fp {s['fp']}, fn {s['fn']})")
+    print(
+        f"assertions per document {out['assertions_per_document']}   span fidelity {out['span_fidelity']}"
+        f"   throughput {out['mb_per_s']} MB/s (extraction only, one core)"
+    )
     print("\nper property          P      R      F1    tp   fp   fn")
     from semantic_rdf.pipeline.statistical.model import alignment
 
@@ -283,10 +323,12 @@ def main(argv=None) -> int:
         c = q["counts"]
         na = c["answerable correct"] + c["answerable wrong"] + c["answerable refused"]
         nu = c["unanswerable refused"] + c["unanswerable answered"]
-        print(f"\nquestions through ask (balanced): answerable {na}: {c['answerable correct']} correct, "
-              f"{c['answerable wrong']} wrong, {c['answerable refused']} refused "
-              f"({c['answerable correct'] / max(1, na):.1%} correct); unanswerable {nu}: "
-              f"{c['unanswerable refused']} refused ({c['unanswerable refused'] / max(1, nu):.1%})")
+        print(
+            f"\nquestions through ask (balanced): answerable {na}: {c['answerable correct']} correct, "
+            f"{c['answerable wrong']} wrong, {c['answerable refused']} refused "
+            f"({c['answerable correct'] / max(1, na):.1%} correct); unanswerable {nu}: "
+            f"{c['unanswerable refused']} refused ({c['unanswerable refused'] / max(1, nu):.1%})"
+        )
         for x in q["wrong"][: args.failures]:
             print(f"      wrong: {x}")
     if args.curve and args.extractor == "statistical":

@@ -39,31 +39,142 @@ ASK_SECONDS = 0.5
 VALIDATE_SECONDS = 120
 
 # generated people, places and works, spelled like the names the extractor was trained on
-_FIRST = ["Maria", "John", "Anna", "Peter", "Elena", "David", "Sofia", "Thomas", "Clara", "Henrik", "Laura",
-          "Michael", "Julia", "Robert", "Ingrid", "James", "Helen", "Carlos", "Marta", "William", "Alice", "Pierre",
-          "Greta", "Samuel", "Irene", "Victor", "Nora", "Oskar", "Rosa", "Paul"]
-_LAST = ["Jensen", "Moreau", "Keller", "Novak", "Lindqvist", "Brennan", "Costa", "Hartmann", "Okafor", "Svensson",
-         "Romano", "Fischer", "Delgado", "Whitaker", "Kowalski", "Dubois", "Hale", "Bergstrom", "Marino", "Fletcher",
-         "Nakamura", "Petrov", "Ellison", "Vargas", "Larsen", "Ashworth", "Rinaldi", "Holm", "Carver", "Quinn"]
-_PLACES = ["Oslo", "Lyon", "Munich", "Porto", "Gdansk", "Leeds", "Bergen", "Turin", "Ghent", "Cork", "Basel",
-           "Seville", "Tampere", "Utrecht", "Graz", "Krakow", "Bristol", "Aarhus", "Bologna", "Nantes", "Dresden",
-           "Malmo", "Bilbao", "Leiden", "Lille", "Zagreb", "Galway", "Linz", "Verona", "Odense"]
-_WORKS = ["The Silent Harbour", "Notes on Light", "A Winter Journey", "The Glass Orchard", "Northern Letters",
-          "The Last Ferry", "Songs of the Valley", "The Quiet Engine", "Paper Rivers", "The Iron Garden"]
+_FIRST = [
+    "Maria",
+    "John",
+    "Anna",
+    "Peter",
+    "Elena",
+    "David",
+    "Sofia",
+    "Thomas",
+    "Clara",
+    "Henrik",
+    "Laura",
+    "Michael",
+    "Julia",
+    "Robert",
+    "Ingrid",
+    "James",
+    "Helen",
+    "Carlos",
+    "Marta",
+    "William",
+    "Alice",
+    "Pierre",
+    "Greta",
+    "Samuel",
+    "Irene",
+    "Victor",
+    "Nora",
+    "Oskar",
+    "Rosa",
+    "Paul",
+]
+_LAST = [
+    "Jensen",
+    "Moreau",
+    "Keller",
+    "Novak",
+    "Lindqvist",
+    "Brennan",
+    "Costa",
+    "Hartmann",
+    "Okafor",
+    "Svensson",
+    "Romano",
+    "Fischer",
+    "Delgado",
+    "Whitaker",
+    "Kowalski",
+    "Dubois",
+    "Hale",
+    "Bergstrom",
+    "Marino",
+    "Fletcher",
+    "Nakamura",
+    "Petrov",
+    "Ellison",
+    "Vargas",
+    "Larsen",
+    "Ashworth",
+    "Rinaldi",
+    "Holm",
+    "Carver",
+    "Quinn",
+]
+_PLACES = [
+    "Oslo",
+    "Lyon",
+    "Munich",
+    "Porto",
+    "Gdansk",
+    "Leeds",
+    "Bergen",
+    "Turin",
+    "Ghent",
+    "Cork",
+    "Basel",
+    "Seville",
+    "Tampere",
+    "Utrecht",
+    "Graz",
+    "Krakow",
+    "Bristol",
+    "Aarhus",
+    "Bologna",
+    "Nantes",
+    "Dresden",
+    "Malmo",
+    "Bilbao",
+    "Leiden",
+    "Lille",
+    "Zagreb",
+    "Galway",
+    "Linz",
+    "Verona",
+    "Odense",
+]
+_WORKS = [
+    "The Silent Harbour",
+    "Notes on Light",
+    "A Winter Journey",
+    "The Glass Orchard",
+    "Northern Letters",
+    "The Last Ferry",
+    "Songs of the Valley",
+    "The Quiet Engine",
+    "Paper Rivers",
+    "The Iron Garden",
+]
 
 
 def sentences(n: int, seed: int = 11) -> str:
     """`n` short sentences about generated people, places and works, in a few common phrasings."""
     rng = random.Random(seed)
     people = [f"{rng.choice(_FIRST)} {rng.choice(_LAST)}" for _ in range(max(1, n // 10))]
-    forms = ["{p} was born in {c}.", "{p} studied at the University of {c}.", "{p} wrote {w}.",
-             "{p} married {q}.", "{p} moved to {c} in {y}.", "{p} died in {c}.", "{c} is a city in {d}.",
-             "{p} worked with {q} in {c}."]
+    forms = [
+        "{p} was born in {c}.",
+        "{p} studied at the University of {c}.",
+        "{p} wrote {w}.",
+        "{p} married {q}.",
+        "{p} moved to {c} in {y}.",
+        "{p} died in {c}.",
+        "{c} is a city in {d}.",
+        "{p} worked with {q} in {c}.",
+    ]
     out = []
     for _ in range(n):
-        out.append(rng.choice(forms).format(p=rng.choice(people), q=rng.choice(people), c=rng.choice(_PLACES),
-                                            d=rng.choice(["Norway", "France", "Germany", "Italy", "Poland"]),
-                                            w=rng.choice(_WORKS), y=rng.randint(1800, 2000)))
+        out.append(
+            rng.choice(forms).format(
+                p=rng.choice(people),
+                q=rng.choice(people),
+                c=rng.choice(_PLACES),
+                d=rng.choice(["Norway", "France", "Germany", "Italy", "Poland"]),
+                w=rng.choice(_WORKS),
+                y=rng.randint(1800, 2000),
+            )
+        )
     return " ".join(out) + "\n"
 
 
@@ -101,9 +212,11 @@ def ingest(work: Path, n: int, anchor: float) -> None:
     _, wall, peak, _ = checked(run(cli(work / "ingested", "--json", "ingest", str(text))), "ingest")
     stats = json.loads(checked(run(cli(work / "ingested", "--json", "stats")), "stats")[3])
     target = INGEST_TIMES_INPUT * mb + INGEST_FIXED_MB
-    print(f"ingest {n:,} sentences ({mb:.2f} MB): {wall:.1f} s ({mb / wall:.3f} MB/s, {wall / anchor:.0f}x anchor), "
-          f"{stats['assertions']:,} assertions, peak RSS {peak:.0f} MB = {peak / mb:.0f} MB per input MB; target "
-          f"<= {INGEST_TIMES_INPUT} x input + {INGEST_FIXED_MB} MB = {target:.0f} MB: {verdict(peak <= target)}")
+    print(
+        f"ingest {n:,} sentences ({mb:.2f} MB): {wall:.1f} s ({mb / wall:.3f} MB/s, {wall / anchor:.0f}x anchor), "
+        f"{stats['assertions']:,} assertions, peak RSS {peak:.0f} MB = {peak / mb:.0f} MB per input MB; target "
+        f"<= {INGEST_TIMES_INPUT} x input + {INGEST_FIXED_MB} MB = {target:.0f} MB: {verdict(peak <= target)}"
+    )
 
 
 def build(big: Path, n: int) -> None:
@@ -111,24 +224,26 @@ def build(big: Path, n: int) -> None:
         print(f"reusing {big}")
         return
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, str(ROOT / "bench" / "bench_validate.py"), "--build-only", "--n", str(n),
-                    "--store", str(big)], check=True, env=env())
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bench_validate.py"), "--build-only", "--n", str(n), "--store", str(big)], check=True, env=env()
+    )
     print(f"  (store built through the API in {time.perf_counter() - t0:.0f} s)")
 
 
 def ask(big: Path, n: int, asks: int, anchor: float) -> None:
     """`ask` as a process on the large store: the first (which indexes every believed fact), then `asks` more."""
     _, first, first_peak, _ = checked(run(cli(big, "ask", "What did Person 7 discover?")), "first ask")
-    print(f"first ask on {n:,} assertions (indexes the believed facts once): {first:.2f} s, "
-          f"peak RSS {first_peak:.0f} MB")
+    print(f"first ask on {n:,} assertions (indexes the believed facts once): {first:.2f} s, peak RSS {first_peak:.0f} MB")
     times, peaks = [], []
     for i in range(asks):
         _, secs, pk, _ = checked(run(cli(big, "ask", f"Who did Person {100 + i * 37} meet?")), "ask")
         times.append(secs)
         peaks.append(pk)
     took = statistics.median(times)
-    print(f"ask on {n:,} assertions as a process, median of {asks}: {took:.2f} s ({took / anchor:.1f}x anchor), "
-          f"peak RSS {max(peaks):.0f} MB; target <= {ASK_SECONDS} s: {verdict(took <= ASK_SECONDS)}")
+    print(
+        f"ask on {n:,} assertions as a process, median of {asks}: {took:.2f} s ({took / anchor:.1f}x anchor), "
+        f"peak RSS {max(peaks):.0f} MB; target <= {ASK_SECONDS} s: {verdict(took <= ASK_SECONDS)}"
+    )
 
 
 def validate(big: Path, anchor: float) -> None:
@@ -140,9 +255,11 @@ def validate(big: Path, anchor: float) -> None:
     with AssertionStore.open(big, read_only=True) as st:
         quads = len(st.ox)
     scaled = wall * 1_500_000 / quads
-    print(f"validate {quads:,} quads: exit {code} ({first_line}), {wall:.1f} s ({wall / anchor:.0f}x anchor), "
-          f"peak RSS {peak:.0f} MB; at 1.5M quads ~{scaled:.0f} s (linear); target <= {VALIDATE_SECONDS} s "
-          f"at 1.5M: {verdict(scaled <= VALIDATE_SECONDS)}")
+    print(
+        f"validate {quads:,} quads: exit {code} ({first_line}), {wall:.1f} s ({wall / anchor:.0f}x anchor), "
+        f"peak RSS {peak:.0f} MB; at 1.5M quads ~{scaled:.0f} s (linear); target <= {VALIDATE_SECONDS} s "
+        f"at 1.5M: {verdict(scaled <= VALIDATE_SECONDS)}"
+    )
 
 
 def main() -> int:
@@ -152,15 +269,13 @@ def main() -> int:
     ap.add_argument("--asks", type=int, default=5, help="timed asks after the first (default 5)")
     ap.add_argument("--store", type=Path, help="the large store's directory (reused if it exists)")
     ap.add_argument("--keep", action="store_true", help="keep the stores")
-    ap.add_argument("--only", choices=["ingest", "ask", "validate"], action="append",
-                    help="run only this part (repeatable; default: all three)")
+    ap.add_argument("--only", choices=["ingest", "ask", "validate"], action="append", help="run only this part (repeatable; default: all three)")
     args = ap.parse_args()
     parts = set(args.only or ["ingest", "ask", "validate"])
     work = Path(tempfile.mkdtemp(prefix="bench-scale-"))
     big = args.store or work / "big"
     try:
-        anchor = statistics.median(
-            checked(run([*command(), "id", "Ada Lovelace", "wrote", "Note G"]), "anchor")[1] for _ in range(5))
+        anchor = statistics.median(checked(run([*command(), "id", "Ada Lovelace", "wrote", "Note G"]), "anchor")[1] for _ in range(5))
         print(f"anchor: `semantic-rdf id` as a process, median of 5: {anchor:.3f} s")
         if "ingest" in parts:
             ingest(work, args.sentences, anchor)

@@ -39,8 +39,7 @@ def synthetic(n: int, seed: int = 7) -> tuple[Doc, list[Triple]]:
     doc = Doc("bench/synthetic.txt", "bench/synthetic.txt", text, {"media_type": "text/plain"})
     chunk = Chunk(doc.id, 0, text, 0, len(text))
     triples = [
-        Triple(f"Person {i % 5000}", preds[i % len(preds)], f"Thing {i}", chunk, round(rng.random(), 3),
-               start=a, end=b)
+        Triple(f"Person {i % 5000}", preds[i % len(preds)], f"Thing {i}", chunk, round(rng.random(), 3), start=a, end=b)
         for i, (a, b) in enumerate(spans)
     ]
     return doc, triples
@@ -52,7 +51,7 @@ def api_run(doc: Doc, triples: list[Triple], batch: int, root: Path) -> tuple[fl
     with store.run("ingestion", agent="bench") as run:
         store.add_document(doc, run)
         for i in range(0, len(triples), batch):
-            store.assert_triples(triples[i:i + batch], run=run)
+            store.assert_triples(triples[i : i + batch], run=run)
     store.ox.flush()
     api_s = time.perf_counter() - t0
     nquads = len(store.ox)

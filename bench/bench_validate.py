@@ -35,7 +35,7 @@ def build(root: Path, n: int, batch: int = 20_000) -> tuple[int, float]:
         with store.run("ingestion", agent="bench") as run:
             store.add_document(doc, run)
             for i in range(0, len(triples), batch):
-                store.assert_triples(triples[i:i + batch], run=run)
+                store.assert_triples(triples[i : i + batch], run=run)
         quads = len(store.ox)
     return quads, time.perf_counter() - t0
 
@@ -45,14 +45,15 @@ def run_validate(root: Path, *extra: str) -> tuple[int, float, float, str]:
     own (os.wait4), not getrusage(RUSAGE_CHILDREN), which also counts children the build left to be reaped."""
     t0 = time.perf_counter()
     with tempfile.TemporaryFile("w+") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "semantic_rdf", "--store", str(root), "validate", *extra],
-                                stdout=out, stderr=subprocess.STDOUT, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "semantic_rdf", "--store", str(root), "validate", *extra], stdout=out, stderr=subprocess.STDOUT, text=True
+        )
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         wall = time.perf_counter() - t0
         out.seek(0)
         first = (out.read().splitlines() or [""])[0]
-    return proc.returncode, wall, usage.ru_maxrss / 1024, first   # ru_maxrss: KB on Linux
+    return proc.returncode, wall, usage.ru_maxrss / 1024, first  # ru_maxrss: KB on Linux
 
 
 def main() -> None:
@@ -72,9 +73,8 @@ def main() -> None:
         if root.exists():
             with AssertionStore.open(root, read_only=True) as s:
                 print(f"reusing {root}: {len(s.ox):,} quads")
-        else:   # in a process of its own: a read-only open while the writing process lives replays its log
-            subprocess.run([sys.executable, __file__, "--build-only", "--n", str(args.n), "--store", str(root)],
-                           check=True)
+        else:  # in a process of its own: a read-only open while the writing process lives replays its log
+            subprocess.run([sys.executable, __file__, "--build-only", "--n", str(args.n), "--store", str(root)], check=True)
         for extra in ([], ["--pyshacl"]) if args.pyshacl else ([],):
             code, wall, peak, first = run_validate(root, *extra)
             print(f"validate {' '.join(extra) or '(default)'}: exit {code} ({first}), {wall:.1f} s, peak RSS {peak:.0f} MB")

@@ -149,20 +149,30 @@ class Verdict:
 
     @property
     def ok(self) -> bool:
-        return (self.opened and not self.lost and not self.half_batches and not self.violations
-                and not self.side_missing and not self.side_mismatch and not self.error)
+        return (
+            self.opened
+            and not self.lost
+            and not self.half_batches
+            and not self.violations
+            and not self.side_missing
+            and not self.side_mismatch
+            and not self.error
+        )
 
     def line(self) -> str:
-        return (f"trial {self.trial:3d}: acked {self.acked:4d}  present {self.present:5d}  lost {len(self.lost)}  "
-                f"half {len(self.half_batches)}  violations {len(self.violations)}  "
-                f"side-missing {self.side_missing}  side-mismatch {self.side_mismatch}"
-                + ("  [killed with journal]" if self.journal else "") + ("  [journal.tmp]" if self.journal_tmp else "")
-                + (f"  bulk-acked {self.bulk_acked}" if self.bulk_acked else "")
-                + (f"  ERROR {self.error}" if self.error else "") + ("" if self.ok else "  FAIL"))
+        return (
+            f"trial {self.trial:3d}: acked {self.acked:4d}  present {self.present:5d}  lost {len(self.lost)}  "
+            f"half {len(self.half_batches)}  violations {len(self.violations)}  "
+            f"side-missing {self.side_missing}  side-mismatch {self.side_mismatch}"
+            + ("  [killed with journal]" if self.journal else "")
+            + ("  [journal.tmp]" if self.journal_tmp else "")
+            + (f"  bulk-acked {self.bulk_acked}" if self.bulk_acked else "")
+            + (f"  ERROR {self.error}" if self.error else "")
+            + ("" if self.ok else "  FAIL")
+        )
 
 
-def verify(store_dir: Path, acked: set[str], batches: range, trial: int,
-           earlier: frozenset[str] = frozenset()) -> Verdict:
+def verify(store_dir: Path, acked: set[str], batches: range, trial: int, earlier: frozenset[str] = frozenset()) -> Verdict:
     """`acked`: this trial's acknowledgements; `earlier`: those of earlier trials on the same store, which
     must also have survived this trial's kill (a crash mid bulk load must not take older data with it)."""
     from semantic_rdf.hdc.memory import believed_facts
@@ -246,8 +256,9 @@ def _context():
         import multiprocessing as mp
 
         _CTX = mp.get_context("forkserver")
-        _CTX.set_forkserver_preload(["semantic_rdf.store.assertions", "semantic_rdf.hdc.sidetables", "semantic_rdf.hdc.gate",
-                                     "semantic_rdf.core.values"])
+        _CTX.set_forkserver_preload(
+            ["semantic_rdf.store.assertions", "semantic_rdf.hdc.sidetables", "semantic_rdf.hdc.gate", "semantic_rdf.core.values"]
+        )
     return _CTX
 
 
@@ -321,9 +332,18 @@ def _killed_process(cmd: list[str], env: dict, kill: Kill, wait_ready: bool) -> 
             return head + out
 
 
-def trial(store_dir: Path, n: int, rng: random.Random, mode: str, max_delay: float, work: Path,
-          fork: bool = False, journal_share: float = 0.5, ack_share: float = 0.15,
-          earlier: frozenset[str] = frozenset()) -> Verdict:
+def trial(
+    store_dir: Path,
+    n: int,
+    rng: random.Random,
+    mode: str,
+    max_delay: float,
+    work: Path,
+    fork: bool = False,
+    journal_share: float = 0.5,
+    ack_share: float = 0.15,
+    earlier: frozenset[str] = frozenset(),
+) -> Verdict:
     """One kill. Driver mode: an aimed trial (share `journal_share`) and, forked, an after-ack trial (share
     `ack_share`: killed just after a bulk batch was acknowledged) write big batches; the others small ones.
     Ingest mode: a share `ack_share` of the trials is not killed: the run completes and acknowledges its
@@ -350,8 +370,7 @@ def trial(store_dir: Path, n: int, rng: random.Random, mode: str, max_delay: flo
     else:
         env = dict(os.environ, PYTHONPATH=str(REPO))
         if mode == "driver":
-            cmd = [sys.executable, str(Path(__file__).resolve()), "--child", str(store_dir), str(first), str(count),
-                   str(int(big))]
+            cmd = [sys.executable, str(Path(__file__).resolve()), "--child", str(store_dir), str(first), str(count), str(int(big))]
         else:
             d = work / f"docs-{n}"
             d.mkdir()
@@ -366,8 +385,17 @@ def trial(store_dir: Path, n: int, rng: random.Random, mode: str, max_delay: flo
     return v
 
 
-def run(trials: int, mode: str, seed: int, max_delay: float | None = None, quiet: bool = False,
-        fork: bool = False, journal_share: float = 0.5, reuse: int = 0, ack_share: float = 0.15) -> list[Verdict]:
+def run(
+    trials: int,
+    mode: str,
+    seed: int,
+    max_delay: float | None = None,
+    quiet: bool = False,
+    fork: bool = False,
+    journal_share: float = 0.5,
+    reuse: int = 0,
+    ack_share: float = 0.15,
+) -> list[Verdict]:
     """`reuse` > 0 starts a fresh store every `reuse` trials (bounds the store, and so the checks, in size)."""
     rng = random.Random(seed)
     work = Path(tempfile.mkdtemp(prefix="crash-"))
@@ -394,10 +422,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mode", choices=["ingest", "driver"], default="ingest")
     ap.add_argument("--seed", type=int, default=8)
     ap.add_argument("--max-delay", type=float, default=None, help="kill within this many seconds of the start")
-    ap.add_argument("--journal-share", type=float, default=0.4,
-                    help="share of trials whose kill is aimed at the journaled bulk window")
-    ap.add_argument("--ack-share", type=float, default=0.15,
-                    help="share of trials killed after a bulk acknowledgement (driver) / not killed (ingest)")
+    ap.add_argument("--journal-share", type=float, default=0.4, help="share of trials whose kill is aimed at the journaled bulk window")
+    ap.add_argument(
+        "--ack-share", type=float, default=0.15, help="share of trials killed after a bulk acknowledgement (driver) / not killed (ingest)"
+    )
     ap.add_argument("--reuse", type=int, default=5, help="a fresh store every REUSE trials (0: one store)")
     ap.add_argument("--child", nargs=4, metavar=("STORE", "FIRST", "COUNT", "BIG"), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -405,21 +433,24 @@ def main(argv: list[str] | None = None) -> int:
         child(Path(a.child[0]), int(a.child[1]), int(a.child[2]), big=a.child[3] == "1")
         return 0
     t0 = time.perf_counter()
-    verdicts = run(a.trials, a.mode, a.seed, a.max_delay, journal_share=a.journal_share, reuse=a.reuse,
-                   ack_share=a.ack_share)
+    verdicts = run(a.trials, a.mode, a.seed, a.max_delay, journal_share=a.journal_share, reuse=a.reuse, ack_share=a.ack_share)
     lost = sum(len(v.lost) for v in verdicts)
     invalid = sum(1 for v in verdicts if v.violations or not v.opened or v.error)
     half = sum(len(v.half_batches) for v in verdicts)
     side = sum(v.side_missing + v.side_mismatch for v in verdicts)
     acked = sum(v.acked for v in verdicts)
     acked_trials = sum(1 for v in verdicts if v.acked)
-    print(f"\n{a.mode}: {len(verdicts)} trials in {time.perf_counter() - t0:.1f} s; acknowledged {acked} (in {acked_trials} trials); "
-          f"lost acknowledged assertions {lost}; invalid stores {invalid}; half batches {half}; "
-          f"side-table mismatches {side}")
-    print(f"kills aimed at the bulk window {sum(v.aimed for v in verdicts)}; kills that left journal.nq (landed "
-          f"while a bulk batch was journaled) {sum(v.journal for v in verdicts)}; kills that left journal.tmp "
-          f"{sum(v.journal_tmp for v in verdicts)}"
-          + (f"; acknowledged bulk batches {sum(v.bulk_acked for v in verdicts)}" if a.mode == "driver" else ""))
+    print(
+        f"\n{a.mode}: {len(verdicts)} trials in {time.perf_counter() - t0:.1f} s; acknowledged {acked} (in {acked_trials} trials); "
+        f"lost acknowledged assertions {lost}; invalid stores {invalid}; half batches {half}; "
+        f"side-table mismatches {side}"
+    )
+    print(
+        f"kills aimed at the bulk window {sum(v.aimed for v in verdicts)}; kills that left journal.nq (landed "
+        f"while a bulk batch was journaled) {sum(v.journal for v in verdicts)}; kills that left journal.tmp "
+        f"{sum(v.journal_tmp for v in verdicts)}"
+        + (f"; acknowledged bulk batches {sum(v.bulk_acked for v in verdicts)}" if a.mode == "driver" else "")
+    )
     return 0 if all(v.ok for v in verdicts) else 1
 
 

@@ -22,8 +22,22 @@ def main() -> int:
     a = ap.parse_args()
     env = dict(os.environ, SEMANTIC_RDF_FUZZ_SCALE=str(a.scale), PYTHONPATH=str(REPO))
     t0 = time.perf_counter()
-    rc = subprocess.call([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning",
-                          "--durations=0", str(REPO / "tests" / "test_fuzz.py")], env=env, cwd=str(REPO))
+    rc = subprocess.call(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-W",
+            "ignore::DeprecationWarning",
+            "--durations=0",
+            str(REPO / "tests" / "test_fuzz.py"),
+        ],
+        env=env,
+        cwd=str(REPO),
+    )
     print(f"fuzz scale {a.scale}: {time.perf_counter() - t0:.1f} s, exit {rc}")
     return rc
 

@@ -10,12 +10,14 @@ fitted on 0-299, tag the entities) and prints the precision/recall of the senten
 floor plus the cross-sentence ones at several thresholds. Documents 400-499 are not read. The result and
 why it is not in the extractor: docs/extraction.md ("Alternatives measured").
 """
+
 import json
 import sys
 import time
 from pathlib import Path
 from collections import Counter
 import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from semantic_rdf.pipeline import gazetteer as gz  # noqa: E402
@@ -64,8 +66,7 @@ def cross_features(state, sents):
             tp = f"{ents[h].type}|{ents[t].type}"
             order = "ht" if si < sj else "th"
             db = _bucket(d)
-            f = [f"x_tp={tp}", f"x_d={db}", f"x_ord={order}", f"x_tp={tp}|{order}", f"x_tp={tp}|d={db}",
-                 f"x_hk={mh.kind}", f"x_tk={mt.kind}"]
+            f = [f"x_tp={tp}", f"x_d={db}", f"x_ord={order}", f"x_tp={tp}|{order}", f"x_tp={tp}|d={db}", f"x_hk={mh.kind}", f"x_tk={mt.kind}"]
             hc, tc = cls[h], cls[t]
             if hc:
                 f.append(f"x_hc={hc}|{ents[t].type}")
@@ -136,6 +137,7 @@ def train_samples(docs, pids):
 def fit(feats, pos, pids, C=0.5, min_count=2):
     from scipy.sparse import csr_matrix
     from sklearn.linear_model import LogisticRegression
+
     counts = Counter(f for fs in feats for f in set(fs))
     vocab = {f: i for i, f in enumerate(sorted(f for f, c in counts.items() if c >= min_count))}
     rows, cols = [], []
@@ -158,6 +160,7 @@ def fit(feats, pos, pids, C=0.5, min_count=2):
 
 def vec(vocab, feats):
     from scipy.sparse import csr_matrix
+
     rows, cols = [], []
     for r, fs in enumerate(feats):
         for i in sorted({vocab[f] for f in fs if f in vocab}):
@@ -169,6 +172,7 @@ def vec(vocab, feats):
 def run_test(docs, weights_dir, vocab, models, floor_sent):
     from semantic_rdf.pipeline.extract import sentence_spans
     from semantic_rdf.pipeline.statistical.extractor import Annotator, Weights
+
     w = Weights.load(weights_dir)
     ann = Annotator(w)
     sent_facts = []  # (gold key or None, p)
@@ -220,7 +224,7 @@ def run_test(docs, weights_dir, vocab, models, floor_sent):
     for seen, cs, gold in cross:
         n0 += len(seen)
         tp0 += sum(k in gold for k in seen)
-    print(f"sentence-level: {tp0}/{n0} P {tp0/max(1,n0):.3f} R {tp0/ngold:.3f} (gold {ngold})")
+    print(f"sentence-level: {tp0}/{n0} P {tp0 / max(1, n0):.3f} R {tp0 / ngold:.3f} (gold {ngold})")
     for thr in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
         tp, n = tp0, n0
         per = Counter()
@@ -233,8 +237,10 @@ def run_test(docs, weights_dir, vocab, models, floor_sent):
                     tp += ok
                     per[k[2]] += 1
                     perok[k[2]] += ok
-        print(f"cross thr {thr}: total P {tp/max(1,n):.3f} R {tp/ngold:.3f} ({tp}/{n}); added {n-n0} ok {tp-tp0}; "
-              + " ".join(f"{r}:{perok[r]}/{per[r]}" for r in sorted(per)))
+        print(
+            f"cross thr {thr}: total P {tp / max(1, n):.3f} R {tp / ngold:.3f} ({tp}/{n}); added {n - n0} ok {tp - tp0}; "
+            + " ".join(f"{r}:{perok[r]}/{per[r]}" for r in sorted(per))
+        )
 
 
 if __name__ == "__main__":

@@ -77,8 +77,20 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # type checkers and IDEs see the names eagerly
     from semantic_rdf.answer.answerer import Answer, Answerer
     from semantic_rdf.core.errors import (
-        DriverNotBuiltIn, ErasedData, InvalidInput, LimitExceeded, ModelOutputError, NotFound, ParseError,
-        RefusedByBounds, SemanticError, ShapeViolation, SharedEvidence, SourceError, StoreInUse, UnknownDriver,
+        DriverNotBuiltIn,
+        ErasedData,
+        InvalidInput,
+        LimitExceeded,
+        ModelOutputError,
+        NotFound,
+        ParseError,
+        RefusedByBounds,
+        SemanticError,
+        ShapeViolation,
+        SharedEvidence,
+        SourceError,
+        StoreInUse,
+        UnknownDriver,
     )
     from semantic_rdf.core.identity import assertion_id, fold
     from semantic_rdf.pipeline.load import load

@@ -33,17 +33,20 @@ BOTH = (datetime(1939, 9, 1, 4, 45, 0, 500000, tzinfo=UTC), datetime(1945, 5, 8,
 def build(store) -> dict:
     """Fill `store` (an empty AssertionStore) and return the ids and instants the tests bind."""
     out: dict = {}
-    out["seed"] = seed(store)                    # confidence "1"^^xsd:decimal on every one
-    (kew, london, curie), out["run"] = ingest(store, "places.txt", TEXT, [
-        ("Kew", "located_in", "London", *span(TEXT, "Kew lies in London."), 0.75),
-        ("London", "located_in", "England", *span(TEXT, "London lies in England.")),
-        ("Marie Curie", "won", "Nobel Prize in Physics", *span(TEXT, "Marie Curie won the Nobel Prize in Physics in 1903."),
-         1.0),
-    ])
-    derive(store)                               # Kew located_in England, confidence from the rule
+    out["seed"] = seed(store)  # confidence "1"^^xsd:decimal on every one
+    (kew, london, curie), out["run"] = ingest(
+        store,
+        "places.txt",
+        TEXT,
+        [
+            ("Kew", "located_in", "London", *span(TEXT, "Kew lies in London."), 0.75),
+            ("London", "located_in", "England", *span(TEXT, "London lies in England.")),
+            ("Marie Curie", "won", "Nobel Prize in Physics", *span(TEXT, "Marie Curie won the Nobel Prize in Physics in 1903."), 1.0),
+        ],
+    )
+    derive(store)  # Kew located_in England, confidence from the rule
     out.update(kew=kew, london=london, curie=curie)
-    out["from"] = store.assert_("Marie Curie", "won", "Nobel Prize in Chemistry", score=1.0,
-                                valid=Validity(VALID_FROM))
+    out["from"] = store.assert_("Marie Curie", "won", "Nobel Prize in Chemistry", score=1.0, valid=Validity(VALID_FROM))
     out["until"] = store.assert_("Marie Curie", "resided_in", "Paris", valid=Validity(None, VALID_UNTIL))
     out["both"] = store.assert_("Alan Turing", "worked_at", "Bletchley Park", score=0.5, valid=Validity(*BOTH))
     out["t_before_retract"] = store.now()
@@ -51,14 +54,13 @@ def build(store) -> dict:
     out["again"] = store.assert_("Ada Lovelace", "collaborated_with", "Charles Babbage", score=0.9)
     T.retract(store, out["again"], "unsure")
     out["t_retracted"] = store.now()
-    T.reinstate(store, out["again"], "sure again")    # two belief intervals, one closed
+    T.reinstate(store, out["again"], "sure again")  # two belief intervals, one closed
     gone = store.assert_("Kew", "part_of", "Surrey", valid=Validity(VALID_FROM))
     erasure.erase(store, gone, "wrong county")
     out["gone"] = gone
     rec = Recorder(store)
     d1 = rec.record("guide", "recommend Kew", [kew])  # m:allowed true
-    d2 = rec.record("guide", "sell tickets", [kew], informed_by=[d1.id],
-                    policy=DenyChoices({"sell tickets"}, "not ours"))  # m:allowed false
+    d2 = rec.record("guide", "sell tickets", [kew], informed_by=[d1.id], policy=DenyChoices({"sell tickets"}, "not ours"))  # m:allowed false
     out.update(d1=d1.id, d2=d2.id, t_end=store.now())
     return out
 

@@ -89,14 +89,14 @@ def run_cli(store: str | os.PathLike | None, *argv: str, stdin: bytes | None = N
     return Out(rc, out_b.getvalue().decode("utf-8", "replace"), err_b.getvalue().decode("utf-8", "replace"))
 
 
-def run_proc(store: str | os.PathLike | None, *argv: str | bytes, stdin: bytes | None = None,
-             timeout: float = 60) -> Out:
+def run_proc(store: str | os.PathLike | None, *argv: str | bytes, stdin: bytes | None = None, timeout: float = 60) -> Out:
     """`python -m semantic_rdf …` in a child process (argv may be bytes: not valid UTF-8)."""
     env = dict(os.environ, PYTHONPATH=str(REPO), SEMANTIC_RDF_DEBUG="")
     env.pop("SEMANTIC_RDF_DEBUG")
     cmd = [sys.executable, "-m", "semantic_rdf"] + (["--store", str(store)] if store is not None else []) + list(argv)
-    r = subprocess.run([os.fsencode(c) if isinstance(c, str) else c for c in cmd], input=stdin or b"",
-                       capture_output=True, env=env, timeout=timeout, cwd=str(REPO))
+    r = subprocess.run(
+        [os.fsencode(c) if isinstance(c, str) else c for c in cmd], input=stdin or b"", capture_output=True, env=env, timeout=timeout, cwd=str(REPO)
+    )
     return Out(r.returncode, r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace"))
 
 
@@ -143,6 +143,5 @@ def refused(store: str | os.PathLike, *argv: str | bytes, stdin: bytes | None = 
     r = run_proc(store, *argv, stdin=stdin) if child else run_cli(store, *argv, stdin=stdin)  # type: ignore[arg-type]
     assert_refused(r)
     after = dump(store)
-    assert after == before, ("a refused case changed the store: "
-                             f"+{sorted(set(after) - set(before))[:5]} -{sorted(set(before) - set(after))[:5]}")
+    assert after == before, f"a refused case changed the store: +{sorted(set(after) - set(before))[:5]} -{sorted(set(before) - set(after))[:5]}"
     return r

@@ -32,8 +32,7 @@ from semantic_rdf.remote.sparql import NS_PREFIX, EmbeddedBackend, RemoteBackend
 STORE_KINDS = ("embedded", "oxigraph", "virtuoso")
 # SEMANTIC_RDF_TEST_INSTALLER names another script to run in its place: tests/test_fresh_machine.py uses it to
 # check this file's own behaviour without running apt-get on the machine.
-INSTALL_SCRIPT = Path(os.environ.get("SEMANTIC_RDF_TEST_INSTALLER")
-                      or Path(__file__).resolve().parent.parent / ".ci" / "install-servers.sh")
+INSTALL_SCRIPT = Path(os.environ.get("SEMANTIC_RDF_TEST_INSTALLER") or Path(__file__).resolve().parent.parent / ".ci" / "install-servers.sh")
 
 # `python -m pytest` from a virtual environment that was never activated: the `oxigraph` binary that
 # `pip install '.[test]'` put beside this interpreter is then not on PATH. Put it there (children inherit it).
@@ -94,19 +93,22 @@ def ensure_tools(config, need: str) -> None:
         if runner is None:
             script = str(INSTALL_SCRIPT)
             if shutil.which("apt-get"):
-                how = (f"apt-get needs root, and sudo asks for a password; install them with: sudo sh {script} "
-                       "(or run the tests as root and they install them themselves)")
+                how = (
+                    f"apt-get needs root, and sudo asks for a password; install them with: sudo sh {script} "
+                    "(or run the tests as root and they install them themselves)"
+                )
             else:
-                how = ("this machine has no apt-get; install them with its package manager: Virtuoso 7 "
-                       f"(virtuoso-t, isql-vt, {VIRTUOSO_INI}), Graphviz (dot) and Chromium with its WebDriver "
-                       "(chromium, chromedriver). On Debian the command "
-                       f"is: sudo sh {script}")
+                how = (
+                    "this machine has no apt-get; install them with its package manager: Virtuoso 7 "
+                    f"(virtuoso-t, isql-vt, {VIRTUOSO_INI}), Graphviz (dot) and Chromium with its WebDriver "
+                    "(chromium, chromedriver). On Debian the command "
+                    f"is: sudo sh {script}"
+                )
             _INSTALL["error"] = f"missing for the tests: {what}; {how}"
         else:
             log = Path(tempfile.gettempdir()) / f"semantic-rdf-install-servers-{os.getpid()}.log"
             cmd = [*runner, "sh", str(INSTALL_SCRIPT)]
-            _say(config, f"\nsemantic-rdf tests: missing {what}; installing once for this session: "
-                         f"{' '.join(cmd)} (apt-get; log {log}) ...")
+            _say(config, f"\nsemantic-rdf tests: missing {what}; installing once for this session: {' '.join(cmd)} (apt-get; log {log}) ...")
             t0 = time.monotonic()
             with open(log, "wb") as out:
                 rc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT).returncode
@@ -116,8 +118,9 @@ def ensure_tools(config, need: str) -> None:
                 _INSTALL["error"] = None
                 _say(config, f"semantic-rdf tests: installed in {time.monotonic() - t0:.0f} s")
             else:
-                _INSTALL["error"] = (f"{' '.join(cmd)} exited with {rc}; still missing: {', '.join(still) or '-'}; "
-                                     f"last lines of {log}:\n" + "\n".join(tail))
+                _INSTALL["error"] = f"{' '.join(cmd)} exited with {rc}; still missing: {', '.join(still) or '-'}; last lines of {log}:\n" + "\n".join(
+                    tail
+                )
                 _say(config, "semantic-rdf tests: installing failed, see the failing server tests")
     if _INSTALL["error"] is not None and missing_tools((need,)):
         pytest.fail(_INSTALL["error"], pytrace=False)
@@ -156,8 +159,15 @@ def browser(browser_tools):
 
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium")
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--no-first-run", "--disable-extensions", "--disable-background-networking"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-extensions",
+        "--disable-background-networking",
+    ):
         options.add_argument(arg)  # --no-sandbox: the tests run as root on CI, where Chromium's sandbox refuses
     driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
     yield driver

@@ -22,12 +22,15 @@ from semantic_rdf.pipeline.stages import build_pipeline
 from semantic_rdf.store.assertions import AssertionStore
 from semantic_rdf.core.values import Chunk, Triple
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or (os.cpu_count() or 1) < 2,
-                                reason="a child process is used on Linux with two cores or more only")
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or (os.cpu_count() or 1) < 2, reason="a child process is used on Linux with two cores or more only"
+)
 
 SENTENCES = [
-    "Ada Lovelace was born in London.", "Alan Turing works at Manchester University.",
-    "Grace Hopper lives in Arlington.", "Marie Curie is married to Pierre Curie.",
+    "Ada Lovelace was born in London.",
+    "Alan Turing works at Manchester University.",
+    "Grace Hopper lives in Arlington.",
+    "Marie Curie is married to Pierre Curie.",
 ]
 
 
@@ -48,8 +51,7 @@ def _pipe(root: Path, extractor=None):
 
 
 def _shape(results) -> list[tuple]:
-    return [(r.ref, r.doc, r.chunks, r.triples, type(r.error).__name__, str(r.error) if r.error else "")
-            for r in results]
+    return [(r.ref, r.doc, r.chunks, r.triples, type(r.error).__name__, str(r.error) if r.error else "") for r in results]
 
 
 def _children() -> set[int]:
@@ -210,16 +212,14 @@ def test_a_parent_killed_outright_takes_its_child_with_it(corpus):
     import subprocess
     import time
 
-    proc = subprocess.run([sys.executable, "-c", KILLED_PARENT, str(corpus)], capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run([sys.executable, "-c", KILLED_PARENT, str(corpus)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == -9, proc.stderr
     kids = [int(p) for p in proc.stdout.split()]
     assert kids, "the child must still have been running when its parent was killed"
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and any(Path(f"/proc/{k}").exists() for k in kids):
         time.sleep(0.05)
-    alive = [k for k in kids if Path(f"/proc/{k}").exists() and "Z" not in
-             Path(f"/proc/{k}/stat").read_text().split(")")[-1].split()[:1]]
+    alive = [k for k in kids if Path(f"/proc/{k}").exists() and "Z" not in Path(f"/proc/{k}/stat").read_text().split(")")[-1].split()[:1]]
     assert not alive
 
 
@@ -236,6 +236,7 @@ def test_results_ahead_are_bounded_by_count_and_by_text():
             blocked.append(n)
             if not q.put(result(n)):
                 return
+
     t = threading.Thread(target=producer)
     t.start()
     time.sleep(0.3)

@@ -35,16 +35,18 @@ ROOT = Path(__file__).resolve().parents[1]
 ALT = ox.NamedNode(SKOS + "altLabel")
 
 # short biographies written the way Wikipedia introductions are
-PAUL = ("Paul Desmarais Jr. is a Canadian businessman. Desmarais was born in Sudbury, Ontario. He studied at "
-        "McGill University. Desmarais is the son of Paul Desmarais Sr. He works for Power Corporation of Canada.\n")
-ANDRE = ("André Desmarais is a Canadian businessman. Desmarais was born in Montreal. He studied at the "
-         "University of Ottawa.\n")
+PAUL = (
+    "Paul Desmarais Jr. is a Canadian businessman. Desmarais was born in Sudbury, Ontario. He studied at "
+    "McGill University. Desmarais is the son of Paul Desmarais Sr. He works for Power Corporation of Canada.\n"
+)
+ANDRE = "André Desmarais is a Canadian businessman. Desmarais was born in Montreal. He studied at the University of Ottawa.\n"
 
 
 def cli(store: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, "-m", "semantic_rdf", "--store", str(store), *args], input=stdin,
-                          capture_output=True, text=True, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "semantic_rdf", "--store", str(store), *args], input=stdin, capture_output=True, text=True, env=env, timeout=300
+    )
 
 
 def ingest(store: Path, tmp: Path, name: str, text: str, *extra: str) -> None:
@@ -59,8 +61,7 @@ def entity_rows(store: Path) -> dict[str, dict]:
     st = AssertionStore.open(store, read_only=True)
     try:
         out: dict[str, dict] = {}
-        for q in st.ox.quads_for_pattern(None, ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#label"), None,
-                                         ENTITY_GRAPH):
+        for q in st.ox.quads_for_pattern(None, ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#label"), None, ENTITY_GRAPH):
             node = q.subject
             out[q.object.value] = {
                 "types": {t.object.value.rsplit("#", 1)[-1] for t in st.ox.quads_for_pattern(node, RDF_TYPE, None, ENTITY_GRAPH)},
@@ -169,23 +170,42 @@ def test_erase_entity_removes_its_aliases(paul, tmp_path):
 
 # ------------------------------------------------------------------ the library parts
 
+
 def test_alias_names_keeps_names_only():
-    got = L.alias_names("Paul Desmarais Jr.", ["Desmarais", "He", "he", "It", "The company", "his father",
-                                              "desmarais", "Paul Desmarais Jr.", "His father", "PDJ",
-                                              "Power Corporation of Canada", "x\u0000y", "D" * 5000])
+    got = L.alias_names(
+        "Paul Desmarais Jr.",
+        [
+            "Desmarais",
+            "He",
+            "he",
+            "It",
+            "The company",
+            "his father",
+            "desmarais",
+            "Paul Desmarais Jr.",
+            "His father",
+            "PDJ",
+            "Power Corporation of Canada",
+            "x\u0000y",
+            "D" * 5000,
+        ],
+    )
     assert got == ["Desmarais", "PDJ", "Power Corporation of Canada"]
 
 
 def test_aliases_for_a_stored_entity_and_erasing_the_alias_name():
     store = AssertionStore.memory()
     with store.run("statement") as run:
-        store.assert_triples([Triple("Ada Lovelace", "born_in", "London"), Triple("Lovelace", "born_in", "London")],
-                             run=run, entity_types={"Ada Lovelace": "Person", "London": "City"})
+        store.assert_triples(
+            [Triple("Ada Lovelace", "born_in", "London"), Triple("Lovelace", "born_in", "London")],
+            run=run,
+            entity_types={"Ada Lovelace": "Person", "London": "City"},
+        )
     with store.run("statement") as run:  # the entity exists: its other names are added, once
-        store.assert_triples([Triple("Ada Lovelace", "educated_at", "University of London")], run=run,
-                             aliases={"Ada Lovelace": {"Lovelace", "Ada", "she"}})
-        store.assert_triples([Triple("Ada Lovelace", "educated_at", "University of London")], run=run,
-                             aliases={"Ada Lovelace": {"Lovelace"}})
+        store.assert_triples(
+            [Triple("Ada Lovelace", "educated_at", "University of London")], run=run, aliases={"Ada Lovelace": {"Lovelace", "Ada", "she"}}
+        )
+        store.assert_triples([Triple("Ada Lovelace", "educated_at", "University of London")], run=run, aliases={"Ada Lovelace": {"Lovelace"}})
     ada = entity_iri("Ada Lovelace")
     assert {q.object.value for q in store.ox.quads_for_pattern(ada, ALT, None, ENTITY_GRAPH)} == {"Ada", "Lovelace"}
     assert ox.Quad(ada, RDF_TYPE, ox.NamedNode(NS + "Person"), ENTITY_GRAPH) in store.ox

@@ -10,7 +10,15 @@ from pathlib import Path
 import pytest
 
 from semantic_rdf.answer.answerer import (
-    REFUSAL, AnswerConfig, Answerer, Linker, ModelRenderer, map_predicates, parse_question, sentence, words_of,
+    REFUSAL,
+    AnswerConfig,
+    Answerer,
+    Linker,
+    ModelRenderer,
+    map_predicates,
+    parse_question,
+    sentence,
+    words_of,
 )
 from semantic_rdf.lifecycle.decisions import Recorder
 from semantic_rdf.core.errors import InvalidInput
@@ -71,6 +79,7 @@ def aid(s, p, o):
 
 # ------------------------------------------------------------------ linking and parsing
 
+
 def E(name, cls="Thing"):
     from semantic_rdf.core.identity import fold
 
@@ -113,6 +122,7 @@ def test_sentence_templates_cover_the_taxonomy():
 
 # ------------------------------------------------------------------ answering
 
+
 def test_answer_cites_document_and_exact_span_and_records_a_decision(shared):
     a = Answerer(shared).ask("Where was Lena Ostrova born?", "strict")
     assert a.allowed and [f.id for f in a.facts] == [aid("Ostrova", "born_in", "Riga")]
@@ -120,20 +130,23 @@ def test_answer_cites_document_and_exact_span_and_records_a_decision(shared):
     src = f.sources[0]
     text = shared.store.document_text(shared.store.get(f.id).sources[0].doc_iri)
     assert src.kind == "span" and src.document.endswith("gate_corpus.txt")
-    assert src.quote == text[src.start:src.end] == "Ostrova was born in Riga."
-    assert a.text == 'Ostrova was born in Riga. [source: ' + src.document + ': "Ostrova was born in Riga."]'
+    assert src.quote == text[src.start : src.end] == "Ostrova was born in Riga."
+    assert a.text == "Ostrova was born in Riga. [source: " + src.document + ': "Ostrova was born in Riga."]'
     d = Recorder(shared.store).get(a.decision_id)
     assert d.allowed and d.because == (f.id,) and d.rule == "hdc-gate"
     assert "passed" in d.reason and "threshold 0.55" in d.reason and d.choice.startswith("answer (strict)")
     assert a.scores["best"]["score"] >= 0.55 and a.scores["linked"] == ["Lena Ostrova"]
 
 
-@pytest.mark.parametrize("q", [
-    "Where did Ottilie Brandvold die?",          # known entity, relation not stored
-    "Where was Gunnar Halloway born?",            # unknown entity, stored relation word
-    "Where was the father of Greta Lindqvist born?",  # a chain with a missing link
-    "When was the Kestrel Foundry founded?",      # a time was asked, none stored
-])
+@pytest.mark.parametrize(
+    "q",
+    [
+        "Where did Ottilie Brandvold die?",  # known entity, relation not stored
+        "Where was Gunnar Halloway born?",  # unknown entity, stored relation word
+        "Where was the father of Greta Lindqvist born?",  # a chain with a missing link
+        "When was the Kestrel Foundry founded?",  # a time was asked, none stored
+    ],
+)
 def test_unanswerable_is_a_fixed_refusal_recorded_with_the_gate_scores(shared, q):
     a = Answerer(shared).ask(q, "strict")
     assert not a.allowed and a.text == REFUSAL and a.facts == ()
@@ -178,8 +191,7 @@ def test_multihop_probes_path_memory_and_confirms_every_hop(fresh):
     ans = Answerer(fresh)
     a = ans.ask("Where is the company founded by Ivo Marchetti headquartered?", "strict")
     assert a.allowed and a.path == ("Ivo Marchetti", "founded", "Kestrel Foundry", "headquartered_in", "Sheffield")
-    assert [f.id for f in a.facts] == [aid("Ivo Marchetti", "founded", "Kestrel Foundry"),
-                                       aid("Kestrel Foundry", "headquartered_in", "Sheffield")]
+    assert [f.id for f in a.facts] == [aid("Ivo Marchetti", "founded", "Kestrel Foundry"), aid("Kestrel Foundry", "headquartered_in", "Sheffield")]
     assert "confirmed hop by hop" in a.reason
     # withdraw one hop: the path memory still proposes it, the claims refuse it
     fresh.retract(aid("Ivo Marchetti", "founded", "Kestrel Foundry"), "test: hop withdrawn")
@@ -188,7 +200,7 @@ def test_multihop_probes_path_memory_and_confirms_every_hop(fresh):
 
 
 def test_a_multi_relation_question_is_not_answered_by_facts_about_the_named_entity_alone():
-    """"Where was the teacher of X born?" with X's teacher and X's birthplace stored, the teacher's not:
+    """ "Where was the teacher of X born?" with X's teacher and X's birthplace stored, the teacher's not:
     both relations are covered by passing facts, but not as a chain, so the answer is a refusal."""
     store = AssertionStore.memory()
     for s, p, o in [("Ada Lovelace", "student_of", "Augustus De Morgan"), ("Ada Lovelace", "born_in", "London")]:
@@ -250,6 +262,7 @@ def test_reconcile_on_open_restores_and_prunes(tmp_path):
 
 # ------------------------------------------------------------------ model renderer
 
+
 def test_strict_never_calls_the_model_and_refusals_never_do(shared):
     m = Scripted()
     ans = Answerer(shared, renderer=ModelRenderer(m))
@@ -285,14 +298,14 @@ def test_model_renderer_over_http_gets_only_verified_facts_and_is_never_stored(s
 
 # ------------------------------------------------------------------ the acceptance set
 
+
 def test_gate_acceptance_set(shared):
     items = [json.loads(x) for x in (DATA / "gate_questions.jsonl").read_text(encoding="utf-8").splitlines() if x]
     answerable = [i for i in items if i["answerable"]]
     unanswerable = [i for i in items if not i["answerable"]]
     assert len(answerable) >= 40 and len(unanswerable) >= 40
     ans = Answerer(shared, options=AnswerConfig(record=False))
-    ok_a = sum(aid(*i["expect"]) in [f.id for f in ans.ask(i["question"], "strict", conversation=i["id"]).facts]
-               for i in answerable)
+    ok_a = sum(aid(*i["expect"]) in [f.id for f in ans.ask(i["question"], "strict", conversation=i["id"]).facts] for i in answerable)
     ok_u = sum(not ans.ask(i["question"], "strict", conversation=i["id"]).allowed for i in unanswerable)
     assert ok_a / len(answerable) >= 0.9, ok_a
     assert ok_u / len(unanswerable) >= 0.9, ok_u

@@ -12,8 +12,11 @@ from _security import run_cli
 
 @pytest.fixture()
 def store(tmp_path):
-    for name, text in (("a.txt", "Ada Lovelace was born in London.\n"), ("b.txt", "Ada Lovelace was born in Paris.\n"),
-                       ("c.txt", "Charles Babbage was born in London.\n")):
+    for name, text in (
+        ("a.txt", "Ada Lovelace was born in London.\n"),
+        ("b.txt", "Ada Lovelace was born in Paris.\n"),
+        ("c.txt", "Charles Babbage was born in London.\n"),
+    ):
         (tmp_path / name).write_text(text)
     root = tmp_path / "s"
     r = run_cli(root, "ingest", "--extractor", "rules", *(str(tmp_path / n) for n in ("a.txt", "b.txt", "c.txt")))

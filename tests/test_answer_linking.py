@@ -68,6 +68,7 @@ def ask(mem: Memory, question: str, conversation: str | None = None):
 
 # ------------------------------------------------------------------ reproduction: "Who manufactured ITS?"
 
+
 def test_who_manufactured_its_links_its_and_never_the_junk_entity_who(odd_names):
     a = ask(odd_names, "Who manufactured ITS?")
     assert a.allowed and a.linked == ("ITS",)
@@ -99,23 +100,30 @@ def test_the_parser_keeps_no_function_word_as_a_token():
 
 # ------------------------------------------------------------------ names that are stop words or pronouns
 
-@pytest.mark.parametrize("question, linked, fact", [
-    ("What did It win?", ("It",), ("It", "won", "Bram Stoker Award")),
-    ("What did The Who found?", ("The Who",), ("The Who", "founded", "Track Records")),
-    ("The Who founded what?", ("The Who",), ("The Who", "founded", "Track Records")),  # "Who" is telling
-    ("Which company manufactured ITS?", ("ITS",), ("Acme Robotics", "manufactured", "ITS")),
-])
+
+@pytest.mark.parametrize(
+    "question, linked, fact",
+    [
+        ("What did It win?", ("It",), ("It", "won", "Bram Stoker Award")),
+        ("What did The Who found?", ("The Who",), ("The Who", "founded", "Track Records")),
+        ("The Who founded what?", ("The Who",), ("The Who", "founded", "Track Records")),  # "Who" is telling
+        ("Which company manufactured ITS?", ("ITS",), ("Acme Robotics", "manufactured", "ITS")),
+    ],
+)
 def test_stop_word_names_are_asked_about_by_their_exact_cased_name(odd_names, question, linked, fact):
     a = ask(odd_names, question)
     assert a.allowed and a.linked == linked and [f.id for f in a.facts] == [assertion_id(*fact)]
 
 
-@pytest.mark.parametrize("question", [
-    "what did it win?",        # lower case: the pronoun
-    "What did the who found?",  # not the cased name
-    "It won what?",            # a capital that only starts the sentence
-    "Who won the prize?",      # "Who" starting a question is the question word
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what did it win?",  # lower case: the pronoun
+        "What did the who found?",  # not the cased name
+        "It won what?",  # a capital that only starts the sentence
+        "Who won the prize?",  # "Who" starting a question is the question word
+    ],
+)
 def test_stop_word_names_in_any_other_case_do_not_link(odd_names, question):
     a = ask(odd_names, question)
     assert not a.allowed and not {"It", "The Who", "Who"} & set(a.linked)
@@ -123,9 +131,11 @@ def test_stop_word_names_in_any_other_case_do_not_link(odd_names, question):
 
 def test_linker_rules_for_cased_names():
     lk = Linker([E("ITS"), E("It"), E("The Who"), E("Who"), E("who"), E("I"), E("York", "Place")])
+
     def linked(q):
         qw = question_words(q)
         return [e.name for e in lk.link([w.folded for w in qw], qw)]
+
     assert linked("Who manufactured ITS?") == ["ITS"]
     assert linked("ITS was made where?") == ["ITS"]  # all capitals tell even at the start
     assert linked("Is It a novel?") == ["It"]
@@ -140,6 +150,7 @@ def test_linker_rules_for_cased_names():
 
 # ------------------------------------------------------------------ names the store does not hold
 
+
 def test_a_missing_generated_person_is_refused_not_answered_about_a_similar_one(people):
     assert f"Alba Vandr{MISSING:05d}" not in {e.name for e in people.entities()}
     a = ask(people, f"Where was Alba Vandr{MISSING:05d} born?")
@@ -151,12 +162,15 @@ def test_a_missing_generated_person_is_refused_not_answered_about_a_similar_one(
     assert b.linked == (f"Alba Vandr{MISSING - 1:05d}",)
 
 
-@pytest.mark.parametrize("question", [
-    f"where was alba vandr{MISSING:05d} born?",  # lower case: the digits still mark a name
-    f"Where was Alba Vandr{MISSING:04d} born?",  # a shorter number
-    "Where was Alba Vandr born?",
-    "Where was Alba Vandrr00041 born?",  # a typo of a held name
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        f"where was alba vandr{MISSING:05d} born?",  # lower case: the digits still mark a name
+        f"Where was Alba Vandr{MISSING:04d} born?",  # a shorter number
+        "Where was Alba Vandr born?",
+        "Where was Alba Vandrr00041 born?",  # a typo of a held name
+    ],
+)
 def test_near_spellings_of_held_names_are_refused(people, question):
     a = ask(people, question)
     assert not a.allowed and a.facts == ()
@@ -168,26 +182,32 @@ def test_refusal_of_an_unknown_name_is_recorded_with_the_reason(people):
     assert not d.allowed and d.because == () and "does not hold" in d.reason
 
 
-@pytest.mark.parametrize("question", [
-    "Where was Pierre Curie born?",    # the held surname "Curie" does not stand in for another Curie
-    "Where was Marie Curi born?",      # a typo of a held name
-    "where was marie curi born?",      # ... in lower case: nothing links, no near match is taken
-    "Where was Lena Ostrov born?",
-    "Otilie Ostrova was born where?",  # a first name starting the sentence, then a held surname
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where was Pierre Curie born?",  # the held surname "Curie" does not stand in for another Curie
+        "Where was Marie Curi born?",  # a typo of a held name
+        "where was marie curi born?",  # ... in lower case: nothing links, no near match is taken
+        "Where was Lena Ostrov born?",
+        "Otilie Ostrova was born where?",  # a first name starting the sentence, then a held surname
+    ],
+)
 def test_similar_names_never_stand_in(odd_names, question):
     a = ask(odd_names, question)
     assert not a.allowed and a.facts == ()
 
 
-@pytest.mark.parametrize("question, answer", [
-    ("Where was Marie Curie born?", "Warsaw"),
-    ("Where was Curie born?", "Warsaw"),  # the surname is an alias of the one person carrying it
-    ("Where was Dr. Lena Ostrova born?", "Riga"),  # a title is not a name
-    ("Where Was Lena Ostrova Born?", "Riga"),  # title case: stop words and cues are not names
-    ("WHERE WAS LENA OSTROVA BORN?", "Riga"),
-    ("In March, where was Lena Ostrova born?", "Riga"),  # a month is not a name
-])
+@pytest.mark.parametrize(
+    "question, answer",
+    [
+        ("Where was Marie Curie born?", "Warsaw"),
+        ("Where was Curie born?", "Warsaw"),  # the surname is an alias of the one person carrying it
+        ("Where was Dr. Lena Ostrova born?", "Riga"),  # a title is not a name
+        ("Where Was Lena Ostrova Born?", "Riga"),  # title case: stop words and cues are not names
+        ("WHERE WAS LENA OSTROVA BORN?", "Riga"),
+        ("In March, where was Lena Ostrova born?", "Riga"),  # a month is not a name
+    ],
+)
 def test_held_names_are_still_answered(odd_names, question, answer):
     a = ask(odd_names, question)
     assert a.allowed and a.facts[0].object == answer, a.reason
@@ -195,8 +215,10 @@ def test_held_names_are_still_answered(odd_names, question, answer):
 
 def test_unknown_names_as_parsed():
     lk = Linker([E("Salt Orchard"), E("Brandvold"), E("Ottilie Brandvold", "Person"), E("Lena Ostrova", "Person")])
+
     def unknown(q):
         return parse_question(q, lk).unknown
+
     assert unknown("Who wrote The Salt Orchard?") == ()  # a capitalised article before a held title
     assert unknown("Where was Otilie Brandvold born?") == ("Otilie Brandvold",)
     assert unknown("Otilie Brandvold was born where?") == ("Otilie Brandvold",)
@@ -208,8 +230,7 @@ def test_unknown_names_as_parsed():
 def test_a_literal_value_is_matched_exactly_when_no_entity_is_named():
     store = AssertionStore.memory()
     with store.run("statement") as run:
-        store.assert_triples([Triple("Ada Lovelace", "born_in", "1815",
-                                     datatype="http://www.w3.org/2001/XMLSchema#gYear")], run=run)
+        store.assert_triples([Triple("Ada Lovelace", "born_in", "1815", datatype="http://www.w3.org/2001/XMLSchema#gYear")], run=run)
     mem = Memory.attach(store)
     try:
         a = ask(mem, "Who was born in 1815?")
@@ -220,6 +241,7 @@ def test_a_literal_value_is_matched_exactly_when_no_entity_is_named():
 
 
 # ------------------------------------------------------------------ the same rule in retrieval's subject scoping
+
 
 def test_find_names_takes_stop_word_names_by_exact_case_only():
     names = ["Will", "Ann", "The Who"]

@@ -27,8 +27,7 @@ def _layers() -> list[list[str]]:
 def _lint(config: Path) -> subprocess.CompletedProcess:
     exe = Path(sys.executable).parent / "lint-imports"
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([str(exe), "--config", str(config), "--no-cache"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run([str(exe), "--config", str(config), "--no-cache"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
 
 
 def test_the_layer_contract_is_kept():
@@ -49,8 +48,16 @@ def test_the_contract_catches_an_upward_import(tmp_path):
     # the same layers with the bottom one (errors, values, …) moved to the top: every module imports it
     layers = _layers()
     swapped = [layers[-1], *layers[:-1]]
-    lines = ["[importlinter]", "root_package = semantic_rdf", "", "[importlinter:contract:swapped]",
-             "name = swapped", "type = layers", "containers = semantic_rdf", "layers ="]
+    lines = [
+        "[importlinter]",
+        "root_package = semantic_rdf",
+        "",
+        "[importlinter:contract:swapped]",
+        "name = swapped",
+        "type = layers",
+        "containers = semantic_rdf",
+        "layers =",
+    ]
     lines += ["    " + " : ".join(layer) for layer in swapped]
     cfg = tmp_path / "swapped.ini"
     cfg.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -106,7 +113,12 @@ def test_no_module_uses_another_modules_private_names():
 
 
 def test_the_private_name_check_finds_each_kind():
-    src = ("from semantic_rdf.lifecycle import temporal as T\nfrom semantic_rdf.pipeline.extract import _check\n"
-           "def f(store):\n    T._close(1)\n    store._has(2)\n    T.retract(3)\n")
+    src = (
+        "from semantic_rdf.lifecycle import temporal as T\nfrom semantic_rdf.pipeline.extract import _check\n"
+        "def f(store):\n    T._close(1)\n    store._has(2)\n    T.retract(3)\n"
+    )
     assert private_uses(src, "semantic_rdf.lifecycle.erasure") == [
-        "from semantic_rdf.pipeline.extract import _check", "T._close (semantic_rdf.lifecycle.temporal)", "store._has"]
+        "from semantic_rdf.pipeline.extract import _check",
+        "T._close (semantic_rdf.lifecycle.temporal)",
+        "store._has",
+    ]

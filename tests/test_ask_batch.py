@@ -30,8 +30,7 @@ VOLATILE = ("decision", "line")  # decision ids are minted per recording
 
 def cli(*argv, stdin: bytes | None = None):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "semantic_rdf", *argv], input=stdin, capture_output=True,
-                          env=env, cwd=ROOT, timeout=300)
+    return subprocess.run([sys.executable, "-m", "semantic_rdf", *argv], input=stdin, capture_output=True, env=env, cwd=ROOT, timeout=300)
 
 
 @pytest.fixture(scope="module")
@@ -91,8 +90,7 @@ def test_context_does_not_carry_between_lines(demo, tmp_path, capsys, monkeypatc
 
 def test_bad_lines_are_refused_one_by_one(demo, tmp_path):
     store = copy_of(demo, tmp_path / "s")
-    data = (b"Where was Ada Lovelace born?\n\n   \n\xff\xfe bad bytes\n" + b"x" * 10_001 + b"\n"
-            b"Who discovered Polonium?\r\n")
+    data = b"Where was Ada Lovelace born?\n\n   \n\xff\xfe bad bytes\n" + b"x" * 10_001 + b"\nWho discovered Polonium?\r\n"
     r = cli("--store", str(store), "ask", "--batch", "-", stdin=data)
     assert r.returncode == 2 and r.stderr.decode().count("\n") == 1 and "2 of 4 lines refused" in r.stderr.decode()
     rows = [json.loads(line) for line in r.stdout.decode().splitlines()]
@@ -137,8 +135,14 @@ def test_an_endless_line_is_refused_without_being_held(demo, tmp_path, verb):
 
     store = copy_of(demo, tmp_path / "s")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "semantic_rdf", "--store", str(store), *verb], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "semantic_rdf", "--store", str(store), *verb],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=ROOT,
+    )
 
     def feed():
         block = b"a" * (1 << 20)

@@ -31,8 +31,7 @@ def _fill(store: AssertionStore) -> dict[str, str]:
         doc = Doc(ref, ref, text)
         with store.run("ingestion", agent="test-extractor") as run:
             store.add_document(doc, run)
-            triples = [Triple(s, p, o, Chunk(doc.id, 0, text, 0, len(text)), 0.8, start=a, end=b)
-                       for s, p, o, a, b in facts]
+            triples = [Triple(s, p, o, Chunk(doc.id, 0, text, 0, len(text)), 0.8, start=a, end=b) for s, p, o, a, b in facts]
             report = store.assert_triples(triples, run=run)
         for (s, p, o, *_), aid in zip(facts, report.ids):
             ids[f"{s}/{p}"] = aid
@@ -55,13 +54,13 @@ def test_list_filters_each_narrow_to_what_they_name(filled):
     store, ids = filled
     assert len(list_assertions(store).rows) == 4
     assert _triples(list_assertions(store, subject="marie  CURIE")) == {
-        ("Marie Curie", "born_in", "Warsaw"), ("Marie Curie", "discovered", "Polonium")}
-    assert _triples(list_assertions(store, predicate="born_in")) == {
-        ("Marie Curie", "born_in", "Warsaw"), ("Alan Turing", "born_in", "Maida Vale")}
+        ("Marie Curie", "born_in", "Warsaw"),
+        ("Marie Curie", "discovered", "Polonium"),
+    }
+    assert _triples(list_assertions(store, predicate="born_in")) == {("Marie Curie", "born_in", "Warsaw"), ("Alan Turing", "born_in", "Maida Vale")}
     assert _triples(list_assertions(store, obj="Warsaw")) == {("Marie Curie", "born_in", "Warsaw")}
     assert _triples(list_assertions(store, reference="b.txt")) == {("Alan Turing", "born_in", "Maida Vale")}
-    assert _triples(list_assertions(store, run=ids["run:a.txt"])) == {
-        ("Marie Curie", "born_in", "Warsaw"), ("Marie Curie", "discovered", "Polonium")}
+    assert _triples(list_assertions(store, run=ids["run:a.txt"])) == {("Marie Curie", "born_in", "Warsaw"), ("Marie Curie", "discovered", "Polonium")}
     assert list_assertions(store, reference="nowhere.txt").rows == ()
 
 
@@ -70,7 +69,7 @@ def test_list_quotes_are_the_exact_spans(filled):
     quotes = {q.text for row in list_assertions(store).rows for q in row.quotes}
     assert quotes == {"Marie Curie was born in Warsaw.", "She discovered Polonium.", TEXT_B}
     row = list_assertions(store, predicate="discovered").rows[0]
-    assert TEXT_A[row.quotes[0].start:row.quotes[0].end] == row.quotes[0].text
+    assert TEXT_A[row.quotes[0].start : row.quotes[0].end] == row.quotes[0].text
 
 
 def test_list_state_follows_retraction(filled):
@@ -128,8 +127,7 @@ def test_show_has_both_clocks_quotes_trace_and_decisions(filled):
 def test_entities_and_search(filled):
     store, _ = filled
     by_label = {e.label: e for e in entities(store)}
-    assert set(by_label) == {"Marie Curie", "Warsaw", "Polonium", "Alan Turing", "Maida Vale",
-                             "Ada Lovelace", "Note G"}
+    assert set(by_label) == {"Marie Curie", "Warsaw", "Polonium", "Alan Turing", "Maida Vale", "Ada Lovelace", "Note G"}
     assert by_label["Marie Curie"].uses == 2 and by_label["Warsaw"].uses == 1
     hits = search(store, "WARSAW")
     assert [h.label for h in hits if h.kind == "entity"] == ["Warsaw"]
@@ -176,8 +174,13 @@ def test_cli_browse_verbs(tmp_path):
     r = run_cli(store, "predicates")
     assert r.rc == 0 and "born_in" in r.out and "P19" in r.out
     before = dump(store)
-    for argv in (("list", "--subject", "Marie Curi"), ("list", "--predicate", "born in"),
-                 ("show", "not-an-id"), ("list", "--limit", "0"), ("entities", "--name", "Nobody")):
+    for argv in (
+        ("list", "--subject", "Marie Curi"),
+        ("list", "--predicate", "born in"),
+        ("show", "not-an-id"),
+        ("list", "--limit", "0"),
+        ("entities", "--name", "Nobody"),
+    ):
         r = run_cli(store, *argv)
         assert_refused(r)
     assert "did you mean" in run_cli(store, "list", "--predicate", "born in").err

@@ -36,10 +36,8 @@ def run_cli(argv, stdin_text=None, monkeypatch=None, capsys=None):
 
 
 def test_ask_text_json_modes_and_decision(store_dir, monkeypatch, capsys):
-    code, out, _ = run_cli(["--store", str(store_dir), "ask", "Where was Amalia Roos born?", "--mode", "strict"],
-                           capsys=capsys)
-    assert code == 0 and out.strip() == ('Amalia Roos was born in Utrecht. [source: gate_corpus.txt: '
-                                         '"Amalia Roos was born in Utrecht."]')
+    code, out, _ = run_cli(["--store", str(store_dir), "ask", "Where was Amalia Roos born?", "--mode", "strict"], capsys=capsys)
+    assert code == 0 and out.strip() == ('Amalia Roos was born in Utrecht. [source: gate_corpus.txt: "Amalia Roos was born in Utrecht."]')
     code, out, _ = run_cli(["--store", str(store_dir), "ask", "Where did Amalia Roos die?", "--json"], capsys=capsys)
     d = json.loads(out)
     assert code == 0 and d["allowed"] is False and d["text"] == REFUSAL and d["facts"] == []
@@ -58,23 +56,29 @@ def test_ask_bad_input_is_exit_2(store_dir, capsys):
 
 
 def test_ask_as_of_before_ingest_knows_nothing(store_dir, capsys):
-    code, out, _ = run_cli(["--store", str(store_dir), "ask", "Where was Amalia Roos born?", "--json",
-                            "--as-of", "2000-01-01T00:00:00"], capsys=capsys)
+    code, out, _ = run_cli(
+        ["--store", str(store_dir), "ask", "Where was Amalia Roos born?", "--json", "--as-of", "2000-01-01T00:00:00"], capsys=capsys
+    )
     assert code == 0 and json.loads(out)["allowed"] is False
 
 
 def test_chat_piped_keeps_context_switches_modes_and_quits(store_dir, monkeypatch, capsys):
-    lines = "\n".join([
-        "Who did Marchetti marry?",
-        "Where was she born?",          # resolved through this conversation's reservoir
-        "/mode strict",
-        "What did Ostrova design?",
-        "/mode chatty",
-        "/mode",
-        "",
-        "/quit",
-        "What did Ivo Marchetti found?",  # after /quit: never read
-    ]) + "\n"
+    lines = (
+        "\n".join(
+            [
+                "Who did Marchetti marry?",
+                "Where was she born?",  # resolved through this conversation's reservoir
+                "/mode strict",
+                "What did Ostrova design?",
+                "/mode chatty",
+                "/mode",
+                "",
+                "/quit",
+                "What did Ivo Marchetti found?",  # after /quit: never read
+            ]
+        )
+        + "\n"
+    )
     code, out, err = run_cli(["--store", str(store_dir), "chat", "--mode", "balanced"], lines, monkeypatch, capsys)
     rows = out.strip().splitlines()
     assert code == 0
@@ -88,8 +92,7 @@ def test_chat_piped_keeps_context_switches_modes_and_quits(store_dir, monkeypatc
 
 
 def test_chat_json_one_object_per_turn_and_fresh_context_per_session(store_dir, monkeypatch, capsys):
-    code, out, _ = run_cli(["--store", str(store_dir), "--json", "chat"], "Where was she born?\nwhat?\n",
-                           monkeypatch, capsys)
+    code, out, _ = run_cli(["--store", str(store_dir), "--json", "chat"], "Where was she born?\nwhat?\n", monkeypatch, capsys)
     turns = [json.loads(x) for x in out.strip().splitlines()]
     assert code == 0 and len(turns) == 2
     assert turns[0]["allowed"] is False  # a new session has nothing "she" could refer to

@@ -21,8 +21,12 @@ def _assert(store, s: str, p: str, o: str) -> str:
 def test_id_and_assert_take_the_same_triple(tmp_path):
     r = run_cli(None, "--json", "id", "Ada  Lovelace", "born_in", "London")
     assert r.rc == 0
-    assert json.loads(r.out) == {"id": assertion_id("Ada Lovelace", "born_in", "London"),
-                                 "subject": "ada lovelace", "predicate": "born_in", "object": "london"}
+    assert json.loads(r.out) == {
+        "id": assertion_id("Ada Lovelace", "born_in", "London"),
+        "subject": "ada lovelace",
+        "predicate": "born_in",
+        "object": "london",
+    }
     for verb in ("id", "assert"):
         r = run_cli(tmp_path / "s", verb, "only", "two")
         assert r.rc == 2 and "required: object" in r.err

@@ -10,16 +10,19 @@ import pytest
 from semantic_rdf.cli import VERBS, build_parser, named_verb
 
 
-@pytest.mark.parametrize("argv, verb", [
-    (["ask", "Who?"], "ask"),
-    (["--store", "ask", "list", "--subject", "x"], "list_"),  # --store's value is a directory, not the verb
-    (["--json", "import", "f.trig"], "import_"),
-    (["--store=ask", "assert", "a", "wrote", "b"], "assert_"),
-    (["bogus", "ask"], None),  # the first word is no verb: the full parser says so
-    (["--", "ask"], None),
-    (["--json"], None),
-    ([], None),
-])
+@pytest.mark.parametrize(
+    "argv, verb",
+    [
+        (["ask", "Who?"], "ask"),
+        (["--store", "ask", "list", "--subject", "x"], "list_"),  # --store's value is a directory, not the verb
+        (["--json", "import", "f.trig"], "import_"),
+        (["--store=ask", "assert", "a", "wrote", "b"], "assert_"),
+        (["bogus", "ask"], None),  # the first word is no verb: the full parser says so
+        (["--", "ask"], None),
+        (["--json"], None),
+        ([], None),
+    ],
+)
 def test_the_named_verb_is_the_first_word_not_an_option(argv, verb):
     assert named_verb(argv) == verb
 
@@ -33,8 +36,10 @@ def test_the_parser_for_one_verb_parses_as_the_full_one():
 
 
 def test_a_run_imports_only_its_verb_module():
-    code = ("import sys; from semantic_rdf.cli import main; main(['id', 'Ada Lovelace', 'wrote', 'Note G']); "
-            "print(sorted(m for m in sys.modules if m.startswith('semantic_rdf.cli.')))")
+    code = (
+        "import sys; from semantic_rdf.cli import main; main(['id', 'Ada Lovelace', 'wrote', 'Note G']); "
+        "print(sorted(m for m in sys.modules if m.startswith('semantic_rdf.cli.')))"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == ["ef841e2caf41e08c", "['semantic_rdf.cli._common', 'semantic_rdf.cli.id']"]

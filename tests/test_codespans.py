@@ -36,8 +36,10 @@ def test_code_spans_pair_runs_of_equal_length_within_a_paragraph():
 
 
 def test_indented_blocks_follow_a_paragraph_not_a_list_item():
-    t = ("Para.\n\n    code line\n\n    more code\nProse again.\n\n- item\n\n    the item's second paragraph\n"
-         "\n1. first\n   continued\n\n    still the item\n")
+    t = (
+        "Para.\n\n    code line\n\n    more code\nProse again.\n\n- item\n\n    the item's second paragraph\n"
+        "\n1. first\n   continued\n\n    still the item\n"
+    )
     assert _code(t, indented=True) == ["    code line\n\n    more code\n"]
     assert _code("    code at the start\nand on", indented=True) == ["    code at the start\n"]
     assert _code(t) == []
@@ -66,10 +68,14 @@ def test_html_code_becomes_a_span_and_pre_a_fence():
 
 
 DOCS = {
-    "a.html": ("<html><body><p>Intro.</p><code>Marie Curie was born in Warsaw.</code>"
-               "<p>Alan Turing was born in London.</p><pre>Grace Hopper was born in New York.</pre></body></html>"),
-    "b.md": ("Intro.\n\n    Pierre Curie was born in Paris.\n\nCharles Babbage was born in London.\n\n"
-             "See `Ada Lovelace was born in London.` here.\n\n```\nGrace Hopper was born in New York.\n```\n"),
+    "a.html": (
+        "<html><body><p>Intro.</p><code>Marie Curie was born in Warsaw.</code>"
+        "<p>Alan Turing was born in London.</p><pre>Grace Hopper was born in New York.</pre></body></html>"
+    ),
+    "b.md": (
+        "Intro.\n\n    Pierre Curie was born in Paris.\n\nCharles Babbage was born in London.\n\n"
+        "See `Ada Lovelace was born in London.` here.\n\n```\nGrace Hopper was born in New York.\n```\n"
+    ),
     "c.txt": "Marie Curie was born in Warsaw.\n```\nAlan Turing was born in London.\n```\n",
 }
 MEDIA = {"html": "text/html", "md": "text/markdown", "txt": "text/plain"}
@@ -91,7 +97,7 @@ def test_no_extractor_reads_code_and_spans_quote_the_document(extractor):
         assert res.ok, res.error
         for t in res.triples:
             got[(ref, t.subject)] = t
-            assert res.doc.text[t.start:t.end] == t.chunk.text[t.start - t.chunk.start:t.end - t.chunk.start]
+            assert res.doc.text[t.start : t.end] == t.chunk.text[t.start - t.chunk.start : t.end - t.chunk.start]
             assert "`" not in t.subject + t.object
             assert any(c is t.chunk for c in res.chunks)  # the real chunk, not the blanked copy
     assert ("a.html", "Alan Turing") in got and ("b.md", "Charles Babbage") in got and ("c.txt", "Marie Curie") in got

@@ -32,8 +32,7 @@ def _batch(b: int) -> list[Triple]:
     return [Triple(f"Person{b}n{k}", "born_in", f"Town{b}n{k}") for k in range(BATCH)]
 
 
-def _write(store: AssertionStore, stop: threading.Event, batches: int = BATCHES,
-           enough: threading.Event | None = None) -> None:
+def _write(store: AssertionStore, stop: threading.Event, batches: int = BATCHES, enough: threading.Event | None = None) -> None:
     try:
         for b in range(batches):
             if enough is not None and enough.is_set():
@@ -80,12 +79,14 @@ class Seen:
 def _reader(look, stop: threading.Event, seen: Seen, errors: list[BaseException]) -> threading.Thread:
     """A thread that tallies look() in `seen` until `stop`; an exception ends it and is kept in `errors`
     (one per thread at most)."""
+
     def run() -> None:
         try:
             while not stop.is_set():
                 seen.add(look())
         except BaseException as exc:  # noqa: BLE001 - reported by the test
             errors.append(exc)
+
     return threading.Thread(target=run)
 
 
@@ -187,8 +188,7 @@ def _big_write(store: AssertionStore, stop: threading.Event, sizes: list[int]) -
             for k, sent in enumerate(sents):
                 start = text.index(sent, pos)
                 pos = start + len(sent)
-                triples.append(Triple(f"Bulkperson{b}x{k}", "born_in", f"Bulktown{b}y{k}", chunk, 0.9,
-                                      start=start, end=pos))
+                triples.append(Triple(f"Bulkperson{b}x{k}", "born_in", f"Bulktown{b}y{k}", chunk, 0.9, start=start, end=pos))
             run = store.begin_run("ingestion", agent="writer", label="concurrency-bulk")
             store.add_document(doc, run)
             sizes.append(store.assert_triples(triples, run=run).quads_added)
@@ -224,9 +224,11 @@ def test_readers_see_whole_bulk_loaded_batches(tmp_path):
         finally:
             ro.close()
 
-    threads = [_reader(lambda: _big_sizes(store.ox), stop, seen, errors),
-               _reader(open_and_look, stop, ro_seen, errors),
-               threading.Thread(target=_big_write, args=(store, stop, sizes))]
+    threads = [
+        _reader(lambda: _big_sizes(store.ox), stop, seen, errors),
+        _reader(open_and_look, stop, ro_seen, errors),
+        threading.Thread(target=_big_write, args=(store, stop, sizes)),
+    ]
     for t in threads:
         t.start()
     for t in threads:

@@ -26,9 +26,9 @@ def test_two_birthplaces_are_one_warning_naming_both():
     s = AssertionStore.memory()
     a = s.assert_("Ada Lovelace", "born_in", "London")
     b = s.assert_("Ada Lovelace", "born_in", "Paris")
-    s.assert_("Charles Babbage", "born_in", "London")          # another subject: no conflict
+    s.assert_("Charles Babbage", "born_in", "London")  # another subject: no conflict
     s.assert_("Ada Lovelace", "wrote", "Note G")
-    s.assert_("Ada Lovelace", "wrote", "Note H")               # not functional: no conflict
+    s.assert_("Ada Lovelace", "wrote", "Note H")  # not functional: no conflict
     got = warnings(s)
     assert [w.ids for w in got] == [tuple(sorted((a, b)))]
     w = got[0]

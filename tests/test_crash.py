@@ -21,8 +21,7 @@ import crash_harness  # noqa: E402
 
 
 def test_sigkill_loses_nothing_acknowledged_and_leaves_a_valid_store():
-    verdicts = crash_harness.run(20, "driver", seed=23, max_delay=1.0, quiet=True, fork=True,
-                                 journal_share=0.2, reuse=5)
+    verdicts = crash_harness.run(20, "driver", seed=23, max_delay=1.0, quiet=True, fork=True, journal_share=0.2, reuse=5)
     assert len(verdicts) == 20
     bad = [v.line() for v in verdicts if not v.ok]
     assert not bad, "\n".join(bad)

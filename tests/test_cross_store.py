@@ -62,14 +62,18 @@ def _grid(store, built, text: str) -> list[dict]:
     doc = next(q.subject for q in store.ox.quads_for_pattern(None, M.reference, None, PROVENANCE_GRAPH))
     candidates = {
         "s": [entity_iri("Marie Curie"), entity_iri("Kew"), entity_iri("Alan Turing")],
-        "a": a, "root": a + [store.run_query("derived-from", a=a[0])[0]["d"]],
-        "asof": record_times[1:], "validat": times[1:],
+        "a": a,
+        "root": a + [store.run_query("derived-from", a=a[0])[0]["d"]],
+        "asof": record_times[1:],
+        "validat": times[1:],
         "run": [segment_iri("run", built["run"])],
         "agent": [agent_iri("guide"), agent_iri("caller"), agent_iri("rules-extractor")],
-        "doc": [doc], "reference": [ox.Literal("places.txt")],
+        "doc": [doc],
+        "reference": [ox.Literal("places.txt")],
         "d": [segment_iri("decision", built["d2"]), segment_iri("decision", built["d1"])],
         # the browse queries (list, search, text-search, entity-by-name, entities) and functional-records
-        "needle": [ox.Literal("curie"), ox.Literal("kew")], "folded": [ox.Literal("marie curie"), ox.Literal("kew")],
+        "needle": [ox.Literal("curie"), ox.Literal("kew")],
+        "folded": [ox.Literal("marie curie"), ox.Literal("kew")],
         "p": [predicate_iri("located_in"), predicate_iri("born_in")],
         "state": [ox.Literal("believed"), ox.Literal("retracted")],
     }
@@ -89,10 +93,10 @@ def _texts(store, built, name: str) -> list[str]:
     out = []
     for params in _grid(store, built, text):
         params = {k: v for k, v in params.items() if v is not None}
-        if name == "believed-of":       # ?a comes in a VALUES block (memory.believed_facts(ids=...))
+        if name == "believed-of":  # ?a comes in a VALUES block (memory.believed_facts(ids=...))
             ids = [[assertion_iri(x)] for x in sorted(store.ids())]
             out.append(bind_rows(packaged(name, **{k: v for k, v in params.items() if k != "a"}), ["a"], ids))
-        elif name == "sources-of":      # ?doc comes in a VALUES block
+        elif name == "sources-of":  # ?doc comes in a VALUES block
             docs = {r["doc"] for r in store.select(packaged("by-source"))} | {entity_iri("not a document")}
             out.append(bind_rows(packaged(name), ["doc"], [[d] for d in sorted(docs, key=str)]))
         else:
@@ -137,8 +141,11 @@ def test_every_query_runs_on_a_fresh_virtuoso(tmp_path):
     try:
         remote = RemoteBackend(server.dsn)
         push(store, server.dsn, state_dir=tmp_path, backend=remote)
-        choices = {"s": [None, entity_iri("Marie Curie")], "asof": [None, dt(built["t_end"])],
-                   "validat": [None, dt(datetime(1950, 1, 1, tzinfo=timezone.utc))]}
+        choices = {
+            "s": [None, entity_iri("Marie Curie")],
+            "asof": [None, dt(built["t_end"])],
+            "validat": [None, dt(datetime(1950, 1, 1, tzinfo=timezone.utc))],
+        }
         for name in QUERY_NAMES:
             text = raw(name)
             named = [k for k in choices if f"?{k} " in text or f"?{k})" in text]
@@ -153,6 +160,7 @@ def test_every_query_runs_on_a_fresh_virtuoso(tmp_path):
 # ----------------------------------------------------------------------------------------------
 # push, then pull into an empty store: the same quads (issue 20: Virtuoso hands "1"^^xsd:decimal back as
 # xsd:integer, true as "1", pads dateTime fractions, and the pull was refused by the shape check)
+
 
 @pytest.fixture(scope="module")
 def virtuoso_server():
@@ -181,7 +189,7 @@ def test_push_then_pull_gives_the_same_quads(rich, kind, request, tmp_path):
     remote.drop(NS_PREFIX)
     try:
         push(store, server.dsn, state_dir=tmp_path, backend=remote)
-        if kind == "virtuoso":   # the server does re-spell them: otherwise this test would prove nothing
+        if kind == "virtuoso":  # the server does re-spell them: otherwise this test would prove nothing
             far = {str(q) for q in remote.dump()}
             assert '"1"^^<%sinteger>' % XSD in "".join(x for x in far if "#confidence" in x)
             assert '"1"^^<%sboolean>' % XSD in "".join(x for x in far if "#allowed" in x)
@@ -203,8 +211,7 @@ def test_cli_push_then_pull_through_virtuoso(virtuoso_server, tmp_path):
     from semantic_rdf.remote.sparql import NS_PREFIX, RemoteBackend
 
     def cli(store, *args):
-        out = subprocess.run([sys.executable, "-m", "semantic_rdf", "--store", str(store), *args],
-                             capture_output=True, text=True, timeout=300)
+        out = subprocess.run([sys.executable, "-m", "semantic_rdf", "--store", str(store), *args], capture_output=True, text=True, timeout=300)
         assert out.returncode == 0, out.stderr
         return out.stdout
 

@@ -13,15 +13,15 @@ def test_a_refusal_is_recorded_with_rule_and_reason_and_found_by_agent_and_chain
     a = s.assert_("Ada Lovelace", "born_in", "London")
     rec = Recorder(s)
     d1 = rec.record("planner", "look up Ada", [a])
-    refused = rec.record("planner", "delete the archive", [a], informed_by=[d1.id],
-                         policy=DenyChoices({"delete the archive"}, "destructive actions need a person"))
+    refused = rec.record(
+        "planner", "delete the archive", [a], informed_by=[d1.id], policy=DenyChoices({"delete the archive"}, "destructive actions need a person")
+    )
     assert refused.allowed is False and refused.rule == "deny-choices"  # returned, not raised
     d3 = rec.record("planner", "ask a person", informed_by=[refused.id])
     mine = rec.by("planner")
     assert [r.id for r in mine] == [d1.id, refused.id, d3.id]
     got = mine[1]
-    assert (got.allowed, got.rule, got.reason, got.because) == (False, "deny-choices",
-                                                               "destructive actions need a person", (a,))
+    assert (got.allowed, got.rule, got.reason, got.because) == (False, "deny-choices", "destructive actions need a person", (a,))
     assert [r.id for r in rec.chain(d3.id)] == [d1.id, refused.id]  # the walk, oldest first
     assert rec.chain(d1.id) == []
     rows = s.run_query("decisions-by-agent", agent=agent_iri("planner"))

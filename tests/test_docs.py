@@ -11,6 +11,7 @@ Python snippets run as sqlite-utils runs its docs: a file's ```python blocks in 
 what a test machine cannot have (a model server) is preceded by `<!-- not run: REASON -->`; the test
 honours the mark, requires a reason, and keeps the number of such marks small.
 """
+
 from __future__ import annotations
 
 import os
@@ -74,11 +75,12 @@ def test_readme_tour_runs_as_written(tmp_path):
     script = "\n".join(code for _, code, _ in tour)
     assert "…" not in script, "a placeholder in the tour"
     assert f"127.0.0.1:{TOUR_PORT}" in script
-    script = script.replace(TOUR_PORT, str(_free_port()))   # in the URL and in the /dev/tcp readiness probe
+    script = script.replace(TOUR_PORT, str(_free_port()))  # in the URL and in the /dev/tcp readiness probe
     # Own session, so that whatever the script leaves running (the server, if a line fails before
     # `kill`) is ended by this process group's id afterwards.
-    proc = subprocess.Popen(["bash", "-e", "-c", script], cwd=tmp_path, env=_env(), text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        ["bash", "-e", "-c", script], cwd=tmp_path, env=_env(), text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
     try:
         out, err = proc.communicate(timeout=120)
     finally:
@@ -89,17 +91,17 @@ def test_readme_tour_runs_as_written(tmp_path):
     assert proc.returncode == 0, f"tour failed (exit {proc.returncode})\n{out}\n{err}"
     # Key outputs, in the order the tour prints them.
     keys = [
-        "ef841e2caf41e08c\n",                                   # id
-        "ef841e2caf41e08c  Ada Lovelace wrote Note G",           # assert
-        "b145c3940fe6541b  Ada Lovelace —born_in→ London",       # list (the id show/trace/erase use)
-        "“Ada Lovelace was born in London.”",                    # the quoted span
-        "Ada Lovelace wrote Note G.",                            # ask's verified answer
-        "sha256 ",                                               # trace down to the document hash
-        "a,s,p,o,",                                              # query asof, W3C CSV header
+        "ef841e2caf41e08c\n",  # id
+        "ef841e2caf41e08c  Ada Lovelace wrote Note G",  # assert
+        "b145c3940fe6541b  Ada Lovelace —born_in→ London",  # list (the id show/trace/erase use)
+        "“Ada Lovelace was born in London.”",  # the quoted span
+        "Ada Lovelace wrote Note G.",  # ask's verified answer
+        "sha256 ",  # trace down to the document hash
+        "a,s,p,o,",  # query asof, W3C CSV header
         "retracted 1",
         "erased b145c3940fe6541b",
-        "conforms",                                              # validate
-        "endpoint",                                              # push, counts verified
+        "conforms",  # validate
+        "endpoint",  # push, counts verified
     ]
     at = 0
     for key in keys:
@@ -110,7 +112,7 @@ def test_readme_tour_runs_as_written(tmp_path):
     csv_rows = [line for line in out.splitlines() if line.startswith("https://w3id.org/semantic-rdf/a/")]
     assert len(csv_rows) == 2 and all("/e/ada-lovelace-" in r for r in csv_rows), csv_rows
     trig = (tmp_path / "store.trig").read_text(encoding="utf-8")
-    assert "Note G" in trig and "born in London" not in trig          # erased text is gone from the export
+    assert "Note G" in trig and "born in London" not in trig  # erased text is gone from the export
     assert (tmp_path / "my-store").is_dir()
 
 
@@ -120,8 +122,11 @@ def _python_docs() -> list[pathlib.Path]:
 
 def test_not_run_mark_is_read_only_right_before_its_block(tmp_path):
     md = tmp_path / "x.md"
-    md.write_text("<!-- not run: needs a model server -->\n```python\nraise SystemExit\n```\n\n"
-                  "<!-- not run: far away -->\ntext between\n```python\nx = 1\n```\n", encoding="utf-8")
+    md.write_text(
+        "<!-- not run: needs a model server -->\n```python\nraise SystemExit\n```\n\n"
+        "<!-- not run: far away -->\ntext between\n```python\nx = 1\n```\n",
+        encoding="utf-8",
+    )
     assert [(line, reason) for line, _, reason in blocks(md, "python")] == [(2, "needs a model server"), (8, None)]
 
 
@@ -135,9 +140,8 @@ def test_readme_sparql_runs_on_the_library_store(tmp_path, monkeypatch):
     [(_, sparql, _)] = blocks(README, "sparql")
     (tmp_path / "q.rq").write_text(sparql, encoding="utf-8")
     env = _env()
-    env["SEMANTIC_RDF_STORE"] = "./my-store"          # the directory the Library snippet opens
-    r = subprocess.run(["semantic-rdf", "query", "q.rq", "--format", "csv"], cwd=tmp_path, env=env,
-                       capture_output=True, text=True, timeout=60)
+    env["SEMANTIC_RDF_STORE"] = "./my-store"  # the directory the Library snippet opens
+    r = subprocess.run(["semantic-rdf", "query", "q.rq", "--format", "csv"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     rows = r.stdout.splitlines()
     assert rows[0] == "p,ref,start,end" and len(rows) == 2, r.stdout
@@ -145,8 +149,7 @@ def test_readme_sparql_runs_on_the_library_store(tmp_path, monkeypatch):
 
 
 def test_not_run_marks_are_rare_and_explained():
-    marked = [(p.name, line, reason) for p in _python_docs() for line, _, reason in blocks(p, "python")
-              if reason is not None]
+    marked = [(p.name, line, reason) for p in _python_docs() for line, _, reason in blocks(p, "python") if reason is not None]
     assert all(reason for _, _, reason in marked), marked
     assert len(marked) <= MAX_NOT_RUN, marked
 
@@ -170,7 +173,12 @@ def test_python_snippets_run(path, tmp_path):
     code = [(line, text) for line, text, reason in blocks(path, "python") if reason is None]
     assert code, f"{path.name}: every python block is marked not run"
     (tmp_path / "blocks.json").write_text(json.dumps(code), encoding="utf-8")
-    r = subprocess.run([sys.executable, "-c", _RUNNER, "blocks.json", f"docs_{path.stem}",
-                        str(path.relative_to(ROOT))], cwd=tmp_path, env=_env(), capture_output=True, text=True,
-                       timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-c", _RUNNER, "blocks.json", f"docs_{path.stem}", str(path.relative_to(ROOT))],
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr[-3000:]

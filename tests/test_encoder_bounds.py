@@ -47,8 +47,20 @@ def enc():
     return Config().encoder(default_word_vectors())
 
 
-ORDINARY = ["Marie Curie", "born_in", "Ostrova", "Tromsø", "Nobel Prize in Physics", "x", "ITS", "The Who",
-            "Alba Vandr00042", "北京大学", "e=mc²", "  spaced   out  "]
+ORDINARY = [
+    "Marie Curie",
+    "born_in",
+    "Ostrova",
+    "Tromsø",
+    "Nobel Prize in Physics",
+    "x",
+    "ITS",
+    "The Who",
+    "Alba Vandr00042",
+    "北京大学",
+    "e=mc²",
+    "  spaced   out  ",
+]
 
 
 @pytest.mark.parametrize("name", ORDINARY)

@@ -19,8 +19,9 @@ def test_erase_then_compact_leaves_the_text_in_no_file(tmp_path):
     s = AssertionStore.open(root)
     secret_span = span(TEXT, "Quorvath Zendelmire was born in Plinthaven.")
     keep_span = span(TEXT, "Ada Lovelace was born in London.")
-    (secret, keep), _ = ingest(s, "bio.txt", TEXT, [("Quorvath Zendelmire", "born_in", "Plinthaven", *secret_span),
-                                                    ("Ada Lovelace", "born_in", "London", *keep_span)])
+    (secret, keep), _ = ingest(
+        s, "bio.txt", TEXT, [("Quorvath Zendelmire", "born_in", "Plinthaven", *secret_span), ("Ada Lovelace", "born_in", "London", *keep_span)]
+    )
     s.assert_("Ada Lovelace", "resided_in", "Plinthaven")  # Plinthaven stays in use by another claim
     s.close()
     assert files_containing(root, SECRET), "the test needs the text on disk before erasure"
@@ -46,8 +47,7 @@ def test_erase_then_compact_leaves_the_text_in_no_file(tmp_path):
         assert list(s.ox.quads_for_pattern(entity_iri("Plinthaven"), None, None, ENTITY_GRAPH))
         assert s.validate().conforms
         # an erased claim is not learned again
-        again, _ = ingest(s, "bio2.txt", "Quorvath Zendelmire was born in Plinthaven.",
-                          [("Quorvath Zendelmire", "born_in", "Plinthaven", 0, 43)])
+        again, _ = ingest(s, "bio2.txt", "Quorvath Zendelmire was born in Plinthaven.", [("Quorvath Zendelmire", "born_in", "Plinthaven", 0, 43)])
         assert again == [secret] and s.get(secret) is None and T.state(s, secret) == "erased"
     finally:
         s.close()

@@ -35,8 +35,10 @@ def test_erase_and_compact_remove_the_claim_from_rocksdb_and_side_tables(tmp_pat
     doc = Doc("bio.txt", "bio.txt", TEXT, {"media_type": "text/plain"})
     chunk = Chunk(doc.id, 0, TEXT, 0, len(TEXT))
     cut = TEXT.index(" Ada")
-    triples = [Triple(SECRET, "born_in", "Plinthaven", chunk, start=0, end=cut),
-               Triple("Ada Lovelace", "born_in", "London", chunk, start=cut + 1, end=len(TEXT))]
+    triples = [
+        Triple(SECRET, "born_in", "Plinthaven", chunk, start=0, end=cut),
+        Triple("Ada Lovelace", "born_in", "London", chunk, start=cut + 1, end=len(TEXT)),
+    ]
     with s.run("ingestion", agent="test") as run:
         s.add_document(doc, run)
         s.assert_triples(triples, run=run)

@@ -51,6 +51,7 @@ def cli(root, *argv):
 
 # ------------------------------------------------------------------ Build 1: what an erase removes, and when it refuses
 
+
 def test_reproduction_1_erase_refuses_when_a_survivor_quotes_the_same_text(tmp_path):
     root = tmp_path / "store"
     doc = tmp_path / "a.txt"
@@ -88,16 +89,17 @@ def test_reproduction_1_erase_refuses_when_a_survivor_quotes_the_same_text(tmp_p
         s.close()
 
 
-TEXT = ("Quorvath Zendelmire was born in Plinthaven. Ada Lovelace was born in London. "
-        "Charles Babbage was born in Walworth.")
+TEXT = "Quorvath Zendelmire was born in Plinthaven. Ada Lovelace was born in London. Charles Babbage was born in Walworth."
 
 
 def test_erasing_an_assertion_keeps_every_other_quote(tmp_path):
     root = tmp_path / "store"
     s = AssertionStore.open(root)
-    claims = [("Quorvath Zendelmire", "born_in", "Plinthaven", *span(TEXT, "Quorvath Zendelmire was born in Plinthaven.")),
-              ("Ada Lovelace", "born_in", "London", *span(TEXT, "Ada Lovelace was born in London.")),
-              ("Charles Babbage", "born_in", "Walworth", *span(TEXT, "Charles Babbage was born in Walworth."))]
+    claims = [
+        ("Quorvath Zendelmire", "born_in", "Plinthaven", *span(TEXT, "Quorvath Zendelmire was born in Plinthaven.")),
+        ("Ada Lovelace", "born_in", "London", *span(TEXT, "Ada Lovelace was born in London.")),
+        ("Charles Babbage", "born_in", "Walworth", *span(TEXT, "Charles Babbage was born in Walworth.")),
+    ]
     (secret, *_), _ = ingest(s, "bio.txt", TEXT, claims)
     before = quotes(s)
     s.close()
@@ -117,6 +119,7 @@ def test_erasing_an_assertion_keeps_every_other_quote(tmp_path):
 
 
 # ------------------------------------------------------------------ erase --document
+
 
 def test_erase_document_revokes_a_source_and_refuses_its_content_again(tmp_path):
     root = tmp_path / "store"
@@ -166,23 +169,40 @@ def test_erase_document_revokes_a_source_and_refuses_its_content_again(tmp_path)
 
 # ------------------------------------------------------------------ erase --entity
 
+
 def test_erase_entity_removes_every_assertion_mention_and_registry_entry(tmp_path):
     root = tmp_path / "store"
     s = AssertionStore.open(root)
     t1 = "Zorblax Quintavenn was born in Vexmoor. Ada Lovelace was born in London."
     t2 = "Zorblax Quintavenn was employed by Acme Corp. Quintavenn liked tea. Charles Babbage was born in Walworth."
-    ingest(s, "one.txt", t1, [("Zorblax Quintavenn", "born_in", "Vexmoor", *span(t1, "Zorblax Quintavenn was born in Vexmoor.")),
-                              ("Ada Lovelace", "born_in", "London", *span(t1, "Ada Lovelace was born in London."))])
-    ingest(s, "two.txt", t2, [("Zorblax Quintavenn", "employed_by", "Acme Corp", *span(t2, "Zorblax Quintavenn was employed by Acme Corp.")),
-                              ("Charles Babbage", "born_in", "Walworth", *span(t2, "Charles Babbage was born in Walworth."))])
+    ingest(
+        s,
+        "one.txt",
+        t1,
+        [
+            ("Zorblax Quintavenn", "born_in", "Vexmoor", *span(t1, "Zorblax Quintavenn was born in Vexmoor.")),
+            ("Ada Lovelace", "born_in", "London", *span(t1, "Ada Lovelace was born in London.")),
+        ],
+    )
+    ingest(
+        s,
+        "two.txt",
+        t2,
+        [
+            ("Zorblax Quintavenn", "employed_by", "Acme Corp", *span(t2, "Zorblax Quintavenn was employed by Acme Corp.")),
+            ("Charles Babbage", "born_in", "Walworth", *span(t2, "Charles Babbage was born in Walworth.")),
+        ],
+    )
     s.assert_("Ada Lovelace", "collaborated_with", "Zorblax Quintavenn")
     before = quotes(s)
     s.close()
     r = cli(root, "--json", "erase", "--entity", "Zorblax Quintavenn", "--reason", "gdpr")
     assert r.rc == 0, r.err
-    gone = {assertion_id("Zorblax Quintavenn", "born_in", "Vexmoor"),
-            assertion_id("Zorblax Quintavenn", "employed_by", "Acme Corp"),
-            assertion_id("Ada Lovelace", "collaborated_with", "Zorblax Quintavenn")}
+    gone = {
+        assertion_id("Zorblax Quintavenn", "born_in", "Vexmoor"),
+        assertion_id("Zorblax Quintavenn", "employed_by", "Acme Corp"),
+        assertion_id("Ada Lovelace", "collaborated_with", "Zorblax Quintavenn"),
+    }
     assert cli(root, "compact").rc == 0
     for needle in ("Zorblax", "Quintavenn", "zorblax-quintavenn"):
         assert files_with(root, needle) == [], needle
@@ -200,8 +220,15 @@ def test_erase_entity_removes_every_assertion_mention_and_registry_entry(tmp_pat
 def test_erase_entity_refuses_when_a_survivor_quotes_a_mention(tmp_path):
     s = AssertionStore.memory()
     t = "Ada Lovelace, a friend of Zorblax Quintavenn, was born in London. Zorblax Quintavenn was born in Vexmoor."
-    ingest(s, "one.txt", t, [("Ada Lovelace", "born_in", "London", *span(t, "Ada Lovelace, a friend of Zorblax Quintavenn, was born in London.")),
-                             ("Zorblax Quintavenn", "born_in", "Vexmoor", *span(t, "Zorblax Quintavenn was born in Vexmoor."))])
+    ingest(
+        s,
+        "one.txt",
+        t,
+        [
+            ("Ada Lovelace", "born_in", "London", *span(t, "Ada Lovelace, a friend of Zorblax Quintavenn, was born in London.")),
+            ("Zorblax Quintavenn", "born_in", "Vexmoor", *span(t, "Zorblax Quintavenn was born in Vexmoor.")),
+        ],
+    )
     ada = assertion_id("Ada Lovelace", "born_in", "London")
     with pytest.raises(SharedEvidence) as exc:
         erasure.erase_entity(s, "Zorblax Quintavenn", "gdpr")
@@ -213,6 +240,7 @@ def test_erase_entity_refuses_when_a_survivor_quotes_a_mention(tmp_path):
 
 
 # ------------------------------------------------------------------ Build 2: tombstones win
+
 
 def test_reproduction_2_export_erase_compact_import_does_not_bring_it_back(tmp_path):
     root = tmp_path / "store"
@@ -280,6 +308,7 @@ def test_pull_of_an_erased_assertion_is_refused_or_skipped(oxigraph_server, tmp_
 
 # ------------------------------------------------------------------ Build 8: every copy
 
+
 def test_reproduction_9_erased_names_leave_decisions_labels_and_side_tables(tmp_path):
     root = tmp_path / "store"
     assert cli(root, "assert", "Zorblax Quintavenn", "born_in", "Vexmoor").rc == 0
@@ -296,9 +325,12 @@ def test_reproduction_9_erased_names_leave_decisions_labels_and_side_tables(tmp_
     s = AssertionStore.open(root)
     try:
         rec = Recorder(s)
-        decisions = [rec.get(r["d"].value.rsplit("/", 1)[-1]) for r in s.select(
-            "SELECT ?d WHERE { GRAPH <https://w3id.org/semantic-rdf/graph/provenance> "
-            "{ ?d a <https://w3id.org/semantic-rdf/ns#Decision> } }")]
+        decisions = [
+            rec.get(r["d"].value.rsplit("/", 1)[-1])
+            for r in s.select(
+                "SELECT ?d WHERE { GRAPH <https://w3id.org/semantic-rdf/graph/provenance> { ?d a <https://w3id.org/semantic-rdf/ns#Decision> } }"
+            )
+        ]
         erased = [d for d in decisions if aid in d.because]
         assert len(erased) == 1  # the decision stays, citing the erased id
         assert f"[erased a:{aid}]" in erased[0].choice and "Vexmoor" not in (erased[0].reason or "")
@@ -332,8 +364,15 @@ def test_an_open_memory_forgets_hebbian_pairs_and_reservoirs_of_erased_names():
 def test_import_of_a_revoked_document_is_refused_or_skipped(tmp_path):
     s = AssertionStore.memory()
     t = "Zorblax Quintavenn was born in Vexmoor. Ada Lovelace was born in London."
-    ingest(s, "bio.txt", t, [("Zorblax Quintavenn", "born_in", "Vexmoor", *span(t, "Zorblax Quintavenn was born in Vexmoor.")),
-                             ("Ada Lovelace", "born_in", "London", *span(t, "Ada Lovelace was born in London."))])
+    ingest(
+        s,
+        "bio.txt",
+        t,
+        [
+            ("Zorblax Quintavenn", "born_in", "Vexmoor", *span(t, "Zorblax Quintavenn was born in Vexmoor.")),
+            ("Ada Lovelace", "born_in", "London", *span(t, "Ada Lovelace was born in London.")),
+        ],
+    )
     keep = s.assert_("Ada Lovelace", "born_in", "London", note="encyclopedia")
     before = s.export("nquads")
     ch = erasure.erase_document(s, "bio.txt", "licence revoked")
@@ -348,15 +387,18 @@ def test_import_of_a_revoked_document_is_refused_or_skipped(tmp_path):
     assert s.require(keep).count == 1 and s.validate().conforms
 
 
-@pytest.mark.parametrize("argv", [
-    ["erase", "--reason", "x"],
-    ["erase", "0123456789abcdef", "--document", "bio.txt", "--reason", "x"],
-    ["erase", "--document", "no-such.txt", "--reason", "x"],
-    ["erase", "--entity", "No Such Person", "--reason", "x"],
-    ["erase", "--entity", "a>b\" . <urn:x> <urn:y> <urn:z> .", "--reason", "x"],
-    ["erase", "--entity", "Ada Lovelace", "--reason", "   "],
-    ["import", "nope.nq"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["erase", "--reason", "x"],
+        ["erase", "0123456789abcdef", "--document", "bio.txt", "--reason", "x"],
+        ["erase", "--document", "no-such.txt", "--reason", "x"],
+        ["erase", "--entity", "No Such Person", "--reason", "x"],
+        ["erase", "--entity", 'a>b" . <urn:x> <urn:y> <urn:z> .', "--reason", "x"],
+        ["erase", "--entity", "Ada Lovelace", "--reason", "   "],
+        ["import", "nope.nq"],
+    ],
+)
 def test_bad_erase_and_import_arguments_are_one_line_exit_2_and_write_nothing(tmp_path, argv):
     root = tmp_path / "store"
     assert cli(root, "assert", "Ada Lovelace", "born_in", "London").rc == 0
@@ -369,9 +411,15 @@ def test_bad_erase_and_import_arguments_are_one_line_exit_2_and_write_nothing(tm
 def test_erase_entity_leaves_a_longer_surviving_name_that_contains_it():
     s = AssertionStore.memory()
     t = "Zorblax Quintavenn was born in Vexmoor. The Zorblax Quintavenn Foundation was founded in Plinthaven."
-    ingest(s, "one.txt", t, [("Zorblax Quintavenn", "born_in", "Vexmoor", *span(t, "Zorblax Quintavenn was born in Vexmoor.")),
-                             ("Zorblax Quintavenn Foundation", "located_in", "Plinthaven",
-                              *span(t, "The Zorblax Quintavenn Foundation was founded in Plinthaven."))])
+    ingest(
+        s,
+        "one.txt",
+        t,
+        [
+            ("Zorblax Quintavenn", "born_in", "Vexmoor", *span(t, "Zorblax Quintavenn was born in Vexmoor.")),
+            ("Zorblax Quintavenn Foundation", "located_in", "Plinthaven", *span(t, "The Zorblax Quintavenn Foundation was founded in Plinthaven.")),
+        ],
+    )
     foundation = assertion_id("Zorblax Quintavenn Foundation", "located_in", "Plinthaven")
     before = quotes(s)[foundation]
     ch = erasure.erase_entity(s, "Zorblax Quintavenn", "gdpr")  # no shared evidence: the foundation's name is its own

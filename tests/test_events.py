@@ -25,8 +25,10 @@ def _write(store: AssertionStore) -> list[str]:
     doc = Doc("bio.txt", "bio.txt", TEXT, {"media_type": "text/plain"})
     chunk = Chunk(doc.id, 0, TEXT, 0, len(TEXT))
     cut = TEXT.index(" Alan")
-    triples = [Triple("Ada Lovelace", "born_in", "London", chunk, start=0, end=cut),
-               Triple("Alan Turing", "born_in", "Maida Vale", chunk, start=cut + 1, end=len(TEXT))]
+    triples = [
+        Triple("Ada Lovelace", "born_in", "London", chunk, start=0, end=cut),
+        Triple("Alan Turing", "born_in", "Maida Vale", chunk, start=cut + 1, end=len(TEXT)),
+    ]
     with store.run("ingestion", agent="test") as run:
         store.add_document(doc, run)
         store.assert_triples(triples, run=run)
@@ -159,6 +161,7 @@ def test_follow_keeps_the_side_file_in_step_without_a_memory(tmp_path):
 
 # ------------------------------------------------------------------ static: no import-time registration
 
+
 def _modules() -> list[Path]:
     return sorted(p for p in PKG.rglob("*.py") if "statistical" not in p.parts or p.suffix == ".py")
 
@@ -197,15 +200,16 @@ def test_no_module_mutates_another_modules_globals_at_import_time():
     for path in _modules():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         others = _imported_modules(tree)
-        top_level_calls = {st.value.func.id for st in _module_level(tree)
-                           if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call)
-                           and isinstance(st.value.func, ast.Name)}
+        top_level_calls = {
+            st.value.func.id
+            for st in _module_level(tree)
+            if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and isinstance(st.value.func, ast.Name)
+        }
         for st in _module_level(tree):
             for node in ast.walk(st) if not isinstance(st, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)) else ():
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
                     target = node.func.value
-                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                            and target.value.id in others:
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id in others:
                         bad.append(f"{path.name}:{node.lineno} {target.value.id}.{target.attr}.{node.func.attr}(…)")
                 if isinstance(node, (ast.Assign, ast.AugAssign)):
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]

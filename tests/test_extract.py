@@ -50,9 +50,14 @@ def test_non_ascii_names_are_returned_as_written(ex):
 
 
 def test_multiword_names_with_particles_initials_and_hyphens():
-    got = facts(RuleExtractor().extract(chunk_of(
-        "Ludwig van Beethoven was a student of Joseph Haydn. The electron was discovered by J. J. Thomson. "
-        "Irène Joliot-Curie was the daughter of Marie Curie.")))
+    got = facts(
+        RuleExtractor().extract(
+            chunk_of(
+                "Ludwig van Beethoven was a student of Joseph Haydn. The electron was discovered by J. J. Thomson. "
+                "Irène Joliot-Curie was the daughter of Marie Curie."
+            )
+        )
+    )
     assert ("Ludwig van Beethoven", "student_of", "Joseph Haydn") in got
     assert ("J. J. Thomson", "discovered", "electron") in got
     assert ("Irène Joliot-Curie", "child_of", "Marie Curie") in got
@@ -60,8 +65,12 @@ def test_multiword_names_with_particles_initials_and_hyphens():
 
 def test_entity_types_come_from_lexicons_suffixes_and_predicate_hints():
     ex = RuleExtractor()
-    ex.extract(chunk_of("Lise Meitner worked at the Kaiser Wilhelm Institute. Marie Curie was born in Warsaw. "
-                        "Dorothy Hodgkin received the Copley Medal. Plato taught Aristotle."))
+    ex.extract(
+        chunk_of(
+            "Lise Meitner worked at the Kaiser Wilhelm Institute. Marie Curie was born in Warsaw. "
+            "Dorothy Hodgkin received the Copley Medal. Plato taught Aristotle."
+        )
+    )
     types = ex.entity_types
     assert types["Kaiser Wilhelm Institute"] == "Organization"
     assert types["Warsaw"] == "City"
@@ -90,10 +99,13 @@ def test_bad_gazetteer_is_refused(bad):
 
 
 def test_pronouns_resolve_to_the_most_recent_compatible_entity():
-    out = RuleExtractor().extract(chunk_of(
-        "Marie Curie was born in Warsaw. She moved to Paris in 1891. "
-        "Siemens was founded by Werner von Siemens. It is headquartered in Munich. "
-        "Rosalind Franklin was born in London. Her father was Ellis Franklin."))
+    out = RuleExtractor().extract(
+        chunk_of(
+            "Marie Curie was born in Warsaw. She moved to Paris in 1891. "
+            "Siemens was founded by Werner von Siemens. It is headquartered in Munich. "
+            "Rosalind Franklin was born in London. Her father was Ellis Franklin."
+        )
+    )
     got = facts(out)
     assert ("Marie Curie", "moved_to", "Paris") in got  # not Warsaw: a city is no "she"
     assert ("Siemens", "headquartered_in", "Munich") in got  # not the person: "it" wants a non-person
@@ -125,8 +137,7 @@ def test_pronoun_resolution_carries_across_chunks_of_one_document_only():
 
 
 def test_every_triple_carries_its_chunk_and_sentence_span_in_document_offsets():
-    sentences = ["Some preamble without facts.", "Paris is the capital of France.",
-                 "In 1933 Albert Einstein emigrated to the United States."]
+    sentences = ["Some preamble without facts.", "Paris is the capital of France.", "In 1933 Albert Einstein emigrated to the United States."]
     doc = Doc("doc-1", "mem:", "\n\n".join(["Header line here."] + sentences))
     start = doc.text.index("Some")
     c = Chunk(doc.id, 3, doc.text[start:], start, len(doc.text))
@@ -134,9 +145,9 @@ def test_every_triple_carries_its_chunk_and_sentence_span_in_document_offsets():
     assert len(out) == 2
     for t in out:
         assert t.chunk is c
-        assert doc.text[t.start:t.end] in sentences
-        assert t.subject in doc.text[t.start:t.end] and t.object in doc.text[t.start:t.end]
-    assert {doc.text[t.start:t.end] for t in out} == set(sentences[1:])
+        assert doc.text[t.start : t.end] in sentences
+        assert t.subject in doc.text[t.start : t.end] and t.object in doc.text[t.start : t.end]
+    assert {doc.text[t.start : t.end] for t in out} == set(sentences[1:])
 
 
 def test_negations_and_questions_assert_nothing(ex):
@@ -146,8 +157,10 @@ def test_negations_and_questions_assert_nothing(ex):
 
 
 def test_relation_free_sentences_give_nothing(ex):
-    text = ("The weather in the valley was unusually mild that spring. Paris and London are both large cities. "
-            "Critics have compared Kafka to Dostoevsky. The museum is closed on Mondays.")
+    text = (
+        "The weather in the valley was unusually mild that spring. Paris and London are both large cities. "
+        "Critics have compared Kafka to Dostoevsky. The museum is closed on Mondays."
+    )
     assert ex.extract(chunk_of(text)) == []
 
 
@@ -164,7 +177,7 @@ def test_literals_are_typed():
     assert ("3.5", XSD + "decimal") in by
     text = "In 1903 and 42 more."
     for x in literals(text):
-        assert text[x.start:x.end] == x.text
+        assert text[x.start : x.end] == x.text
     assert {(x.lexical, x.datatype) for x in literals(text)} == {("1903", XSD + "gYear"), ("42", XSD + "integer")}
     assert not any(x.lexical == "2023-02-29" for x in literals("2023-02-29"))  # not a date
 
@@ -206,8 +219,7 @@ def test_confidence_differs_by_rule(ex):
 
 
 def test_lists_give_one_triple_per_member(ex):
-    got = facts(ex.extract(chunk_of("The transistor was co-invented by John Bardeen, Walter Brattain and "
-                                    "William Shockley.")))
+    got = facts(ex.extract(chunk_of("The transistor was co-invented by John Bardeen, Walter Brattain and William Shockley.")))
     assert got == {(n, "co_invented", "transistor") for n in ("John Bardeen", "Walter Brattain", "William Shockley")}
 
 
@@ -216,8 +228,7 @@ def test_extraction_is_deterministic():
     body = " ".join(json.loads(line)["text"] for line in text.splitlines()[:60])
     a = RuleExtractor().extract(chunk_of(body))
     b = RuleExtractor().extract(chunk_of(body))
-    assert [(t.subject, t.predicate, t.object, t.score, t.start) for t in a] == \
-           [(t.subject, t.predicate, t.object, t.score, t.start) for t in b]
+    assert [(t.subject, t.predicate, t.object, t.score, t.start) for t in a] == [(t.subject, t.predicate, t.object, t.score, t.start) for t in b]
 
 
 def test_bad_input_is_refused(ex):
@@ -234,8 +245,12 @@ def test_bad_input_is_refused(ex):
 
 def test_screen_reports_schema_and_floor_separately():
     c = chunk_of("x")
-    ts = [Triple("A", "born_in", "B", chunk=c, score=0.9), Triple("A", "likes", "B", chunk=c, score=0.99),
-          Triple("A", "died_in", "B", chunk=c, score=0.3), Triple("A", "won", "C", chunk=c)]
+    ts = [
+        Triple("A", "born_in", "B", chunk=c, score=0.9),
+        Triple("A", "likes", "B", chunk=c, score=0.99),
+        Triple("A", "died_in", "B", chunk=c, score=0.3),
+        Triple("A", "won", "C", chunk=c),
+    ]
     sc = screen(ts, floor=0.5)
     assert [t.predicate for t in sc.kept] == ["born_in", "won"]  # no score = full confidence
     assert [t.predicate for t in sc.out_of_vocabulary] == ["likes"]
@@ -271,8 +286,7 @@ def test_gold_set_shape_and_quality():
     reached = set()
     for it in items:
         gold = {(fold(s), p, fold(o)) for s, p, o in it["triples"]}
-        got = {(fold(t.subject), t.predicate, fold(t.object))
-               for t in RuleExtractor().extract(chunk_of(it["text"], it["id"]))}
+        got = {(fold(t.subject), t.predicate, fold(t.object)) for t in RuleExtractor().extract(chunk_of(it["text"], it["id"]))}
         sym = {"collaborated_with", "worked_with", "partnered_with", "spouse_of"}
         got = {(o, p, s) if p in sym and (o, p, s) in gold else (s, p, o) for s, p, o in got}
         tp += len(got & gold)
@@ -286,22 +300,57 @@ def test_gold_set_shape_and_quality():
 
 # ------------------------------------------------------------------ fuzz
 
-_WORDS = ["Marie Curie", "was", "born", "in", "Paris", "She", "he", "it", "the", "capital", "of", "France", ",", ".",
-          "?", "and", "Ørsted", "founded", "by", "\ue000", "\ue0011\ue001", "J.", "1903", "from", "to", "1920",
-          "married", "Montréal", "'s", "wife", "not", "\n\n", "İstanbul", "ß", "co-invented", "with", "A", "On"]
+_WORDS = [
+    "Marie Curie",
+    "was",
+    "born",
+    "in",
+    "Paris",
+    "She",
+    "he",
+    "it",
+    "the",
+    "capital",
+    "of",
+    "France",
+    ",",
+    ".",
+    "?",
+    "and",
+    "Ørsted",
+    "founded",
+    "by",
+    "\ue000",
+    "\ue0011\ue001",
+    "J.",
+    "1903",
+    "from",
+    "to",
+    "1920",
+    "married",
+    "Montréal",
+    "'s",
+    "wife",
+    "not",
+    "\n\n",
+    "İstanbul",
+    "ß",
+    "co-invented",
+    "with",
+    "A",
+    "On",
+]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(st.text(max_size=400),
-                 st.lists(st.sampled_from(_WORDS), max_size=80).map(" ".join)),
-       st.integers(min_value=0, max_value=50))
+@given(st.one_of(st.text(max_size=400), st.lists(st.sampled_from(_WORDS), max_size=80).map(" ".join)), st.integers(min_value=0, max_value=50))
 def test_fuzz_never_crashes_and_spans_stay_inside_the_chunk(text, offset):
     doc_text = "x" * offset + text
     c = Chunk("fz", 0, text, offset, offset + len(text))
     ex = RuleExtractor()
     for t in ex.extract(c):
         assert c.start <= t.start <= t.end <= c.end
-        sent = doc_text[t.start:t.end]
+        sent = doc_text[t.start : t.end]
         assert (t.start - offset, t.end - offset) in sentence_spans(text)
         assert sent.strip() == sent and sent
         assert t.predicate in vocab.predicate_names()
@@ -315,10 +364,20 @@ FROZEN = Path(__file__).parent / "data" / "extraction_gold_frozen.jsonl"
 
 
 def _encoded(triples):
-    return [[t.subject, t.predicate, t.object, t.score, t.start, t.end,
-             None if t.valid is None else [None if t.valid.start is None else t.valid.start.isoformat(),
-                                           None if t.valid.until is None else t.valid.until.isoformat()]]
-            for t in triples]
+    return [
+        [
+            t.subject,
+            t.predicate,
+            t.object,
+            t.score,
+            t.start,
+            t.end,
+            None
+            if t.valid is None
+            else [None if t.valid.start is None else t.valid.start.isoformat(), None if t.valid.until is None else t.valid.until.isoformat()],
+        ]
+        for t in triples
+    ]
 
 
 def test_output_on_the_gold_sentences_is_frozen():
@@ -353,15 +412,50 @@ def _reference_extractor(**kw) -> RuleExtractor:
     ex = RuleExtractor(**kw)
     if ex._mention_rx is ext._NAME_FAST_RX:
         ex._mention_rx = ext._NAME_RX
-    ex.rules = tuple(dataclasses.replace(r, min_names=0, min_agents=0, opens_with_name=False, opens_with_agent=False)
-                     for r in ex.rules)
+    ex.rules = tuple(dataclasses.replace(r, min_names=0, min_agents=0, opens_with_name=False, opens_with_agent=False) for r in ex.rules)
     return ex
 
 
-_SOUP = _WORDS + ["Ada Lovelace", "wrote", "written", "was written by", "Note G", "is a", "city", "joined", "the Club",
-                  "His", "Her", "their", "They", "its", "composer", "fashion house", "Chanel", "co-founded", "studied at",
-                  "University of Vienna", "who", "(born 1815)", "in 1843", "Prize", "Nobel Prize in Physics", "for",
-                  "of", "de", "van", "Jean-Paul", "O'Brien", "Smith's", "’s", "never", "nothing", "another", "—", "\u00a0"]
+_SOUP = _WORDS + [
+    "Ada Lovelace",
+    "wrote",
+    "written",
+    "was written by",
+    "Note G",
+    "is a",
+    "city",
+    "joined",
+    "the Club",
+    "His",
+    "Her",
+    "their",
+    "They",
+    "its",
+    "composer",
+    "fashion house",
+    "Chanel",
+    "co-founded",
+    "studied at",
+    "University of Vienna",
+    "who",
+    "(born 1815)",
+    "in 1843",
+    "Prize",
+    "Nobel Prize in Physics",
+    "for",
+    "of",
+    "de",
+    "van",
+    "Jean-Paul",
+    "O'Brien",
+    "Smith's",
+    "’s",
+    "never",
+    "nothing",
+    "another",
+    "—",
+    "\u00a0",
+]
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -376,9 +470,14 @@ def test_fast_paths_give_exactly_what_the_reference_gives(text, gazetteer):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(st.text(max_size=200), st.lists(st.sampled_from(_SOUP + ["J.", "R.", "U.S.", "A", "I", "OK", "The",
-                                                                           "Then", "Thence", "Andrew", "And"]),
-                                                 max_size=40).map(lambda ws: "".join(w + " " for w in ws))))
+@given(
+    st.one_of(
+        st.text(max_size=200),
+        st.lists(st.sampled_from(_SOUP + ["J.", "R.", "U.S.", "A", "I", "OK", "The", "Then", "Thence", "Andrew", "And"]), max_size=40).map(
+            lambda ws: "".join(w + " " for w in ws)
+        ),
+    )
+)
 def test_fast_name_pattern_finds_exactly_the_names_of_the_original(text):
     from semantic_rdf.pipeline import extract as ext
 
@@ -395,9 +494,40 @@ def test_rule_requirements_are_read_from_the_patterns():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(["he", "He", "she", "It", "its", "they", "Their", "his", "her", "hers", "item", "the",
-                                 "\ue000", "\ue0001\ue001", "x", "_", "1", "'", "-", "shed", "Ith", "thee", "ß", " ", ","]),
-                max_size=30).map("".join))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "he",
+                "He",
+                "she",
+                "It",
+                "its",
+                "they",
+                "Their",
+                "his",
+                "her",
+                "hers",
+                "item",
+                "the",
+                "\ue000",
+                "\ue0001\ue001",
+                "x",
+                "_",
+                "1",
+                "'",
+                "-",
+                "shed",
+                "Ith",
+                "thee",
+                "ß",
+                " ",
+                ",",
+            ]
+        ),
+        max_size=30,
+    ).map("".join)
+)
 def test_fast_pronoun_pattern_starts_where_the_plain_one_does(text):
     from semantic_rdf.pipeline import extract as ext
 

@@ -24,8 +24,9 @@ sys.meta_path.insert(0, _Missing())
 
 def _without(blocked: set[str], code: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(cwd)}
-    return subprocess.run([sys.executable, "-c", _BLOCK.format(blocked=sorted(blocked)) + code],
-                          capture_output=True, text=True, cwd=cwd, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", _BLOCK.format(blocked=sorted(blocked)) + code], capture_output=True, text=True, cwd=cwd, env=env, timeout=300
+    )
 
 
 def _cli(*argv: str) -> str:
@@ -93,8 +94,10 @@ print("numba" in sys.modules, int(d[e.rows["12345"]]), int(d.min()), int(np.sort
 
 
 def test_stemming_without_nltk_names_the_locomo_extra(tmp_path):
-    code = ("from semantic_rdf.interfaces import retrieval as R; assert 'the' in R.STOPWORDS\n"
-            "try:\n    R.terms('Ada wrote notes')\nexcept Exception as e:\n    print(type(e).__name__, e)\n")
+    code = (
+        "from semantic_rdf.interfaces import retrieval as R; assert 'the' in R.STOPWORDS\n"
+        "try:\n    R.terms('Ada wrote notes')\nexcept Exception as e:\n    print(type(e).__name__, e)\n"
+    )
     r = _without({"nltk"}, code, tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("MissingExtra") and "semantic-rdf[locomo]" in r.stdout

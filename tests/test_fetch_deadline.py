@@ -60,7 +60,7 @@ class DripServer:
                 for i in range(len(payload)):
                     if self.stop.is_set():
                         return
-                    conn.sendall(payload[i:i + 1])
+                    conn.sendall(payload[i : i + 1])
                     self.sent += 1
                     time.sleep(DRIP)
             except OSError:
@@ -106,9 +106,25 @@ def test_cli_ingest_of_a_dripping_server_fails_with_exit_2(tmp_path):
         env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
         t = time.monotonic()
         proc = subprocess.run(
-            [sys.executable, "-m", "semantic_rdf", "--store", str(tmp_path / "s"), "ingest",
-             "--allow-host", "127.0.0.1", "--timeout", str(TIMEOUT), f"http://127.0.0.1:{server.port}/"],
-            capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+            [
+                sys.executable,
+                "-m",
+                "semantic_rdf",
+                "--store",
+                str(tmp_path / "s"),
+                "ingest",
+                "--allow-host",
+                "127.0.0.1",
+                "--timeout",
+                str(TIMEOUT),
+                f"http://127.0.0.1:{server.port}/",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+            cwd=tmp_path,
+        )
         elapsed = time.monotonic() - t
     finally:
         server.close()

@@ -20,28 +20,28 @@ import pytest
 CONFTEST = Path(__file__).resolve().parent / "conftest.py"
 REPO = CONFTEST.parent.parent
 
-SESSION_CONFTEST = f'''
+SESSION_CONFTEST = f"""
 import importlib.util
 
 _spec = importlib.util.spec_from_file_location("semantic_rdf_tests_conftest", {str(CONFTEST)!r})
 _mod = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_mod)
 globals().update({{k: v for k, v in vars(_mod).items() if not k.startswith("__")}})
-'''
-SESSION_TESTS = '''
+"""
+SESSION_TESTS = """
 def test_pictures(graphviz):
     assert graphviz.endswith("/dot")
 
 
 def test_virtuoso(virtuoso_server):
     assert virtuoso_server.proc.poll() is None  # the real server, started by the real fixture
-'''
-INSTALLER = '''#!/bin/sh
+"""
+INSTALLER = """#!/bin/sh
 # "installs" by linking the real binaries into the session's PATH; counts its runs
 echo run >> "{counter}"
 echo "installing into {bin}"
 {links}
-'''
+"""
 
 
 def _bin(tmp_path: Path, tools: list[str]) -> Path:
@@ -64,8 +64,9 @@ def _session(tmp_path: Path, path_dir: Path, installer: Path | None = None) -> s
     env.update(PATH=str(path_dir), PYTHONPATH=os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]))
     if installer is not None:
         env["SEMANTIC_RDF_TEST_INSTALLER"] = str(installer)
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfE", str(d)], cwd=d,
-                          env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfE", str(d)], cwd=d, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_without_apt_the_tests_say_what_is_missing_and_how_to_install_it(tmp_path):
@@ -89,8 +90,9 @@ def test_as_root_with_apt_the_fixtures_install_once_per_session(tmp_path, virtuo
     # virtuoso_tools, graphviz, browser_tools: this session's real tools (installed first on a fresh machine), to link
     path_dir = _bin(tmp_path, ["apt-get", "debconf-set-selections", "sh"])
     counter = tmp_path / "runs"
-    links = "\n".join(f'"{shutil.which("ln")}" -s "{shutil.which(t)}" "{path_dir}/{t}"'
-                      for t in ("virtuoso-t", "isql-vt", "dot", "chromium", "chromedriver"))
+    links = "\n".join(
+        f'"{shutil.which("ln")}" -s "{shutil.which(t)}" "{path_dir}/{t}"' for t in ("virtuoso-t", "isql-vt", "dot", "chromium", "chromedriver")
+    )
     installer = tmp_path / "install.sh"
     installer.write_text(INSTALLER.format(counter=counter, bin=path_dir, links=links))
     r = _session(tmp_path, path_dir, installer)

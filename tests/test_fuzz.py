@@ -33,9 +33,19 @@ awkward = st.text(
     max_size=300,
 )
 sentences = st.lists(
-    st.sampled_from(["Ada Lovelace was born in London.", "Marie Curie worked at the Sorbonne.",
-                     "He married Pierre Curie.", "Dr. Smith met Mr. Jones in the U.S. yesterday.",
-                     "Grace Hopper invented the compiler.", "\n\n", " ", "3.14 is pi.", "Ørsted founded Vestas?"]),
+    st.sampled_from(
+        [
+            "Ada Lovelace was born in London.",
+            "Marie Curie worked at the Sorbonne.",
+            "He married Pierre Curie.",
+            "Dr. Smith met Mr. Jones in the U.S. yesterday.",
+            "Grace Hopper invented the compiler.",
+            "\n\n",
+            " ",
+            "3.14 is pi.",
+            "Ørsted founded Vestas?",
+        ]
+    ),
     max_size=12,
 ).map("".join)
 names = ["sentences", "paragraphs", "recursive"]
@@ -54,8 +64,7 @@ def test_fold_and_id(s, p, o):
 
 
 @FAST
-@given(st.binary(max_size=2000), st.sampled_from(["a.txt", "a.md", "a.html", "a.json", "a.jsonl", "a.csv",
-                                                   "a.tsv", "a.pdf", "a.eml", "a", "a.bin"]))
+@given(st.binary(max_size=2000), st.sampled_from(["a.txt", "a.md", "a.html", "a.json", "a.jsonl", "a.csv", "a.tsv", "a.pdf", "a.eml", "a", "a.bin"]))
 def test_bytes_to_documents_to_parsed_text(data, name):
     try:
         docs = docs_from_bytes(data, ref=name, name=name)
@@ -70,9 +79,13 @@ def test_bytes_to_documents_to_parsed_text(data, name):
 
 
 @FAST
-@given(st.recursive(st.none() | st.booleans() | st.floats(allow_nan=False) | st.text(max_size=20),
-                    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=8), kids, max_size=4),
-                    max_leaves=30))
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.floats(allow_nan=False) | st.text(max_size=20),
+        lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=8), kids, max_size=4),
+        max_leaves=30,
+    )
+)
 def test_json_records_parse_or_refuse(value):
     data = json.dumps(value).encode()
     try:
@@ -100,7 +113,7 @@ def test_splitters_tile_the_text(text, name, size):
     chunks = sp.split(doc)
     assert "".join(c.text for c in chunks) == text
     for c in chunks:
-        assert text[c.start:c.end] == c.text
+        assert text[c.start : c.end] == c.text
     assert all(a.end == b.start for a, b in zip(chunks, chunks[1:]))
 
 
@@ -113,7 +126,7 @@ def test_rule_extractor_spans_and_vocabulary(text):
     chunk = Chunk("d", 0, text, 0, len(text))
     for t in RuleExtractor().extract(chunk):
         assert t.predicate in VOCAB
-        assert 0 <= t.start <= t.end <= len(text) and text[t.start:t.end].strip()
+        assert 0 <= t.start <= t.end <= len(text) and text[t.start : t.end].strip()
         assert t.subject.strip() and t.object.strip()
 
 
@@ -127,11 +140,14 @@ class _Scripted:
         return self.answer
 
 
-items = st.fixed_dictionaries({
-    "subject": st.one_of(st.sampled_from(["Ada Lovelace", "London", "ada  lovelace"]), awkward),
-    "predicate": st.one_of(st.sampled_from(sorted(VOCAB)), awkward),
-    "object": st.one_of(st.sampled_from(["London", "Ada Lovelace"]), awkward),
-}, optional={"confidence": st.one_of(st.floats(), st.integers(), st.text(max_size=3)), "x": st.text(max_size=3)})
+items = st.fixed_dictionaries(
+    {
+        "subject": st.one_of(st.sampled_from(["Ada Lovelace", "London", "ada  lovelace"]), awkward),
+        "predicate": st.one_of(st.sampled_from(sorted(VOCAB)), awkward),
+        "object": st.one_of(st.sampled_from(["London", "Ada Lovelace"]), awkward),
+    },
+    optional={"confidence": st.one_of(st.floats(), st.integers(), st.text(max_size=3)), "x": st.text(max_size=3)},
+)
 answers = st.one_of(
     awkward,
     st.lists(items, max_size=5).map(lambda xs: json.dumps({"triples": xs})),

@@ -36,7 +36,14 @@ def ask(index, enc, **kw):
 def test_config_holds_the_constants_and_validates():
     c = Config()
     assert (c.dim, c.prefix_dims, c.tau_early, c.threshold, c.predicate_floor, c.decay, c.ngram_sizes) == (
-        10_000, 2_000, 0.20, 0.55, 0.35, 0.95, (3, 4, 5))
+        10_000,
+        2_000,
+        0.20,
+        0.55,
+        0.35,
+        0.95,
+        (3, 4, 5),
+    )
     assert c.packed_bytes == 1250
     with pytest.raises(InvalidInput):
         Config(prefix_dims=2001)
@@ -90,13 +97,20 @@ def _brute(index, enc, q, cfg):
     qp = [enc.encode(t) for t in dict.fromkeys(q.tokens + q.predicates)]
     out = {}
     for fid, s, p, o in FACTS:
+
         def best(qs, x):
             return max(float(a.astype(np.int64) @ x) / cfg.dim for a in qs) if qs else -1.0
+
         def pre(v):
             return v[: cfg.prefix_dims]
-        s1 = sorted([best([pre(a) for a in qe], pre(enc.encode(s))) * cfg.dim / cfg.prefix_dims,
-                     best([pre(a) for a in qp], pre(enc.encode(p))) * cfg.dim / cfg.prefix_dims,
-                     best([pre(a) for a in qe], pre(enc.encode(o))) * cfg.dim / cfg.prefix_dims])[1]
+
+        s1 = sorted(
+            [
+                best([pre(a) for a in qe], pre(enc.encode(s))) * cfg.dim / cfg.prefix_dims,
+                best([pre(a) for a in qp], pre(enc.encode(p))) * cfg.dim / cfg.prefix_dims,
+                best([pre(a) for a in qe], pre(enc.encode(o))) * cfg.dim / cfg.prefix_dims,
+            ]
+        )[1]
         if s1 < cfg.tau_early:
             continue
         sl = [best(qe, enc.encode(s)), best(qp, enc.encode(p)), best(qe, enc.encode(o))]
@@ -140,8 +154,10 @@ def test_append_and_delete_keep_vectors_shared_and_freed(enc):
         idx.slots("a3")
     q = encode_query(Query(tokens=("curie", "born"), entities=("Marie Curie",), predicates=("born_in",)), enc)
     assert gate(idx, q).blocked
+
     def one(t):
         return entity_key(t) if t[0].isupper() else predicate_key(t), enc.encode_packed(t)
+
     assert idx.add("a3", one("Marie Curie"), ("p:born_in", enc.encode_packed("born_in")), one("Poland"))
     assert not idx.add("a3", one("Marie Curie"), ("p:born_in", enc.encode_packed("born_in")), one("Poland"))
     assert [s.fact_id for s in gate(idx, q).passed] == ["a3"]

@@ -69,8 +69,9 @@ def test_unrelated_random_strings_are_near_orthogonal(enc):
 
 def test_unrelated_real_words_are_near_orthogonal(enc):
     # covered by word vectors, so fused: the tie rule must not add a shared bias
-    ws = ("table cloud music river doctor engine green happy window mountain bread computer ocean pencil silver garden "
-          "winter camera lion paper").split()
+    ws = (
+        "table cloud music river doctor engine green happy window mountain bread computer ocean pencil silver garden winter camera lion paper"
+    ).split()
     v = np.array([enc.encode(w) for w in ws], dtype=np.float32)
     assert sum(enc.word_vectors.vector(w) is not None for w in ws) >= 15
     c = v @ v.T / D
@@ -98,10 +99,19 @@ VOCAB = (
 
 @pytest.mark.parametrize(
     "variant,family",
-    [("einstien", {"einstein"}), ("currie", {"curie"}), ("discoverd", {"discover", "discovered"}),
-     ("radioactiv", {"radioactivity", "radioactive"}), ("publishes", {"publish", "published"}),
-     ("inventing", {"invent", "invented"}), ("warsow", {"warsaw"}), ("enigmaa", {"enigma"}), ("turring", {"turing"}),
-     ("universty", {"university"}), ("chemestry", {"chemistry"})],
+    [
+        ("einstien", {"einstein"}),
+        ("currie", {"curie"}),
+        ("discoverd", {"discover", "discovered"}),
+        ("radioactiv", {"radioactivity", "radioactive"}),
+        ("publishes", {"publish", "published"}),
+        ("inventing", {"invent", "invented"}),
+        ("warsow", {"warsaw"}),
+        ("enigmaa", {"enigma"}),
+        ("turring", {"turing"}),
+        ("universty", {"university"}),
+        ("chemestry", {"chemistry"}),
+    ],
 )
 def test_typos_and_inflections_land_near_their_base_form(enc, variant, family):
     v = enc.encode(variant).astype(np.float32)

@@ -66,9 +66,10 @@ def test_fold_idempotent(s):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.text(alphabet=st.characters(blacklist_categories=("Zs", "Zl", "Zp", "Cc", "Cs")), min_size=1),
-                min_size=1, max_size=5),
-       st.lists(st.sampled_from([" ", "\t", "\n", "\u00a0", "\u3000", "  "]), min_size=6, max_size=6))
+@given(
+    st.lists(st.text(alphabet=st.characters(blacklist_categories=("Zs", "Zl", "Zp", "Cc", "Cs")), min_size=1), min_size=1, max_size=5),
+    st.lists(st.sampled_from([" ", "\t", "\n", "\u00a0", "\u3000", "  "]), min_size=6, max_size=6),
+)
 def test_fold_whitespace_invariance(words, spaces):
     plain = " ".join(words)
     spaced = spaces[0] + spaces[1].join(words) + spaces[2]

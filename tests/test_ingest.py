@@ -15,8 +15,20 @@ import pytest
 from semantic_rdf.core.bounds import Bounds
 from semantic_rdf.core.errors import InvalidInput, ParseError, RefusedByBounds, SourceError
 from semantic_rdf.pipeline.sources import (
-    Ingest, IngestConfig, MemoryIngester, Registry, decode_text, default_roots, detect_media_type,
-    docs_from_bytes, ingest_bytes, origin, register, resolve, scheme_of, REGISTRY,
+    Ingest,
+    IngestConfig,
+    MemoryIngester,
+    Registry,
+    decode_text,
+    default_roots,
+    detect_media_type,
+    docs_from_bytes,
+    ingest_bytes,
+    origin,
+    register,
+    resolve,
+    scheme_of,
+    REGISTRY,
 )
 from semantic_rdf.core.values import Doc
 
@@ -53,9 +65,19 @@ def corpus(tmp_path: Path, monkeypatch):
 
 @pytest.mark.parametrize(
     "ref, scheme",
-    [("-", "stdin"), ("http://x.org/a", "http"), ("HTTPS://x.org/", "https"), ("ftp://x.org/f", "ftp"),
-     ("ftp:x", "ftp"), ("file:///tmp/x", "file"), ("s3://bucket/key", "s3"), ("docs/*.md", "glob"),
-     ("**/*.txt", "glob"), ("plain.txt", "file"), ("C:/x.txt", "file")],
+    [
+        ("-", "stdin"),
+        ("http://x.org/a", "http"),
+        ("HTTPS://x.org/", "https"),
+        ("ftp://x.org/f", "ftp"),
+        ("ftp:x", "ftp"),
+        ("file:///tmp/x", "file"),
+        ("s3://bucket/key", "s3"),
+        ("docs/*.md", "glob"),
+        ("**/*.txt", "glob"),
+        ("plain.txt", "file"),
+        ("C:/x.txt", "file"),
+    ],
 )
 def test_scheme_of(ref, scheme):
     assert scheme_of(ref) == scheme
@@ -221,7 +243,7 @@ def test_json_array_one_doc_per_record_with_byte_offsets():
     assert [d.meta["record"] for d in docs] == [0, 1, 2, 3]
     for d in docs:
         o = origin(d)
-        piece = data[o.offset:o.offset + o.size]
+        piece = data[o.offset : o.offset + o.size]
         assert json.loads(piece) == json.loads(d.text)
         assert o.sha256 == hashlib.sha256(piece).hexdigest()
     assert len({d.id for d in docs}) == 4
@@ -230,7 +252,7 @@ def test_json_array_one_doc_per_record_with_byte_offsets():
 def test_json_object_is_one_doc_and_bom_counts_in_offsets():
     data = b"\xef\xbb\xbf" + b'[{"a": 1}]'
     d = docs_from_bytes(data, ref="x.json")[0]
-    assert data[d.meta["offset"]:d.meta["offset"] + d.meta["size"]] == b'{"a": 1}'
+    assert data[d.meta["offset"] : d.meta["offset"] + d.meta["size"]] == b'{"a": 1}'
     assert docs_from_bytes(b'{"a": [1, 2]}', ref="o.json")[0].meta["size"] == 13
 
 
@@ -251,7 +273,7 @@ def test_jsonl_offsets_skip_blank_lines_and_crlf():
     docs = docs_from_bytes(data, ref="log.jsonl")
     assert [json.loads(d.text) for d in docs] == [{"a": "é"}, {"b": 2}, {"c": 3}]
     for d in docs:
-        assert data[d.meta["offset"]:d.meta["offset"] + d.meta["size"]].decode() == d.text
+        assert data[d.meta["offset"] : d.meta["offset"] + d.meta["size"]].decode() == d.text
     assert docs[0].meta["media_type"] == "application/json"
 
 
@@ -262,7 +284,7 @@ def test_csv_rows_with_quoted_newlines_and_offsets():
     assert docs[0].meta["csv_header"] == ("name", "note")
     assert docs[0].meta["csv_delimiter"] == ";"
     for d in docs:
-        assert data[d.meta["offset"]:d.meta["offset"] + d.meta["size"]].decode() == d.text
+        assert data[d.meta["offset"] : d.meta["offset"] + d.meta["size"]].decode() == d.text
     assert docs[0].text == 'Al;"two\nlines"'
 
 
@@ -340,7 +362,7 @@ def test_utf16_records_keep_exact_byte_offsets():
     docs = docs_from_bytes(data, ref="wide.json")
     assert [d.meta["encoding"] for d in docs] == ["utf-16-le"] * 2
     for d in docs:
-        assert data[d.meta["offset"]:d.meta["offset"] + d.meta["size"]].decode("utf-16-le") == d.text
+        assert data[d.meta["offset"] : d.meta["offset"] + d.meta["size"]].decode("utf-16-le") == d.text
 
 
 def test_declared_charset_and_boms():
@@ -371,8 +393,7 @@ def test_stdin():
 
 
 def test_memory_ingester_and_ingest_bytes():
-    mem = MemoryIngester({"n.md": "# Hi\n\nText.", "r": io.BytesIO(b"from a reader"), "b": b"[1, 2]"},
-                         media_types={"b": "application/json"})
+    mem = MemoryIngester({"n.md": "# Hi\n\nText.", "r": io.BytesIO(b"from a reader"), "b": b"[1, 2]"}, media_types={"b": "application/json"})
     assert mem.ingest("n.md")[0].meta["media_type"] == "text/markdown"
     assert mem.ingest("r")[0].text == "from a reader"
     assert len(mem.ingest("b")) == 2
@@ -465,6 +486,7 @@ def test_resolve_without_config_bounds_to_the_named_path(corpus):
 
 # ------------------------------------------------------------------ loader: batched documents, read-ahead
 
+
 class _Texts:
     """An ingester of in-memory texts, one document per name (kept verbatim, lone surrogates included)."""
 
@@ -475,9 +497,13 @@ class _Texts:
         return [Doc(ref, ref, self.texts[ref])]
 
 
-_BORN = {"d0": "Ada Lovelace was born in London.", "d1": "Alan Turing was born in London.",
-         "d2": "Grace Hopper was born in New York.", "d3": "Emmy Noether was born in Erlangen.",
-         "d4": "Carl Gauss was born in Brunswick."}
+_BORN = {
+    "d0": "Ada Lovelace was born in London.",
+    "d1": "Alan Turing was born in London.",
+    "d2": "Grace Hopper was born in New York.",
+    "d3": "Emmy Noether was born in Erlangen.",
+    "d4": "Carl Gauss was born in Brunswick.",
+}
 
 
 def _loader_pipeline(texts: dict[str, str], extractor=None):
@@ -532,8 +558,9 @@ def test_load_starts_with_small_batches_in_memory_only(tmp_path, on_disk):
     texts = {f"d{i:02d}": "".join(f"Person{i}x{k} Smith was born in Town{k}. " for k in range(4)) for i in range(30)}
     store = AssertionStore.open(tmp_path / "s") if on_disk else AssertionStore.memory()
     sizes: list[int] = []
-    summary = load(store, _loader_pipeline(texts), list(texts), batch_size=40, read_ahead="thread",
-                   on_commit=lambda report: sizes.append(len(report.ids)))
+    summary = load(
+        store, _loader_pipeline(texts), list(texts), batch_size=40, read_ahead="thread", on_commit=lambda report: sizes.append(len(report.ids))
+    )
     assert sum(sizes) == summary.extracted == 120 and summary.new == 120
     assert sizes == ([40, 40, 40] if on_disk else [8, 12, 20, 40, 40])  # limits 5, 10, 20, 40, 40; 4 triples a document
     assert store.validate().conforms

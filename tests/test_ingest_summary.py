@@ -42,8 +42,7 @@ def test_documents_that_gave_no_assertion_are_counted_and_listed_with_verbose(tm
     lines = r.out.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("no facts"))
     assert lines[at + 1].strip() == "b.txt"
-    data = json.loads(run_cli(tmp_path / "s3", "--json", "ingest", "--extractor", "rules",
-                              *map(str, files)).out)
+    data = json.loads(run_cli(tmp_path / "s3", "--json", "ingest", "--extractor", "rules", *map(str, files)).out)
     assert data["no_assertions"] == ["b.txt"]
 
 
@@ -59,11 +58,14 @@ def test_stdin_is_recorded_under_the_given_name(tmp_path):
     assert dump(store) == before
 
 
-@pytest.mark.parametrize("argv, kind", [
-    (["stats"], "NotFound"),                      # a library refusal
-    (["assert", "a", "b"], "UsageError"),         # argparse
-    (["assert", "Ada", "born in", "London"], "InvalidInput"),
-])
+@pytest.mark.parametrize(
+    "argv, kind",
+    [
+        (["stats"], "NotFound"),  # a library refusal
+        (["assert", "a", "b"], "UsageError"),  # argparse
+        (["assert", "Ada", "born in", "London"], "InvalidInput"),
+    ],
+)
 def test_errors_are_json_under_json(tmp_path, argv, kind):
     store = tmp_path / "missing"
     r = run_cli(store, "--json", *argv)

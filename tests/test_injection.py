@@ -18,7 +18,13 @@ import pytest
 
 from semantic_rdf.core.identity import assertion_id
 from semantic_rdf.core.vocab import (
-    DOCUMENT_GRAPH, ENTITY_GRAPH, PROVENANCE_GRAPH, RDFS_LABEL, claim_graph, entity_iri, predicate_iri,
+    DOCUMENT_GRAPH,
+    ENTITY_GRAPH,
+    PROVENANCE_GRAPH,
+    RDFS_LABEL,
+    claim_graph,
+    entity_iri,
+    predicate_iri,
 )
 
 from _security import HOSTILE, assert_refused, quads, run_cli
@@ -79,8 +85,7 @@ def test_assert_hostile_name_lands_as_data_in_its_own_graphs(store, name, pos):
     assert {_graph(q) for q in added} <= allowed
     # the claim graph holds exactly the claimed triple, with minted IRIs
     claim = [q for q in after if _graph(q) == claim_graph(aid).value]
-    assert [(q.subject, q.predicate, q.object) for q in claim] == [
-        (entity_iri(s), predicate_iri("parent_of"), entity_iri(o))]
+    assert [(q.subject, q.predicate, q.object) for q in claim] == [(entity_iri(s), predicate_iri("parent_of"), entity_iri(o))]
     # the hostile name is a literal (label) of the minted entity, never part of an IRI
     e = entity_iri(name)
     labels = {q.object.value for q in after if q.subject == e and q.predicate == RDFS_LABEL}
@@ -110,11 +115,11 @@ def test_assert_hostile_source_and_agent_stay_in_the_provenance_graph(store, nam
 
 def test_query_bind_matches_only_the_literal_value(store, tmp_path):
     rq = tmp_path / "by-label.rq"
-    rq.write_text("SELECT ?e WHERE { GRAPH <https://w3id.org/semantic-rdf/graph/entities> "
-                  "{ ?e <http://www.w3.org/2000/01/rdf-schema#label> ?name } }")
+    rq.write_text(
+        "SELECT ?e WHERE { GRAPH <https://w3id.org/semantic-rdf/graph/entities> { ?e <http://www.w3.org/2000/01/rdf-schema#label> ?name } }"
+    )
     before = quads(store)
-    labels = {q.object.value: q.subject.value for q in before
-              if _graph(q) == ENTITY_GRAPH.value and q.predicate == RDFS_LABEL}
+    labels = {q.object.value: q.subject.value for q in before if _graph(q) == ENTITY_GRAPH.value and q.predicate == RDFS_LABEL}
     for name in HOSTILE:
         value = _label(name)
         r = run_cli(store, "--json", "query", str(rq), "--bind", f'name="{value}"')  # "…": a literal
@@ -134,13 +139,16 @@ def test_query_bad_bindings_are_refused(store, tmp_path, bad):
     assert quads(store) == before
 
 
-@pytest.mark.parametrize("text", [
-    "DELETE WHERE { GRAPH ?g { ?s ?p ?o } }",
-    "DROP ALL",
-    "INSERT DATA { GRAPH <urn:x> { <urn:a> <urn:b> <urn:c> } }",
-    "CLEAR DEFAULT ; LOAD <http://169.254.169.254/latest/meta-data/>",
-    "SELECT * WHERE { SERVICE <http://127.0.0.1:1/sparql> { ?s ?p ?o } }",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DELETE WHERE { GRAPH ?g { ?s ?p ?o } }",
+        "DROP ALL",
+        "INSERT DATA { GRAPH <urn:x> { <urn:a> <urn:b> <urn:c> } }",
+        "CLEAR DEFAULT ; LOAD <http://169.254.169.254/latest/meta-data/>",
+        "SELECT * WHERE { SERVICE <http://127.0.0.1:1/sparql> { ?s ?p ?o } }",
+    ],
+)
 def test_query_verb_never_writes(store, tmp_path, text):
     rq = tmp_path / "upd.rq"
     rq.write_text(text)
@@ -152,14 +160,32 @@ def test_query_verb_never_writes(store, tmp_path, text):
 
 # ---------------------------------------------------------------- ids: trace, retract, erase, export, decisions
 
-BAD_IDS = [HOSTILE[0], HOSTILE[2], HOSTILE[4], HOSTILE[9], HOSTILE[10], "", "0123456789ABCDEF",
-           "0123456789abcdef0", "../0123456789abcdef", "0123456789abcdef\n", "-0123456789abcde"]
+BAD_IDS = [
+    HOSTILE[0],
+    HOSTILE[2],
+    HOSTILE[4],
+    HOSTILE[9],
+    HOSTILE[10],
+    "",
+    "0123456789ABCDEF",
+    "0123456789abcdef0",
+    "../0123456789abcdef",
+    "0123456789abcdef\n",
+    "-0123456789abcde",
+]
 
 
-@pytest.mark.parametrize("verb", [
-    ["trace"], ["retract", "--reason", "r"], ["erase", "--reason", "r"], ["reinstate", "--reason", "r"],
-    ["decisions", "show"], ["decisions", "chain"],
-])
+@pytest.mark.parametrize(
+    "verb",
+    [
+        ["trace"],
+        ["retract", "--reason", "r"],
+        ["erase", "--reason", "r"],
+        ["reinstate", "--reason", "r"],
+        ["decisions", "show"],
+        ["decisions", "chain"],
+    ],
+)
 def test_hostile_ids_are_refused_and_write_nothing(store, verb):
     before = quads(store)
     for bad in BAD_IDS:
@@ -193,8 +219,7 @@ def test_retract_and_erase_with_hostile_reason_touch_only_their_graphs(store):
     assert {_graph(q) for q in added} <= {PROVENANCE_GRAPH.value, DOCUMENT_GRAPH.value}
     touched_claims = {_graph(q) for q in removed if _graph(q).startswith(CLAIM_PREFIX)}
     assert touched_claims == {claim_graph(victim).value}
-    assert {_graph(q) for q in removed} <= {PROVENANCE_GRAPH.value, ENTITY_GRAPH.value, DOCUMENT_GRAPH.value,
-                                           claim_graph(victim).value}
+    assert {_graph(q) for q in removed} <= {PROVENANCE_GRAPH.value, ENTITY_GRAPH.value, DOCUMENT_GRAPH.value, claim_graph(victim).value}
 
 
 @pytest.mark.parametrize("flag", ["--agent", "--source", "--run"])
@@ -266,7 +291,8 @@ def test_ask_with_hostile_question_writes_nothing_outside_memory(store):
 
 _QUERY_TEXT = re.compile(
     r"\b(SERVICE|SELECT|INSERT|DELETE|WHERE|GRAPH|VALUES|FILTER|ASK|CONSTRUCT|DESCRIBE|PREFIX|BIND|OPTIONAL|DROP|CLEAR|LOAD)\b"
-    r"|(?<![(\\])\?[A-Za-z_]\w*|<https?://")
+    r"|(?<![(\\])\?[A-Za-z_]\w*|<https?://"
+)
 _MESSAGE_CALL = re.compile(r"(Error|Exception|Input|Violation|NotFound|InUse|Unavailable|warn|note|print|emit)$")
 
 # (module, function): why the interpolation is safe
@@ -323,9 +349,14 @@ def _string_built_queries(root: Path = PKG) -> list[tuple[str, str, int, str]]:
                 const = "".join(v.value for v in node.values if isinstance(v, ast.Constant))
                 if _QUERY_TEXT.search(const):
                     kind = "f-string"
-            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
-                  and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str)
-                  and _QUERY_TEXT.search(node.func.value.value)):
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "format"
+                and isinstance(node.func.value, ast.Constant)
+                and isinstance(node.func.value.value, str)
+                and _QUERY_TEXT.search(node.func.value.value)
+            ):
                 kind = "str.format"
             elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
                 sides = [s for s in (node.left, node.right) if isinstance(s, ast.Constant) and isinstance(s.value, str)]
@@ -341,15 +372,18 @@ def test_no_query_is_built_by_pasting_text():
     hits = _string_built_queries()
     bad = [h for h in hits if (Path(h[0]).name, h[1]) not in ALLOWED]
     assert not bad, "query text built from values outside the allowed binders (use queries.bind): " + "; ".join(
-        f"{m}:{line} in {fn} ({k})" for m, fn, line, k in bad)
+        f"{m}:{line} in {fn} ({k})" for m, fn, line, k in bad
+    )
 
 
 def test_the_static_scan_finds_a_pasted_query(tmp_path):
     # the scanner must catch the patterns it is there for, and not flag error messages
     probe = tmp_path / "probe.py"
-    probe.write_text('def q(name):\n    return f"SELECT ?s WHERE {{ ?s ?p \\"{name}\\" }}"\n'
-                     'def r(name):\n    return "DELETE WHERE { <" + name + "> ?p ?o }"\n'
-                     'def s(name):\n    return "ASK {{ <{}> ?p ?o }}".format(name)\n'
-                     'def t(name):\n    raise ValueError(f"{name}: a rule is a CONSTRUCT query")\n')
+    probe.write_text(
+        'def q(name):\n    return f"SELECT ?s WHERE {{ ?s ?p \\"{name}\\" }}"\n'
+        'def r(name):\n    return "DELETE WHERE { <" + name + "> ?p ?o }"\n'
+        'def s(name):\n    return "ASK {{ <{}> ?p ?o }}".format(name)\n'
+        'def t(name):\n    raise ValueError(f"{name}: a rule is a CONSTRUCT query")\n'
+    )
     kinds = {(fn, k) for m, fn, _, k in _string_built_queries(tmp_path)}
     assert kinds == {("q", "f-string"), ("r", "concatenation"), ("s", "str.format")}

@@ -48,10 +48,16 @@ def test_an_extracted_triple_is_held_to_the_same_limit():
         Triple(text, "born_in", "London", chunk=chunk)
 
 
-@pytest.mark.parametrize("value,why", [
-    ("", "empty"), ("  \t", "empty"), ("a\udcffb", "unpaired surrogate at position 1"), (b"x", "must be str"),
-    ("x" * 11, "11 characters long, over the limit of 10"),
-])
+@pytest.mark.parametrize(
+    "value,why",
+    [
+        ("", "empty"),
+        ("  \t", "empty"),
+        ("a\udcffb", "unpaired surrogate at position 1"),
+        (b"x", "must be str"),
+        ("x" * 11, "11 characters long, over the limit of 10"),
+    ],
+)
 def test_check_text_says_what_is_wrong(value, why):
     with pytest.raises(InvalidInput, match=why):
         check_text("it", value, 10)
@@ -76,10 +82,15 @@ def _all(store) -> list[str]:
     return sorted(store.export().decode().splitlines())
 
 
-@pytest.mark.parametrize("kw,ok,long", [
-    ("subject", NAME_OK, NAME_LONG), ("obj", NAME_OK, NAME_LONG), ("agent", NAME_OK, NAME_LONG),
-    ("note", TEXT_OK, TEXT_LONG),
-])
+@pytest.mark.parametrize(
+    "kw,ok,long",
+    [
+        ("subject", NAME_OK, NAME_LONG),
+        ("obj", NAME_OK, NAME_LONG),
+        ("agent", NAME_OK, NAME_LONG),
+        ("note", TEXT_OK, TEXT_LONG),
+    ],
+)
 def test_store_assert_refuses_long_names_and_source_labels_and_writes_nothing(store, kw, ok, long):
     args = {"subject": "Alan Turing", "predicate": "born_in", "obj": "London"}
     before = _all(store)
@@ -111,10 +122,13 @@ def _nquads(store) -> str:
     return store.export().decode()
 
 
-@pytest.mark.parametrize("what,name,literal", [
-    ("an entity name", "Ada Lovelace", False),
-    ("a claimed literal", "1815-12-10", True),
-])
+@pytest.mark.parametrize(
+    "what,name,literal",
+    [
+        ("an entity name", "Ada Lovelace", False),
+        ("a claimed literal", "1815-12-10", True),
+    ],
+)
 def test_import_refuses_a_name_over_the_limit(what, name, literal):
     src = AssertionStore.memory()
     if literal:
@@ -165,8 +179,7 @@ def test_a_run_is_recorded_with_its_first_write_in_the_same_transaction(store):
         assert store.recorded(run)
     rec = store.get(rep.ids[0])
     assert rec is not None and rec.sources[0].agent == "new agent"
-    ended = store.select("SELECT ?t WHERE { GRAPH ?g { ?r <http://www.w3.org/ns/prov#endedAtTime> ?t } }",
-                         r=run.iri)
+    ended = store.select("SELECT ?t WHERE { GRAPH ?g { ?r <http://www.w3.org/ns/prov#endedAtTime> ?t } }", r=run.iri)
     assert len(ended) == 1
     assert store.validate().conforms
 
@@ -199,14 +212,19 @@ def disk(tmp_path):
     return root
 
 
-@pytest.mark.parametrize("argv", [
-    ["assert", NAME_LONG, "born_in", "London"], ["assert", "Ada", "born_in", NAME_LONG],
-    ["assert", "Ada", NAME_LONG, "London"], ["assert", "Ada", "born_in", "Paris", "--agent", NAME_LONG],
-    ["assert", "Ada", "born_in", "Paris", "--source", TEXT_LONG],
-    ["retract", assertion_id("Ada Lovelace", "born_in", "London"), "--reason", TEXT_LONG],
-    ["erase", assertion_id("Ada Lovelace", "born_in", "London"), "--reason", TEXT_LONG],
-    ["retract", "--source", TEXT_LONG, "--reason", "r"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["assert", NAME_LONG, "born_in", "London"],
+        ["assert", "Ada", "born_in", NAME_LONG],
+        ["assert", "Ada", NAME_LONG, "London"],
+        ["assert", "Ada", "born_in", "Paris", "--agent", NAME_LONG],
+        ["assert", "Ada", "born_in", "Paris", "--source", TEXT_LONG],
+        ["retract", assertion_id("Ada Lovelace", "born_in", "London"), "--reason", TEXT_LONG],
+        ["erase", assertion_id("Ada Lovelace", "born_in", "London"), "--reason", TEXT_LONG],
+        ["retract", "--source", TEXT_LONG, "--reason", "r"],
+    ],
+)
 def test_cli_refuses_over_the_limit_and_writes_nothing(disk, argv):
     r = refused(disk, *argv)
     assert "over the limit" in r.err

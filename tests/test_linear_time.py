@@ -241,14 +241,17 @@ def hostile_pdf(pages: int, stream_bytes: int, shared: bool = True) -> bytes:
     """A PDF whose `pages` pages all draw one content stream of `stream_bytes` of text (or each its own)."""
     comp = zlib.compress(LINE * max(1, stream_bytes // len(LINE)), 9)
     streams = 1 if shared else pages
-    objs = [b"<< /Type /Catalog /Pages 2 0 R >>",
-            b"<< /Type /Pages /Kids [" + b" ".join(b"%d 0 R" % (4 + streams + i) for i in range(pages))
-            + b"] /Count %d >>" % pages,
-            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [" + b" ".join(b"%d 0 R" % (4 + streams + i) for i in range(pages)) + b"] /Count %d >>" % pages,
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
     objs += [b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(comp) + comp + b"\nendstream"] * streams
     for i in range(pages):
-        objs.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >>"
-                    b" /Contents %d 0 R >>" % (4 + (0 if shared else i)))
+        objs.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >>"
+            b" /Contents %d 0 R >>" % (4 + (0 if shared else i))
+        )
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for n, o in enumerate(objs, 1):
@@ -295,8 +298,9 @@ def test_pdf_page_and_text_caps():
 def _cli(store: Path, *args: str, cwd: Path) -> tuple[subprocess.CompletedProcess, float]:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     t = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "semantic_rdf", "--store", str(store), "ingest", *args],
-                          capture_output=True, text=True, timeout=300, env=env, cwd=cwd)
+    proc = subprocess.run(
+        [sys.executable, "-m", "semantic_rdf", "--store", str(store), "ingest", *args], capture_output=True, text=True, timeout=300, env=env, cwd=cwd
+    )
     return proc, time.monotonic() - t
 
 
@@ -312,8 +316,15 @@ def _hostile_files(d: Path) -> dict[str, str]:
     (g / "a.txt").write_text("Ada Lovelace was born in London.\n")
     for i in range(3):
         os.symlink("..", g / f"up{i}")
-    return {"dots.txt": "dots.txt", "bangs.txt": "bangs.txt", "heading.md": "heading.md", "drop.html": "drop.html",
-            "tags.html": "tags.html", "shared.pdf": "shared.pdf", "glob": "g/**/*.txt"}
+    return {
+        "dots.txt": "dots.txt",
+        "bangs.txt": "bangs.txt",
+        "heading.md": "heading.md",
+        "drop.html": "drop.html",
+        "tags.html": "tags.html",
+        "shared.pdf": "shared.pdf",
+        "glob": "g/**/*.txt",
+    }
 
 
 def test_each_hostile_document_is_ingested_or_refused_in_under_5_s(tmp_path):

@@ -28,8 +28,13 @@ SAMPLE = {
             {"speaker": "Ada", "dia_id": "D1:1", "text": "Hi Ben! I went to a pottery workshop yesterday and made a blue vase."},
             {"speaker": "Ben", "dia_id": "D1:2", "text": "Nice, Ada! I adopted a puppy named Biscuit last week."},
             {"speaker": "Ada", "dia_id": "D1:3", "text": "That's lovely. What breed is Biscuit?"},
-            {"speaker": "Ben", "dia_id": "D1:4", "text": "Biscuit is a beagle.",
-             "img_url": ["http://example.invalid/x.jpg"], "blip_caption": "a photo of a small dog on a rug"},
+            {
+                "speaker": "Ben",
+                "dia_id": "D1:4",
+                "text": "Biscuit is a beagle.",
+                "img_url": ["http://example.invalid/x.jpg"],
+                "blip_caption": "a photo of a small dog on a rug",
+            },
         ],
         "session_2_date_time": "10:00 am on 20 June, 2023",
         "session_2": [
@@ -43,8 +48,7 @@ SAMPLE = {
         {"question": "When did Ada go to the pottery workshop?", "answer": "7 May 2023", "evidence": ["D1:1"], "category": 2},
         {"question": "What did Ada make at the pottery workshop?", "answer": "a blue vase", "evidence": ["D1:1"], "category": 4},
         {"question": "What is the name of Ben's puppy?", "answer": "Biscuit", "evidence": ["D1:2"], "category": 4},
-        {"question": "When did Ben run the Boston marathon?", "answer": "The sunday before 20 June 2023",
-         "evidence": ["D2:1"], "category": 2},
+        {"question": "When did Ben run the Boston marathon?", "answer": "The sunday before 20 June 2023", "evidence": ["D2:1"], "category": 2},
         {"question": "What instruments is Ada learning?", "answer": "violin", "evidence": ["D2:2; D9:9"], "category": 1},
         {"question": "What did Ada name her puppy?", "adversarial_answer": "Biscuit", "evidence": ["D1:2"], "category": 5},
         {"question": "How many years has Ada played chess?", "answer": "3", "evidence": [], "category": 3},
@@ -79,8 +83,7 @@ def test_load_builds_sessions_spans_and_evidence(data_file):
         {"not": "a list"},
         [{"sample_id": "x"}],
         [{"sample_id": "x", "conversation": {"speaker_a": "A", "speaker_b": "B"}}],
-        [{"sample_id": "x", "conversation": {"speaker_a": "A", "speaker_b": "B", "session_1": [],
-                                             "session_1_date_time": "yesterday-ish"}}],
+        [{"sample_id": "x", "conversation": {"speaker_a": "A", "speaker_b": "B", "session_1": [], "session_1_date_time": "yesterday-ish"}}],
         [{**SAMPLE, "qa": [{"question": "q?", "category": 9, "answer": "a"}]}],
         [{**SAMPLE, "qa": [{"question": "q?", "category": 4}]}],
     ],
@@ -222,11 +225,17 @@ def test_margin_is_at_least_the_threshold_exactly_when_the_gate_passes():
     from semantic_rdf.hdc.memory import shared_encoder  # the encoder the answer path and the arm use
 
     enc = shared_encoder(cfg)
-    idx = FactIndex.from_texts([("f1", "pottery", "workshop", "vase"), ("f2", "violin", "lesson", "month"),
-                                ("f3", "marathon", "boston", "sunday")], enc, cfg)
+    idx = FactIndex.from_texts(
+        [("f1", "pottery", "workshop", "vase"), ("f2", "violin", "lesson", "month"), ("f3", "marathon", "boston", "sunday")], enc, cfg
+    )
     # subject and object matched but the predicate slot unaligned ("lesson"): blocked by the predicate floor
-    for tokens, expect in ((("pottery", "workshop"), True), (("workshop", "vase"), True), (("violin", "month"), False),
-                           (("chess", "tournament"), False), (("pottery",), False)):
+    for tokens, expect in (
+        (("pottery", "workshop"), True),
+        (("workshop", "vase"), True),
+        (("violin", "month"), False),
+        (("chess", "tournament"), False),
+        (("pottery",), False),
+    ):
         g = gate(idx, encode_query(Query(tokens=tokens), enc), cfg)
         assert (not g.blocked) is expect, tokens
         assert (margin(g) >= cfg.threshold) is expect, (tokens, margin(g))

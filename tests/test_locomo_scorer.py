@@ -66,8 +66,8 @@ def test_integer_gold_is_read_as_text():
 
 def test_always_decline_baseline_hand_computed():
     items = [
-        (None, 5),      # 1
-        ("no", 4),      # pred {no, inform, avail} vs {no}: P 1/3, R 1 -> 0.5
+        (None, 5),  # 1
+        ("no", 4),  # pred {no, inform, avail} vs {no}: P 1/3, R 1 -> 0.5
         ("7 May 2023", 2),  # 0
         ("Psychology, counseling", 1),  # 0 and 0 -> 0
     ]

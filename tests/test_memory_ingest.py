@@ -26,8 +26,14 @@ from semantic_rdf.core.vocab import M, PROVENANCE_GRAPH, assertion_iri
 PEOPLE = ["Alice Smith", "Bob Jones", "Carol Okafor", "Dana Tanaka", "Erik Rossi", "Farah Novak"]
 ORGS = ["Acme", "Initech", "Globex", "Hooli"]
 PLACES = ["Paris", "Oslo", "Lagos", "Kyoto", "Lima"]
-TEMPLATES = ["{p} works at {o}.", "{o} is headquartered in {c}.", "{p} was born in {c}.",
-             "{p} is married to {q}.", "{p} lives in {c}.", "{p} founded {o} in 1999."]
+TEMPLATES = [
+    "{p} works at {o}.",
+    "{o} is headquartered in {c}.",
+    "{p} was born in {c}.",
+    "{p} is married to {q}.",
+    "{p} lives in {c}.",
+    "{p} founded {o} in 1999.",
+]
 
 
 def _texts(seed: int, n: int, prefix: str) -> dict[str, str]:
@@ -35,8 +41,9 @@ def _texts(seed: int, n: int, prefix: str) -> dict[str, str]:
     r = random.Random(seed)
     out = {}
     for i in range(n):
-        sents = [r.choice(TEMPLATES).format(p=r.choice(PEOPLE), q=r.choice(PEOPLE), o=r.choice(ORGS), c=r.choice(PLACES))
-                 for _ in range(r.randint(3, 9))]
+        sents = [
+            r.choice(TEMPLATES).format(p=r.choice(PEOPLE), q=r.choice(PEOPLE), o=r.choice(ORGS), c=r.choice(PLACES)) for _ in range(r.randint(3, 9))
+        ]
         out[f"{prefix}{i:02d}"] = " ".join(sents)
     return out
 
@@ -76,8 +83,9 @@ def _ingest(store: AssertionStore, rounds, on_commit_for, batch_size: int = 7) -
             reports.append(report)
             hook(report)
 
-        summary = load(store, _pipeline(texts), list(texts), batch_size=batch_size, on_commit=spy, read_ahead="thread",
-                       reread=True)  # the second round repeats documents: the hook's unchanged path
+        summary = load(
+            store, _pipeline(texts), list(texts), batch_size=batch_size, on_commit=spy, read_ahead="thread", reread=True
+        )  # the second round repeats documents: the hook's unchanged path
         assert not summary.failed
     return reports
 
@@ -151,6 +159,7 @@ def test_document_rows_are_by_source_rq_in_its_order():
 
 # ---------------------------------------------------------------- believed-of.rq == believed.rq
 
+
 def _history_store():
     """Retracted, reinstated (a closed and an open interval), cascaded, valid-time bounded and closed,
     erased records, with instants between the changes."""
@@ -160,8 +169,7 @@ def _history_store():
     s = AssertionStore.memory()
     seed(s)
     utc = timezone.utc
-    bounded = s.assert_("Kew", "member_of", "Royal Parks", valid=Validity(datetime(2000, 1, 1, tzinfo=utc),
-                                                                            datetime(2010, 1, 1, tzinfo=utc)))
+    bounded = s.assert_("Kew", "member_of", "Royal Parks", valid=Validity(datetime(2000, 1, 1, tzinfo=utc), datetime(2010, 1, 1, tzinfo=utc)))
     since = s.assert_("Kew", "part_of", "Richmond", valid=Validity(datetime(1965, 1, 1, tzinfo=utc), None))
     kl = s.assert_("Kew", "located_in", "London")
     s.assert_("London", "located_in", "England")
@@ -196,11 +204,9 @@ def test_believed_of_rq_is_believed_rq_restricted_to_the_bound_records():
     for asof in asofs:
         for validat in validats:
             whole = _rows_of(s.ox.query(packaged("believed", asof=asof, validat=validat)))
-            of = _rows_of(s.ox.query(T.bind_rows(packaged("believed-of", asof=asof, validat=validat), ["a"],
-                                                 [(r,) for r in records])))
+            of = _rows_of(s.ox.query(T.bind_rows(packaged("believed-of", asof=asof, validat=validat), ["a"], [(r,) for r in records])))
             assert of == whole, (asof, validat)
-            part = _rows_of(s.ox.query(T.bind_rows(packaged("believed-of", asof=asof, validat=validat), ["a"],
-                                                   [(r,) for r in some])))
+            part = _rows_of(s.ox.query(T.bind_rows(packaged("believed-of", asof=asof, validat=validat), ["a"], [(r,) for r in some])))
             assert part == [r for r in whole if ox.NamedNode(r[0][1:-1]) in some]
     # the store has what the test is about: records believed at one instant and not at another
     now = {r[0] for r in _rows_of(s.ox.query(packaged("believed")))}
@@ -226,8 +232,7 @@ def _doc_with_facts(store: AssertionStore, ref: str, text: str, facts: list[tupl
     doc = Doc(ref, ref, text)
     with store.run("ingestion", agent="test-extractor") as run:
         store.add_document(doc, run)
-        store.assert_triples([Triple(s, p, o, Chunk(doc.id, 0, text, 0, len(text)), 0.8, start=a, end=b)
-                              for s, p, o, a, b in facts], run=run)
+        store.assert_triples([Triple(s, p, o, Chunk(doc.id, 0, text, 0, len(text)), 0.8, start=a, end=b) for s, p, o, a, b in facts], run=run)
 
 
 def test_a_sync_of_an_unchanged_store_rebuilds_no_path_memory_even_when_no_document_has_paths(tmp_path):
@@ -235,8 +240,9 @@ def test_a_sync_of_an_unchanged_store_rebuilds_no_path_memory_even_when_no_docum
     of an unchanged store rebuild none (they rebuilt all of them when no document had a path)."""
     root = tmp_path / "st"
     with AssertionStore.open(root) as store:  # two facts with no shared entity: no multi-hop path
-        _doc_with_facts(store, "a.txt", "Ada was born in London. Tim wrote Notes.",
-                        [("Ada", "born_in", "London", 0, 23), ("Tim", "wrote", "Notes", 24, 40)])
+        _doc_with_facts(
+            store, "a.txt", "Ada was born in London. Tim wrote Notes.", [("Ada", "born_in", "London", 0, 23), ("Tim", "wrote", "Notes", 24, 40)]
+        )
     with Memory.open(root, config=Mem.Config()) as mem:
         assert mem.side.paths_built and mem.side.path_documents() == []
         assert mem.sync().documents == 0
@@ -252,8 +258,7 @@ def test_a_new_encoder_rebuilds_the_path_memories_with_it(tmp_path):
     root = tmp_path / "st"
     text = "Ada was born in London. London is the capital of England."
     with AssertionStore.open(root) as store:
-        _doc_with_facts(store, "b.txt", text, [("Ada", "born_in", "London", 0, 23),
-                                               ("London", "capital_of", "England", 24, len(text))])
+        _doc_with_facts(store, "b.txt", text, [("Ada", "born_in", "London", 0, 23), ("London", "capital_of", "England", 24, len(text))])
     old = HDC(dim=Mem.Config().dim, word_vectors=None)
     with AssertionStore.open(root) as store:
         with Memory.attach(store, encoder=old) as mem:
@@ -261,9 +266,13 @@ def test_a_new_encoder_rebuilds_the_path_memories_with_it(tmp_path):
             before = mem.side.path_memory(doc)
     with Memory.open(root) as mem:  # the shared encoder (word vectors on): another signature
         rep_vec, paths = mem.side.path_memory(doc)
-        want = document_memory(enumerate_paths([tuple(p) for p in [("Ada", "born_in", "London"),
-                                                                   ("London", "capital_of", "England")]],
-                                               max_hops=mem.config.path_max_hops, window=mem.config.path_window),
-                               mem.encoder)
+        want = document_memory(
+            enumerate_paths(
+                [tuple(p) for p in [("Ada", "born_in", "London"), ("London", "capital_of", "England")]],
+                max_hops=mem.config.path_max_hops,
+                window=mem.config.path_window,
+            ),
+            mem.encoder,
+        )
         assert paths == before[1] and rep_vec != before[0]
         assert rep_vec == bytes(want.tobytes())

@@ -13,9 +13,14 @@ from semantic_rdf.hdc.sidetables import side_path
 from semantic_rdf.store.assertions import AssertionStore
 from semantic_rdf.core.values import Chunk, Doc, Triple
 
-FACTS = [("Ada Lovelace", "born_in", "London"), ("Ada Lovelace", "wrote", "Note G"),
-         ("Charles Babbage", "designed", "Analytical Engine"), ("Ada Lovelace", "collaborated_with", "Charles Babbage"),
-         ("London", "capital_of", "England"), ("Alan Turing", "born_in", "Maida Vale")]
+FACTS = [
+    ("Ada Lovelace", "born_in", "London"),
+    ("Ada Lovelace", "wrote", "Note G"),
+    ("Charles Babbage", "designed", "Analytical Engine"),
+    ("Ada Lovelace", "collaborated_with", "Charles Babbage"),
+    ("London", "capital_of", "England"),
+    ("Alan Turing", "born_in", "Maida Vale"),
+]
 
 
 def _rows(path) -> dict[str, list]:

@@ -9,7 +9,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from semantic_rdf.pipeline.normalize import (
-    DEFAULT, Chain, Step, chain, control_chars, line_endings, nfc, normalize, quotes, whitespace,
+    DEFAULT,
+    Chain,
+    Step,
+    chain,
+    control_chars,
+    line_endings,
+    nfc,
+    normalize,
+    quotes,
+    whitespace,
 )
 from semantic_rdf.pipeline.stages import Normalizer
 
@@ -24,8 +33,15 @@ def test_nfc_composes():
 
 @pytest.mark.parametrize(
     "src, expected",
-    [("a\r\nb", "a\nb"), ("a\rb", "a\nb"), ("a\u2028b\u2029c", "a\nb\nc"), ("a\x85b", "a\nb"),
-     ("page\x0cbreak", "page\nbreak"), ("v\x0btab", "v\ntab"), ("a\r\n\r\nb", "a\n\nb")],
+    [
+        ("a\r\nb", "a\nb"),
+        ("a\rb", "a\nb"),
+        ("a\u2028b\u2029c", "a\nb\nc"),
+        ("a\x85b", "a\nb"),
+        ("page\x0cbreak", "page\nbreak"),
+        ("v\x0btab", "v\ntab"),
+        ("a\r\n\r\nb", "a\n\nb"),
+    ],
 )
 def test_line_endings(src, expected):
     assert line_endings(src) == expected
@@ -40,8 +56,10 @@ def test_control_chars_keep_newline_and_tab():
 
 
 def test_quotes():
-    assert quotes("\u201cHello,\u201d she said. It\u2019s \u2018fine\u2019 \u201etoo\u201f 5\u2032 6\u2033") == \
-        "\"Hello,\" she said. It's 'fine' \"too\" 5' 6\""
+    assert (
+        quotes("\u201cHello,\u201d she said. It\u2019s \u2018fine\u2019 \u201etoo\u201f 5\u2032 6\u2033")
+        == '"Hello," she said. It\'s \'fine\' "too" 5\' 6"'
+    )
     assert quotes("«guillemets» stay") == "«guillemets» stay"
 
 

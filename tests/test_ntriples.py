@@ -47,8 +47,12 @@ def test_iri_refuses_what_could_break_out(bad):
 
 
 def test_text_quads_and_pyoxigraph_quads_convert_both_ways():
-    q = ox.Quad(ox.NamedNode("http://example.org/s"), ox.NamedNode("http://example.org/p"),
-                ox.Literal('a "b"\n', language="en"), ox.NamedNode("http://example.org/g"))
+    q = ox.Quad(
+        ox.NamedNode("http://example.org/s"),
+        ox.NamedNode("http://example.org/p"),
+        ox.Literal('a "b"\n', language="en"),
+        ox.NamedNode("http://example.org/g"),
+    )
     t = N.of(q)
     assert N.to_ox([t, q]) == [q, q]
     assert N.datatype(t[2]).endswith("langString") and N.lexical(t[2]) == 'a "b"\n'
@@ -63,7 +67,7 @@ def test_surrogates_are_refused_before_anything_is_written():
 def test_layout_text_is_what_the_store_keeps(tmp_path):
     s = AssertionStore.open(tmp_path / "s")
     try:
-        names = ["Ada \"the\" Lovelace", "back\\slash", "new\nline", "rtl\u202eoverride", "tab\there"]
+        names = ['Ada "the" Lovelace', "back\\slash", "new\nline", "rtl\u202eoverride", "tab\there"]
         with s.run("statement", agent="tester") as run:
             s.assert_triples([Triple(n, "wrote", n + " (book)") for n in names], run=run)
         for n in names:
@@ -78,8 +82,11 @@ def test_layout_text_is_what_the_store_keeps(tmp_path):
 # The store hands Oxigraph its own text to parse leniently (N.OWN: IRIs not validated again). That is sound only
 # if every IRI in that text is valid, which this holds it to: hostile names, references, texts, notes, agents and
 # meta go through every write path, and the whole store then parses back strictly, quad for quad.
-hostile = st.lists(st.sampled_from(HOSTILE + ["<http://x/>", "a b", "{}|^`", "%zz", "http:", "\u0085"]) | text,
-                   min_size=1, max_size=4).map("".join).filter(lambda s: s.strip())
+hostile = (
+    st.lists(st.sampled_from(HOSTILE + ["<http://x/>", "a b", "{}|^`", "%zz", "http:", "\u0085"]) | text, min_size=1, max_size=4)
+    .map("".join)
+    .filter(lambda s: s.strip())
+)
 
 
 def _write_hostile(s: AssertionStore, names: list[str]) -> None:
@@ -91,10 +98,16 @@ def _write_hostile(s: AssertionStore, names: list[str]) -> None:
             doc = Doc(f"{name}-{n}", name, text, {"media_type": name, "sha256": name, "note": name})
             s.add_document(doc, run)
             chunk = Chunk(doc.id, 0, text, 0, len(text))
-            s.assert_triples([Triple(name, "worked_with", name + "'", chunk, 0.5, start=0, end=len(text) - 1),
-                              Triple(name + "'", "worked_with", name, chunk, 0.6, start=2, end=5),  # as text
-                              Triple(name, "award_received", "42", None, 0.9, datatype=N.XSD + "integer")], run=run, note=name,
-                             entity_types={name: name, name + "'": "Person"})
+            s.assert_triples(
+                [
+                    Triple(name, "worked_with", name + "'", chunk, 0.5, start=0, end=len(text) - 1),
+                    Triple(name + "'", "worked_with", name, chunk, 0.6, start=2, end=5),  # as text
+                    Triple(name, "award_received", "42", None, 0.9, datatype=N.XSD + "integer"),
+                ],
+                run=run,
+                note=name,
+                entity_types={name: name, name + "'": "Person"},
+            )
             s.assert_triples([Triple(name, "worked_with", name + "'", chunk, 0.7, start=1, end=len(text) - 1)], run=run)
 
 

@@ -28,8 +28,7 @@ def make_pdf(lines: list[str], title: str | None = None) -> bytes:
     objs = [
         "<< /Type /Catalog /Pages 2 0 R >>",
         "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-        "/Resources << /Font << /F1 5 0 R >> >> >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
         f"<< /Length {len(content)} >>\nstream\n{content}\nendstream",
         "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ]
@@ -84,7 +83,7 @@ def test_doc_without_media_type_is_sniffed():
 
 
 def test_markdown_title_and_front_matter():
-    d = one("---\ntitle: \"Field notes\"\ntags: [a]\n---\n# Heading\n\nBody text.\n", "n.md")
+    d = one('---\ntitle: "Field notes"\ntags: [a]\n---\n# Heading\n\nBody text.\n', "n.md")
     assert d.meta["title"] == "Field notes"
     assert d.text == "# Heading\n\nBody text.\n"
     assert "tags" in d.meta["front_matter"]
@@ -131,12 +130,19 @@ def test_html_title_inside_svg_is_not_the_page_title():
 
 
 def test_json_records_render_as_key_value_lines():
-    docs = docs_from_bytes(b'[{"name": "Ada", "born": 1815, "langs": ["en", "fr"], '
-                           b'"address": {"city": "London"}, "kids": [{"name": "Byron"}], "x": null, "ok": true}]',
-                           ref="p.json")
+    docs = docs_from_bytes(
+        b'[{"name": "Ada", "born": 1815, "langs": ["en", "fr"], "address": {"city": "London"}, "kids": [{"name": "Byron"}], "x": null, "ok": true}]',
+        ref="p.json",
+    )
     d = parse(docs[0])
     assert d.text.split("\n") == [
-        "name: Ada", "born: 1815", "langs: en, fr", "address.city: London", "kids[0].name: Byron", "x: null", "ok: true",
+        "name: Ada",
+        "born: 1815",
+        "langs: en, fr",
+        "address.city: London",
+        "kids[0].name: Byron",
+        "x: null",
+        "ok: true",
     ]
     assert d.meta["title"] == "Ada"
     assert d.meta["fields"] == ("name", "born", "langs", "address", "kids", "x", "ok")

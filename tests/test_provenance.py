@@ -73,15 +73,16 @@ def test_prov_package_reads_our_prov_o_with_nothing_dropped(world):
     s, _ = world
     counts = {}
     for cls in ("Entity", "Activity", "Agent"):
-        rows = s.select("SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE { GRAPH ?g { ?x a ?c } }",
-                        g=PROVENANCE_GRAPH, c=ox.NamedNode(PROV + cls))
+        rows = s.select("SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE { GRAPH ?g { ?x a ?c } }", g=PROVENANCE_GRAPH, c=ox.NamedNode(PROV + cls))
         counts[cls] = int(rows[0]["n"].value)
     assert counts["Activity"] >= 8 and counts["Agent"] >= 3 and counts["Entity"] >= 10
     doc = PV.prov_document(s)
     recs = doc.get_records()
-    got = {"Entity": len([r for r in recs if isinstance(r, ProvEntity)]),
-           "Activity": len([r for r in recs if isinstance(r, ProvActivity)]),
-           "Agent": len([r for r in recs if isinstance(r, ProvAgent)])}
+    got = {
+        "Entity": len([r for r in recs if isinstance(r, ProvEntity)]),
+        "Activity": len([r for r in recs if isinstance(r, ProvActivity)]),
+        "Agent": len([r for r in recs if isinstance(r, ProvAgent)]),
+    }
     assert got == counts
 
 

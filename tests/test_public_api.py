@@ -28,8 +28,20 @@ def test_all_matches_the_readme():
 
 
 def test_the_entry_points_a_user_needs_are_public():
-    for name in ("AssertionStore", "Memory", "Answerer", "build_pipeline", "load", "Doc", "Chunk", "Triple",
-                 "Validity", "SemanticError", "InvalidInput", "NotFound"):
+    for name in (
+        "AssertionStore",
+        "Memory",
+        "Answerer",
+        "build_pipeline",
+        "load",
+        "Doc",
+        "Chunk",
+        "Triple",
+        "Validity",
+        "SemanticError",
+        "InvalidInput",
+        "NotFound",
+    ):
         assert name in semantic_rdf.__all__
 
 
@@ -62,11 +74,14 @@ def test_unknown_names_raise_attribute_error():
 
 def test_import_is_cheap():
     # in a fresh interpreter: importing the package (and the CLI's parser) loads none of the heavy libraries
-    code = ("import sys, semantic_rdf; from semantic_rdf.cli import build_parser; build_parser(); "
-            "heavy = sorted({m.split('.')[0] for m in sys.modules} & "
-            "{'numpy', 'pyoxigraph', 'rdflib', 'pyshacl', 'numba', 'httpx', 'tokenizers'}); print(heavy)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    code = (
+        "import sys, semantic_rdf; from semantic_rdf.cli import build_parser; build_parser(); "
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'numpy', 'pyoxigraph', 'rdflib', 'pyshacl', 'numba', 'httpx', 'tokenizers'}); print(heavy)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    )
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
 
 
@@ -91,11 +106,14 @@ def test_reading_a_store_loads_no_shape_checker(tmp_path):
     store = AssertionStore.open(tmp_path / "s")
     aid = store.assert_("Marie Curie", "born_in", "Warsaw")
     store.close()
-    code = ("import sys; from semantic_rdf import AssertionStore; "
-            f"s = AssertionStore.open({str(tmp_path / 's')!r}, read_only=True); "
-            f"print(s.require({aid!r}).object, 'rdflib' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    code = (
+        "import sys; from semantic_rdf import AssertionStore; "
+        f"s = AssertionStore.open({str(tmp_path / 's')!r}, read_only=True); "
+        f"print(s.require({aid!r}).object, 'rdflib' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    )
     assert out.stdout.split() == ["Warsaw", "False"], out.stderr
 
 
@@ -115,8 +133,7 @@ def test_the_error_tree_in_errors_docstring_is_the_class_tree():
             stack.pop()
         drawn[m.group(2)] = stack[-1][1] if stack else None
         stack.append((depth, m.group(2)))
-    classes = {n: c for n, c in vars(errors).items() if isinstance(c, type) and issubclass(c, Exception)
-               and c.__module__ == errors.__name__}
+    classes = {n: c for n, c in vars(errors).items() if isinstance(c, type) and issubclass(c, Exception) and c.__module__ == errors.__name__}
     assert set(drawn) == set(classes)
     for name, parent in drawn.items():
         if parent is None:
@@ -134,5 +151,6 @@ def test_no_other_module_defines_a_public_exception():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
                 bases = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases}
-                assert not any(b.endswith(("Error", "Exception")) or b in {"SemanticError", "InvalidInput"}
-                               for b in bases), f"{path.relative_to(ROOT)}: class {node.name}({', '.join(bases)})"
+                assert not any(b.endswith(("Error", "Exception")) or b in {"SemanticError", "InvalidInput"} for b in bases), (
+                    f"{path.relative_to(ROOT)}: class {node.name}({', '.join(bases)})"
+                )

@@ -20,8 +20,19 @@ PROV = "http://www.w3.org/ns/prov#"
 XSD_DT = ox.NamedNode("http://www.w3.org/2001/XMLSchema#dateTime")
 RDF_TYPE = RDF_TYPE.value
 TEXT = "Kew lies in London. London lies in England."
-MINE = ["trace", "trace-nodes", "asof", "believed", "by-source", "by-run", "derived-from", "decisions-by-agent",
-        "decision-chain", "tombstones", "retracted"]
+MINE = [
+    "trace",
+    "trace-nodes",
+    "asof",
+    "believed",
+    "by-source",
+    "by-run",
+    "derived-from",
+    "decisions-by-agent",
+    "decision-chain",
+    "tombstones",
+    "retracted",
+]
 
 
 def _id(term):
@@ -31,9 +42,15 @@ def _id(term):
 @pytest.fixture(scope="module")
 def w():
     s = AssertionStore.memory()
-    (kew, london), run = ingest(s, "places.txt", TEXT, [("Kew", "located_in", "London", *span(TEXT, "Kew lies in London.")),
-                                                        ("London", "located_in", "England",
-                                                         *span(TEXT, "London lies in England."))])
+    (kew, london), run = ingest(
+        s,
+        "places.txt",
+        TEXT,
+        [
+            ("Kew", "located_in", "London", *span(TEXT, "Kew lies in London.")),
+            ("London", "located_in", "England", *span(TEXT, "London lies in England.")),
+        ],
+    )
     derive(s)
     derived = assertion_id("Kew", "located_in", "England")
     t_before = s.now()
@@ -56,8 +73,7 @@ def test_each_query_documents_what_it_answers_and_its_parameters(name):
 def test_trace_rq(w):
     rows = w["s"].run_query("trace", root=assertion_iri(w["derived"]))
     assert {_id(r["source"]) for r in rows if r["node"] == assertion_iri(w["derived"])} == {w["kew"], w["london"]}
-    assert {r["rule"].value.rsplit("/", 1)[-1].rsplit("-", 1)[0] for r in rows if r["rule"] is not None} == {
-        "located-in-transitive"}
+    assert {r["rule"].value.rsplit("/", 1)[-1].rsplit("-", 1)[0] for r in rows if r["rule"] is not None} == {"located-in-transitive"}
     spans = {_id(r["source"]) for r in rows if "/src/" in r["source"].value}
     assert len(spans) == 2  # the observations of both antecedents
 
@@ -75,8 +91,7 @@ def test_trace_nodes_rq_has_trace_rq_edges_and_each_node_quads(w):
             stored = {(q.predicate.value, q.object.value) for q in s.ox.quads_for_pattern(ox.NamedNode(n), None, None, PG)}
             got = {(r["p"].value, r["v"].value) for r in rows if r["node"].value == n}
             assert got <= stored and (RDF_TYPE, PROV + "Entity") not in got
-            assert {x for x in stored if x[0] in (RDF_TYPE, PROV + "wasDerivedFrom", NS + "subject")} - got == {
-                (RDF_TYPE, PROV + "Entity")}
+            assert {x for x in stored if x[0] in (RDF_TYPE, PROV + "wasDerivedFrom", NS + "subject")} - got == {(RDF_TYPE, PROV + "Entity")}
     assert s.run_query("trace-nodes", root=assertion_iri("0123456789abcdef")) == []
 
 
@@ -97,12 +112,10 @@ def test_believed_rq_is_match_rq_over_the_whole_store(w):
     # valid time: assertions with bounds (closed, open-ended, none), asked about inside, before and after
     s = AssertionStore.memory()
     utc = timezone.utc
-    closed = s.assert_("Kew", "member_of", "Royal Parks", valid=Validity(datetime(2000, 1, 1, tzinfo=utc),
-                                                                           datetime(2010, 1, 1, tzinfo=utc)))
+    closed = s.assert_("Kew", "member_of", "Royal Parks", valid=Validity(datetime(2000, 1, 1, tzinfo=utc), datetime(2010, 1, 1, tzinfo=utc)))
     since = s.assert_("Kew", "part_of", "Richmond", valid=Validity(datetime(1965, 1, 1, tzinfo=utc), None))
     always = s.assert_("Kew", "located_in", "London")
-    for year, want in ((2005, {closed, since, always}), (1990, {since, always}), (2010, {since, always}),
-                       (1900, {always})):
+    for year, want in ((2005, {closed, since, always}), (1990, {since, always}), (2010, {since, always}), (1900, {always})):
         at = ox.Literal(f"{year}-01-01T00:00:00Z", datatype=XSD_DT)
         assert _believed(s, validat=at) == _matched(s, validat=at) == sorted(want), year
 
@@ -111,8 +124,14 @@ def test_asof_rq(w):
     s = w["s"]
     now = [_id(r["a"]) for r in s.run_query("asof", s=entity_iri("Kew"))]
     assert w["kew"] in now and w["derived"] not in now and w["gone"] not in now
-    then = [_id(r["a"]) for r in s.run_query("asof", s=entity_iri("Kew"), asof=ox.Literal(
-        w["t"].strftime("%Y-%m-%dT%H:%M:%S.%fZ"), datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#dateTime")))]
+    then = [
+        _id(r["a"])
+        for r in s.run_query(
+            "asof",
+            s=entity_iri("Kew"),
+            asof=ox.Literal(w["t"].strftime("%Y-%m-%dT%H:%M:%S.%fZ"), datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#dateTime")),
+        )
+    ]
     assert sorted(then) == sorted([w["kew"], w["derived"]])
 
 
@@ -180,8 +199,7 @@ def test_a_parameter_after_a_subquerys_modifiers_is_bound_as_a_plain_term():
     matched nothing: the conflict check's functional-records.rq found no records)."""
     from semantic_rdf.rdf.queries import bind
 
-    text = ("SELECT ?s WHERE { { SELECT ?s WHERE { ?s ?p ?o } GROUP BY ?s HAVING (COUNT(?o) > 1) } ?s ?p ?o2 } "
-            "ORDER BY ?p")
+    text = "SELECT ?s WHERE { { SELECT ?s WHERE { ?s ?p ?o } GROUP BY ?s HAVING (COUNT(?o) > 1) } ?s ?p ?o2 } ORDER BY ?p"
     p = ox.NamedNode("http://x/p")
     bound = bind(text, {"p": p})
     assert "?s <http://x/p> ?o }" in bound and "?s <http://x/p> ?o2 }" in bound and bound.endswith("ORDER BY (<http://x/p>)")

@@ -17,8 +17,12 @@ from semantic_rdf.core.vocab import ENTITY_GRAPH, SKOS, entity_iri
 
 from _security import assert_refused, dump, run_cli
 
-PEOPLE = [("Marie Curie", "born_in", "Warsaw"), ("Marie Curie", "won", "Nobel Prize in Physics"),
-          ("Pierre Curie", "born_in", "Paris"), ("Ada Lovelace", "wrote", "Note G")]
+PEOPLE = [
+    ("Marie Curie", "born_in", "Warsaw"),
+    ("Marie Curie", "won", "Nobel Prize in Physics"),
+    ("Pierre Curie", "born_in", "Paris"),
+    ("Ada Lovelace", "wrote", "Note G"),
+]
 
 
 @pytest.fixture()

@@ -116,9 +116,16 @@ def test_library_limits(store):
     assert res.kind == "boolean" and res.boolean is True
 
 
-@pytest.mark.parametrize("argv", [
-    ["--timeout", "0"], ["--timeout", "-1"], ["--timeout", "nan"], ["--max-rows", "0"], ["--max-memory", "-5"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--timeout", "0"],
+        ["--timeout", "-1"],
+        ["--timeout", "nan"],
+        ["--max-rows", "0"],
+        ["--max-memory", "-5"],
+    ],
+)
 def test_bad_limits_are_refused(store, tmp_path, argv):
     rq = tmp_path / "q.rq"
     rq.write_text("ASK { ?s ?p ?o }")
@@ -135,8 +142,10 @@ def test_bad_limit_in_the_environment_is_refused(store, tmp_path, monkeypatch):
 def test_derive_rule_stops_at_the_time_limit(store, tmp_path):
     rule = tmp_path / "cross.rq"
     # the working store holds three triples per believed assertion: five of them crossed is ~130M rows
-    rule.write_text("# rule: cross\n# antecedents: ?a\nCONSTRUCT { ?a ?b ?c } WHERE { ?a ?b ?c . ?d ?e ?f . "
-                    "?x ?y ?z . ?p ?q ?r . ?u ?v ?w } ORDER BY ?c ?f ?z ?r ?w")
+    rule.write_text(
+        "# rule: cross\n# antecedents: ?a\nCONSTRUCT { ?a ?b ?c } WHERE { ?a ?b ?c . ?d ?e ?f . "
+        "?x ?y ?z . ?p ?q ?r . ?u ?v ?w } ORDER BY ?c ?f ?z ?r ?w"
+    )
     t0 = time.monotonic()
     r = run_cli(store, "derive", "--only", "--rule", str(rule), "--timeout", "2", "--max-memory", "300")
     assert_refused(r)

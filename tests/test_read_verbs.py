@@ -22,8 +22,11 @@ AID = "0123456789abcdef"
 
 # verb -> argument lists to try on a missing store ({inputs} is a directory beside, never inside, the store's)
 READ_CALLS: dict[str, list[list[str]]] = {
-    "ask": [["Where was Marie Curie born?"], ["--mode", "strict", "Who designed the Analytical Engine?"],
-            ["Where was Marie Curie born?", "--as-of", "2020-01-01T00:00:00Z"]],
+    "ask": [
+        ["Where was Marie Curie born?"],
+        ["--mode", "strict", "Who designed the Analytical Engine?"],
+        ["Where was Marie Curie born?", "--as-of", "2020-01-01T00:00:00Z"],
+    ],
     "chat": [[]],
     "query": [["{inputs}/q.rq"], ["-"], ["{inputs}/q.rq", "--union"]],
     "trace": [[AID], [AID, "--no-text"]],
@@ -34,8 +37,7 @@ READ_CALLS: dict[str, list[list[str]]] = {
     "push": [["oxigraph+http://127.0.0.1:9"]],  # the store is checked before any connection is tried
     "serve": [["--port", "0"]],
     "compact": [[]],
-    "retract": [[AID, "--reason", "x"], ["--run", "r1", "--reason", "x"], ["--agent", "m", "--reason", "x"],
-                ["--source", "a.txt", "--reason", "x"]],
+    "retract": [[AID, "--reason", "x"], ["--run", "r1", "--reason", "x"], ["--agent", "m", "--reason", "x"], ["--source", "a.txt", "--reason", "x"]],
     "reinstate": [[AID, "--reason", "x"]],
     "erase": [[AID, "--reason", "x"]],
     "list": [[], ["--subject", "Marie Curie"], ["--state", "retracted", "--limit", "5"]],
@@ -90,8 +92,9 @@ def test_read_verb_on_missing_store_creates_nothing(tmp_path, verb, argv):
 def test_an_empty_directory_is_not_made_a_store(tmp_path, verb):
     store = tmp_path / "empty"
     store.mkdir()
-    argv = {"ask": ["Where was Marie Curie born?"], "trace": [AID], "decisions": ["--agent", "x"], "stats": [],
-            "retract": [AID, "--reason", "x"]}[verb]
+    argv = {"ask": ["Where was Marie Curie born?"], "trace": [AID], "decisions": ["--agent", "x"], "stats": [], "retract": [AID, "--reason", "x"]}[
+        verb
+    ]
     r = run_cli(store, verb, *argv)
     assert r.rc == 2 and r.err_lines[0].startswith(f"semantic-rdf: error: no store at {str(store)!r}")
     assert os.listdir(store) == [] and sorted(os.listdir(tmp_path)) == ["empty"]
@@ -102,8 +105,9 @@ def test_the_reproduction_through_the_executable(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("SEMANTIC_RDF_STORE", "SEMANTIC_RDF_DEBUG")}
     env["PYTHONPATH"] = str(REPO)
     for argv in (["ask", "Where was Marie Curie born?"], ["stats"]):
-        r = subprocess.run([sys.executable, "-m", "semantic_rdf", "--store", "typo-store", *argv], cwd=tmp_path,
-                           env=env, capture_output=True, text=True, timeout=120)
+        r = subprocess.run(
+            [sys.executable, "-m", "semantic_rdf", "--store", "typo-store", *argv], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+        )
         assert r.returncode == 2, (r.stdout, r.stderr)
         assert r.stdout == "" and r.stderr.count("\n") == 1
         assert r.stderr.startswith("semantic-rdf: error: no store at 'typo-store' (only ")
@@ -117,8 +121,7 @@ def test_the_default_store_from_the_environment_is_not_created(tmp_path, monkeyp
     assert os.listdir(tmp_path) == []
 
 
-@pytest.mark.parametrize("verb,argv", [("assert", ["Ada Lovelace", "born_in", "London"]), ("seed", []),
-                                       ("derive", [])])
+@pytest.mark.parametrize("verb,argv", [("assert", ["Ada Lovelace", "born_in", "London"]), ("seed", []), ("derive", [])])
 def test_writing_verbs_still_create_the_store(tmp_path, verb, argv):
     store = tmp_path / "new"
     r = run_cli(store, verb, *argv)

@@ -16,8 +16,7 @@ A = "https://w3id.org/semantic-rdf/a/"
 
 
 def _antecedents(s, aid):
-    return sorted(q.object.value[len(A):] for q in s.ox.quads_for_pattern(assertion_iri(aid), P.wasDerivedFrom, None,
-                                                                           PROVENANCE_GRAPH))
+    return sorted(q.object.value[len(A) :] for q in s.ox.quads_for_pattern(assertion_iri(aid), P.wasDerivedFrom, None, PROVENANCE_GRAPH))
 
 
 def _rule(s, aid):

@@ -29,9 +29,16 @@ def dump(store) -> list[bytes]:
 
 def _two_sources(s) -> str:
     """LIVED from a.txt (with WROTE) and b.txt; returns a.txt's run."""
-    _, run_a = ingest(s, "a.txt", TEXT_A, [
-        ("Ada Lovelace", "resided_in", "London", *span(TEXT_A, "Ada Lovelace lived in London.")),
-        ("Ada Lovelace", "wrote", "Note G", *span(TEXT_A, "Ada Lovelace wrote Note G."))], agent="model-a")
+    _, run_a = ingest(
+        s,
+        "a.txt",
+        TEXT_A,
+        [
+            ("Ada Lovelace", "resided_in", "London", *span(TEXT_A, "Ada Lovelace lived in London.")),
+            ("Ada Lovelace", "wrote", "Note G", *span(TEXT_A, "Ada Lovelace wrote Note G.")),
+        ],
+        agent="model-a",
+    )
     ingest(s, "b.txt", TEXT_B, [("Ada Lovelace", "resided_in", "London", *span(TEXT_B, TEXT_B))], agent="model-b")
     return run_a
 
@@ -112,9 +119,12 @@ def test_bad_input_is_still_refused_on_the_no_op_path():
     s = AssertionStore.memory()
     aid = s.assert_("Ada Lovelace", "born_in", "London")
     T.retract(s, aid, "wrong")
-    for call in (lambda: T.retract(s, aid, "   "), lambda: T.retract(s, aid, "x", agent=" "),
-                 lambda: T.reinstate(s, s.assert_("a", "born_in", "b"), "x", agent=""),
-                 lambda: T.retract(s, "not-an-id", "x")):
+    for call in (
+        lambda: T.retract(s, aid, "   "),
+        lambda: T.retract(s, aid, "x", agent=" "),
+        lambda: T.reinstate(s, s.assert_("a", "born_in", "b"), "x", agent=""),
+        lambda: T.retract(s, "not-an-id", "x"),
+    ):
         with pytest.raises(InvalidInput):
             call()
     with pytest.raises(NotFound):

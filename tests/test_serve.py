@@ -19,14 +19,17 @@ from semantic_rdf.lifecycle.temporal import retract
 from semantic_rdf.core.values import Chunk, Doc, Triple
 
 TEXT = "Marie Curie was born in Warsaw. She discovered Polonium. She moved to Paris."
-FACTS = [("Marie Curie", "born_in", "Warsaw", 0, 31), ("Marie Curie", "discovered", "Polonium", 32, 56),
-         ("Marie Curie", "moved_to", "Paris", 57, 76)]
+FACTS = [("Marie Curie", "born_in", "Warsaw", 0, 31), ("Marie Curie", "discovered", "Polonium", 32, 56), ("Marie Curie", "moved_to", "Paris", 57, 76)]
 
 
 def _start_serve(root, *args: str) -> tuple[subprocess.Popen, dict]:
     """`semantic-rdf --json serve --port 0 ARGS` on `root`, and the JSON object it prints once the server answers."""
-    proc = subprocess.Popen([sys.executable, "-m", "semantic_rdf", "--json", "--store", str(root), "serve", "--port", "0",
-                             *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "semantic_rdf", "--json", "--store", str(root), "serve", "--port", "0", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     out = []
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -51,8 +54,9 @@ def served(tmp_path_factory):
     doc = Doc("curie.txt", "curie.txt", TEXT)
     with store.run("ingestion", agent="test-extractor") as run:
         store.add_document(doc, run)
-        report = store.assert_triples([Triple(s, p, o, Chunk(doc.id, 0, TEXT, 0, len(TEXT)), 0.8, start=a, end=b)
-                                       for s, p, o, a, b in FACTS], run=run)
+        report = store.assert_triples(
+            [Triple(s, p, o, Chunk(doc.id, 0, TEXT, 0, len(TEXT)), 0.8, start=a, end=b) for s, p, o, a, b in FACTS], run=run
+        )
     retract(store, report.ids[2], "the move date is disputed", agent="a-reviewer")
     store.close()
     proc, info = _start_serve(root)
@@ -68,8 +72,9 @@ def served(tmp_path_factory):
 
 
 def _select(endpoint: str, query: str) -> list[dict]:
-    req = urllib.request.Request(endpoint, data=urllib.parse.urlencode({"query": query}).encode(),
-                                 headers={"Accept": "application/sparql-results+json"})
+    req = urllib.request.Request(
+        endpoint, data=urllib.parse.urlencode({"query": query}).encode(), headers={"Accept": "application/sparql-results+json"}
+    )
     with urllib.request.urlopen(req, timeout=30) as r:
         return [{k: v["value"] for k, v in b.items()} for b in json.load(r)["results"]["bindings"]]
 
@@ -99,14 +104,19 @@ def test_the_ready_queries_answer_questions_about_the_store(served):
     assert [(r["document"], r["facts"]) for r in docs] == [("curie.txt", "3")] and docs[0]["read"]
     withdrawn = _select(info["query"], ready["serve/withdrawn"])
     assert [(r["object"], r["why"], r["by"], r["believed_again"]) for r in withdrawn] == [
-        ("Paris", "the move date is disputed", "a-reviewer", "false")]
+        ("Paris", "the move date is disputed", "a-reviewer", "false")
+    ]
 
 
 def test_the_ready_queries_run_on_the_embedded_store_too(served):
     info, root = served
     facts = _select(info["query"], _ready(info)["serve/facts"])
-    r = subprocess.run([sys.executable, "-m", "semantic_rdf", "--store", str(root), "query", "serve/facts", "--union",
-                        "--format", "json"], capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "semantic_rdf", "--store", str(root), "query", "serve/facts", "--union", "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     local = [{k: v["value"] for k, v in b.items()} for b in json.loads(r.stdout)["results"]["bindings"]]
     assert local == facts
@@ -115,8 +125,12 @@ def test_the_ready_queries_run_on_the_embedded_store_too(served):
 def test_the_text_output_lists_the_ready_queries(tmp_path):
     root = tmp_path / "store"
     AssertionStore.open(root).close()
-    proc = subprocess.Popen([sys.executable, "-m", "semantic_rdf", "--store", str(root), "serve", "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "semantic_rdf", "--store", str(root), "serve", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         first = proc.stdout.readline()
         assert first.startswith(f"serving {root} read-only at http://127.0.0.1:"), first + proc.stderr.read()
@@ -139,8 +153,7 @@ def _run_in_page(browser, url: str, query: str) -> list[list[str]]:
     browser.execute_script("document.querySelector('.CodeMirror').CodeMirror.setValue(arguments[0])", query)
     browser.find_element(By.CSS_SELECTOR, ".yasqe_queryButton").click()
     WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".yasr table tbody tr td"))
-    return [[td.text for td in tr.find_elements(By.CSS_SELECTOR, "td")]
-            for tr in browser.find_elements(By.CSS_SELECTOR, ".yasr table tbody tr")]
+    return [[td.text for td in tr.find_elements(By.CSS_SELECTOR, "td")] for tr in browser.find_elements(By.CSS_SELECTOR, ".yasr table tbody tr")]
 
 
 def test_the_page_runs_a_plain_select_in_a_real_browser(served, browser):

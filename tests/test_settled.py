@@ -50,8 +50,7 @@ def _read_store(spans: int) -> tuple[AssertionStore, Chunk]:
     with s.run("ingestion", agent="rules") as run:
         s.add_document(d, run)
         n = len(SENTENCE)
-        s.assert_triples([Triple("Ada Lovelace", "born_in", "London", c, 0.5, start=i * n, end=i * n + n - 1)
-                          for i in range(spans)], run=run)
+        s.assert_triples([Triple("Ada Lovelace", "born_in", "London", c, 0.5, start=i * n, end=i * n + n - 1) for i in range(spans)], run=run)
     return s, c
 
 
@@ -60,8 +59,7 @@ def _repeat_cost(spans: int) -> tuple[int, int]:
     n = len(SENTENCE)
     with s.run("ingestion", agent="rules") as run:
         counting = s.ox = _Counting(s.ox)
-        r = s.assert_triples([Triple("Ada Lovelace", "born_in", "London", c, 0.9, start=spans * n,
-                                     end=spans * n + n - 1)], run=run)
+        r = s.assert_triples([Triple("Ada Lovelace", "born_in", "London", c, 0.9, start=spans * n, end=spans * n + n - 1)], run=run)
         s.ox = counting._store
     assert r.repeated == 1
     rec = s.require(AID)
@@ -126,8 +124,7 @@ def _scenario(kind: str):
         run = s.begin_run("ingestion", agent="rules")
         s.record_run(run)  # on record before the captured batch, which does not write it
         n = len(SENTENCE)
-        batch = _captured_repeat(s, [Triple("Ada Lovelace", "born_in", "London", c, 0.7, start=2 * n,
-                                            end=3 * n - 1)], run)
+        batch = _captured_repeat(s, [Triple("Ada Lovelace", "born_in", "London", c, 0.7, start=2 * n, end=3 * n - 1)], run)
     return s, batch
 
 
@@ -149,12 +146,25 @@ def _verdicts(s: AssertionStore, check: list[N.NQ], settled: dict[str, Settled])
 
 
 _POOL = [
-    N.literal("1.5", XSD + "decimal"), N.literal("0.25", XSD + "decimal"), N.literal("0", XSD + "integer"),
-    N.literal("7", XSD + "integer"), N.literal("abc", XSD + "integer"), N.literal("plain"),
-    N.literal("2020-01-01T00:00:00Z", XSD + "dateTime"), N.literal("yesterday", XSD + "dateTime"),
-    "<https://w3id.org/semantic-rdf/e/someone>", str(M.CallerStatement), str(OA_.SpecificResource),
-    str(M.Assertion), str(M.SuppliedAssertion), str(M.ExtractedAssertion), str(M.DerivedAssertion),
-    str(M.Tombstone), str(M.BeliefInterval), str(P.Activity), "_:b0",
+    N.literal("1.5", XSD + "decimal"),
+    N.literal("0.25", XSD + "decimal"),
+    N.literal("0", XSD + "integer"),
+    N.literal("7", XSD + "integer"),
+    N.literal("abc", XSD + "integer"),
+    N.literal("plain"),
+    N.literal("2020-01-01T00:00:00Z", XSD + "dateTime"),
+    N.literal("yesterday", XSD + "dateTime"),
+    "<https://w3id.org/semantic-rdf/e/someone>",
+    str(M.CallerStatement),
+    str(OA_.SpecificResource),
+    str(M.Assertion),
+    str(M.SuppliedAssertion),
+    str(M.ExtractedAssertion),
+    str(M.DerivedAssertion),
+    str(M.Tombstone),
+    str(M.BeliefInterval),
+    str(P.Activity),
+    "_:b0",
 ]
 
 
@@ -200,8 +210,7 @@ def test_crafted_bad_repeats_refused_and_store_unchanged():
     src = next(q[0] for q in batch["add"] if q[2] == str(M.CallerStatement))
     # the added kind's caller statement is not typed one: the stored sources (spans) are read, and none is
     untyped = [q for q in batch["add"] if not (q[0] == src and q[2] == str(M.CallerStatement))]
-    bad_count = [(q[0], q[1], N.literal("0", XSD + "integer"), q[3]) if q[1] == str(M.count) and q[0] == a else q
-                 for q in batch["add"]]
+    bad_count = [(q[0], q[1], N.literal("0", XSD + "integer"), q[3]) if q[1] == str(M.count) and q[0] == a else q for q in batch["add"]]
     types = [q for q in batch["check"] if q not in batch["add"]]  # the stored record's rdf:types
     for add in (untyped, bad_count):
         with pytest.raises(ShapeViolation):

@@ -27,14 +27,15 @@ def _valid_store() -> AssertionStore:
     with s.run("ingestion", agent="rules") as run:
         s.add_document(d, run)
         c = Chunk("d1", 0, d.text, 0, len(d.text))
-        s.assert_triples([Triple("Ada Lovelace", "born_in", "London", c, 0.8, start=0, end=31,
-                                 valid=Validity(datetime(1815, 12, 10, tzinfo=timezone.utc)))], run=run)
+        s.assert_triples(
+            [Triple("Ada Lovelace", "born_in", "London", c, 0.8, start=0, end=31, valid=Validity(datetime(1815, 12, 10, tzinfo=timezone.utc)))],
+            run=run,
+        )
     return s
 
 
 def _triples(s: AssertionStore) -> list[ox.Quad]:
-    return list(s.ox.quads_for_pattern(None, None, None, PROVENANCE_GRAPH)) + \
-        list(s.ox.quads_for_pattern(None, None, None, ENTITY_GRAPH))
+    return list(s.ox.quads_for_pattern(None, None, None, PROVENANCE_GRAPH)) + list(s.ox.quads_for_pattern(None, None, None, ENTITY_GRAPH))
 
 
 def _replace(quads, pred, new_obj=None, subject_filter=None):
@@ -66,13 +67,18 @@ def _mutations(quads):
     yield "no subject", _replace(quads, M.subject)
     yield "start after end", _replace(quads, OA_.start, X("40", "integer"))
     yield "negative start", _replace(quads, OA_.start, X("-1", "integer"))
-    yield "validFrom after validUntil", quads + [
-        ox.Quad(next(q.subject for q in quads if q.predicate == M.validFrom), M.validUntil,
-                X("1800-01-01T00:00:00Z", "dateTime"), PROVENANCE_GRAPH)]
+    yield (
+        "validFrom after validUntil",
+        quads
+        + [
+            ox.Quad(
+                next(q.subject for q in quads if q.predicate == M.validFrom), M.validUntil, X("1800-01-01T00:00:00Z", "dateTime"), PROVENANCE_GRAPH
+            )
+        ],
+    )
     extracted = next(q.subject for q in quads if q.object == M.ExtractedAssertion)
     yield "source-read without span", [q for q in quads if not (q.subject == extracted and q.predicate == P.wasDerivedFrom)]
-    yield "derived without antecedent", quads + [
-        ox.Quad(a, RDF_TYPE, M.DerivedAssertion, PROVENANCE_GRAPH)]
+    yield "derived without antecedent", quads + [ox.Quad(a, RDF_TYPE, M.DerivedAssertion, PROVENANCE_GRAPH)]
     yield "agent only SoftwareAgent", [q for q in quads if not (q.predicate == RDF_TYPE and q.object == P.Agent)]
     yield "bad sha256", _replace(quads, M.sha256, ox.Literal("not-a-hash"))
     yield "second generation", quads + [ox.Quad(a, P.wasGeneratedBy, ox.NamedNode("https://w3id.org/semantic-rdf/run/other"), PROVENANCE_GRAPH)]
@@ -151,7 +157,11 @@ _POOL = [
     ox.Literal("e" * 64),
     ox.NamedNode("https://w3id.org/semantic-rdf/e/someone"),
     ox.NamedNode("https://w3id.org/semantic-rdf/p/wrote"),
-    M.Assertion, M.BeliefInterval, P.Activity, P.Agent, OA_.TextPositionSelector,
+    M.Assertion,
+    M.BeliefInterval,
+    P.Activity,
+    P.Agent,
+    OA_.TextPositionSelector,
     ox.BlankNode("b0"),
 ]
 
@@ -172,9 +182,14 @@ def _random_mutation(quads, rng):
             node = rng.choice(quads).object if rng.random() < 0.5 else q.subject
             if isinstance(node, ox.Literal):
                 continue
-            quads.append(ox.Quad(node, RDF_TYPE,
-                                 rng.choice([M.Assertion, M.ExtractedAssertion, M.DerivedAssertion, M.Tombstone,
-                                             OA_.SpecificResource, P.Activity, M.Document]), q.graph_name))
+            quads.append(
+                ox.Quad(
+                    node,
+                    RDF_TYPE,
+                    rng.choice([M.Assertion, M.ExtractedAssertion, M.DerivedAssertion, M.Tombstone, OA_.SpecificResource, P.Activity, M.Document]),
+                    q.graph_name,
+                )
+            )
     return quads
 
 
@@ -192,7 +207,6 @@ def test_python_checker_agrees_with_pyshacl_on_random_damage(seed):
 _VALID = _valid_store()
 
 
-
 # ------------------------------------------------------------------ span sources checked one per document
 # A batch's span sources are one template over values their Triple and Chunk checked when built; the write
 # path checks the first of each document (store._assert_batch). These tests show the template conforms for
@@ -202,8 +216,9 @@ FACT = ("Ada Lovelace", "born_in", "London")
 _DOC = "<https://w3id.org/semantic-rdf/doc/0123456789abcdef>"
 _RUN = "<https://w3id.org/semantic-rdf/run/0123456789abcdef0123456789abcdef>"
 # chunk start, chunk length, evidence start within the chunk, chunk index, score
-_span = st.tuples(st.integers(0, 10**12), st.integers(0, 64), st.integers(0, 64), st.integers(0, 10**9),
-                  st.one_of(st.none(), st.floats(0, 1), st.integers(0, 1)))
+_span = st.tuples(
+    st.integers(0, 10**12), st.integers(0, 64), st.integers(0, 64), st.integers(0, 10**9), st.one_of(st.none(), st.floats(0, 1), st.integers(0, 1))
+)
 
 
 def _triple(doc_id: str, text: str, span: tuple) -> Triple:
@@ -217,8 +232,7 @@ def _triple(doc_id: str, text: str, span: tuple) -> Triple:
 def test_any_valid_span_source_passes_the_compiled_check(span, at):
     t = _triple("d", "x" * 64, span)
     a, b = t.span
-    quads = L.span_source_quads(L.span_ref(assertion_id(*FACT), _DOC, a, b), _DOC, a, b, t.chunk.index,
-                                t.confidence, at, _RUN)
+    quads = L.span_source_quads(L.span_ref(assertion_id(*FACT), _DOC, a, b), _DOC, a, b, t.chunk.index, t.confidence, at, _RUN)
     report = shape_check().check(quads, lambda node: [str(M.Document)] if node == _DOC else [])
     assert report.conforms, report.violations
 
@@ -253,8 +267,7 @@ def test_the_write_path_checks_one_span_source_per_document(monkeypatch):
         s.add_documents(docs, run)
         for batch in ([0, 1], [2, 3]):  # a new record, then a repeat batch
             seen.clear()
-            s.assert_triples([Triple(*FACT, c[d.id], 0.9, start=33 * k, end=33 * k + 32) for d in docs for k in batch],
-                             run=run)
+            s.assert_triples([Triple(*FACT, c[d.id], 0.9, start=33 * k, end=33 * k + 32) for d in docs for k in batch], run=run)
             checked = [q for q in seen[0] if q[1] == str(RDF_TYPE) and q[2] == str(OA_.SpecificResource)]
             assert len(checked) == 3  # 6 sources written, the first of each of the 3 documents checked
     assert len(list(s.ox.quads_for_pattern(None, RDF_TYPE, OA_.SpecificResource, PROVENANCE_GRAPH))) == 12

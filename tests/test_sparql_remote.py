@@ -16,8 +16,17 @@ from semantic_rdf.rdf.queries import packaged
 from semantic_rdf.core.resources import files
 from semantic_rdf.remote.servers import free_port
 from semantic_rdf.remote.sparql import (
-    NS_PREFIX, EmbeddedBackend, Endpoint, PathTooDeep, RemoteBackend, RemoteError, TruncatedResult, bind,
-    canonical_rows, closure_paths, term,
+    NS_PREFIX,
+    EmbeddedBackend,
+    Endpoint,
+    PathTooDeep,
+    RemoteBackend,
+    RemoteError,
+    TruncatedResult,
+    bind,
+    canonical_rows,
+    closure_paths,
+    term,
 )
 from semantic_rdf.store.assertions import AssertionStore
 from semantic_rdf.interfaces.stores import MemoryGraphStore, MemoryTripleStore
@@ -64,8 +73,7 @@ def test_untrusted_values_are_data_never_query_text(any_store, value):
     rows = any_store.select("SELECT ?p WHERE { GRAPH ?g { ?s ?p ?o } }", g=G, o=ox.Literal(value))
     assert [r["p"].value for r in rows] == [f"http://example.org/text{NASTY.index(value)}"]
     assert any_store.ask("ASK { GRAPH ?g { ?s ?p ?o } }", g=G, o=value) is True
-    any_store.update("DELETE DATA { GRAPH ?g { ?s ?p ?o } }", g=G, s=S, p=ox.NamedNode("http://example.org/text0"),
-                     o=ox.Literal(NASTY[0]))
+    any_store.update("DELETE DATA { GRAPH ?g { ?s ?p ?o } }", g=G, s=S, p=ox.NamedNode("http://example.org/text0"), o=ox.Literal(NASTY[0]))
     assert any_store.count() == len(sample_quads()) - 1
     assert not any_store.ask("ASK { GRAPH ?g { ?s ?p ?o } }", g=G, o=NASTY[0])
 
@@ -73,15 +81,14 @@ def test_untrusted_values_are_data_never_query_text(any_store, value):
 def test_typed_literals_compare_as_values(any_store):
     any_store.insert(sample_quads())
     rows = any_store.select(
-        "SELECT ?n ?c WHERE { GRAPH ?g { ?s <http://example.org/n> ?n ; <http://example.org/c> ?c } "
-        "FILTER(?n > 41 && ?c < 0.8) }", g=G)
-    assert canonical_rows(rows) == canonical_rows([{
-        "n": ox.Literal("42", datatype=ox.NamedNode(XSD + "integer")),
-        "c": ox.Literal("0.75", datatype=ox.NamedNode(XSD + "decimal"))}])
+        "SELECT ?n ?c WHERE { GRAPH ?g { ?s <http://example.org/n> ?n ; <http://example.org/c> ?c } FILTER(?n > 41 && ?c < 0.8) }", g=G
+    )
+    assert canonical_rows(rows) == canonical_rows(
+        [{"n": ox.Literal("42", datatype=ox.NamedNode(XSD + "integer")), "c": ox.Literal("0.75", datatype=ox.NamedNode(XSD + "decimal"))}]
+    )
     at = datetime(2024, 5, 1, 9, 0, tzinfo=timezone.utc)
     assert any_store.ask("ASK { GRAPH ?g { ?s <http://example.org/at> ?t FILTER(?t > ?after) } }", after=at)
-    assert not any_store.ask("ASK { GRAPH ?g { ?s <http://example.org/at> ?t FILTER(?t > ?after) } }",
-                             after=at + timedelta(hours=2))
+    assert not any_store.ask("ASK { GRAPH ?g { ?s <http://example.org/at> ?t FILTER(?t > ?after) } }", after=at + timedelta(hours=2))
 
 
 def test_delete_and_drop(any_store):
@@ -96,9 +103,15 @@ def test_delete_and_drop(any_store):
 
 
 def test_bulk_load_equals_insert(any_store):
-    qs = [ox.Quad(ox.NamedNode(f"{NS_PREFIX}a/{i}"), ox.NamedNode(f"{NS_PREFIX}p/{i % 7}"),
-                  ox.Literal(str(i), datatype=ox.NamedNode(XSD + "integer")), ox.NamedNode(f"{NS_PREFIX}g/{i % 50}"))
-          for i in range(2500)]
+    qs = [
+        ox.Quad(
+            ox.NamedNode(f"{NS_PREFIX}a/{i}"),
+            ox.NamedNode(f"{NS_PREFIX}p/{i % 7}"),
+            ox.Literal(str(i), datatype=ox.NamedNode(XSD + "integer")),
+            ox.NamedNode(f"{NS_PREFIX}g/{i % 50}"),
+        )
+        for i in range(2500)
+    ]
     assert any_store.load(ox.serialize(qs, format=ox.RdfFormat.N_QUADS)) == 2500
     assert any_store.count() == 2500
     assert any_store.dump() == sorted(qs, key=str)
@@ -107,15 +120,14 @@ def test_bulk_load_equals_insert(any_store):
 
 def test_triple_and_graph_adapters_agree_with_memory(any_store):
     t, ref = SparqlTriples(any_store, NS_PREFIX + "test/triples"), MemoryTripleStore()
-    for x in [("alice", "knows", "bob"), ("alice", "knows", "http://example.org/carol"), ("bob", "p q", "a/b?c"),
-              ("alice", "knows", "bob")]:
+    for x in [("alice", "knows", "bob"), ("alice", "knows", "http://example.org/carol"), ("bob", "p q", "a/b?c"), ("alice", "knows", "bob")]:
         t.assert_(*x)
         ref.assert_(*x)
     for pattern in [{}, {"s": "alice"}, {"p": "p q"}, {"o": "a/b?c"}, {"s": "nobody"}]:
         assert t.match(**pattern) == ref.match(**pattern)
     g, gref = SparqlGraph(any_store, NS_PREFIX + "test/graph"), MemoryGraphStore()
     for store in (g, gref):
-        store.node("alice", {"age": 30, "name": "Alice \"A\""})
+        store.node("alice", {"age": 30, "name": 'Alice "A"'})
         store.edge("alice", "bob", "knows")
         store.edge("alice", "acme", "works at")
         store.node("alice", {"age": 31})
@@ -125,8 +137,7 @@ def test_triple_and_graph_adapters_agree_with_memory(any_store):
 
 
 def test_bind_substitutes_tokens_not_text():
-    q = ('SELECT ?a ?b WHERE { ?a <http://x/p> "?a in a string" . # ?a in a comment\n'
-         ' FILTER(BOUND(?a) && ?b < ?a) }')
+    q = 'SELECT ?a ?b WHERE { ?a <http://x/p> "?a in a string" . # ?a in a comment\n FILTER(BOUND(?a) && ?b < ?a) }'
     out = bind(q, {"a": ox.NamedNode("http://x/v")})
     assert out.startswith("SELECT (<http://x/v> AS ?a) ?b WHERE { <http://x/v> <http://x/p>")
     assert '"?a in a string"' in out and "# ?a in a comment" in out and "FILTER(true && ?b < <http://x/v>)" in out
@@ -136,16 +147,19 @@ def test_bind_substitutes_tokens_not_text():
         term(ox.BlankNode())
 
 
-@pytest.mark.parametrize("dsn,error", [
-    ("http://127.0.0.1:1/sparql", "cannot ask the server which it is"),
-    ("http://dba:dba@127.0.0.1:1/sparql", "credentials"),
-    ("ftp://127.0.0.1:1/sparql", "use http"),
-    ("mongo+http://x", "unknown server flavour"),
-    ("virtuoso+http://dba:dba@127.0.0.1:8890", "credentials"),
-    ("virtuoso+http://127.0.0.1:8890?load-dir=relative", "absolute"),
-    ("oxigraph+http://127.0.0.1:7878?bogus=1", "unknown parameter"),
-    ("oxigraph+http://127.0.0.1:7878?streams=0", "streams"),
-])
+@pytest.mark.parametrize(
+    "dsn,error",
+    [
+        ("http://127.0.0.1:1/sparql", "cannot ask the server which it is"),
+        ("http://dba:dba@127.0.0.1:1/sparql", "credentials"),
+        ("ftp://127.0.0.1:1/sparql", "use http"),
+        ("mongo+http://x", "unknown server flavour"),
+        ("virtuoso+http://dba:dba@127.0.0.1:8890", "credentials"),
+        ("virtuoso+http://127.0.0.1:8890?load-dir=relative", "absolute"),
+        ("oxigraph+http://127.0.0.1:7878?bogus=1", "unknown parameter"),
+        ("oxigraph+http://127.0.0.1:7878?streams=0", "streams"),
+    ],
+)
 def test_endpoint_names_are_checked(dsn, error):
     with pytest.raises(InvalidInput, match=error):
         Endpoint.parse(dsn)
@@ -153,14 +167,14 @@ def test_endpoint_names_are_checked(dsn, error):
 
 def test_endpoint_flavours_know_their_urls():
     o = Endpoint.parse("oxigraph+http://127.0.0.1:7878")
-    assert (o.query_url, o.update_url, o.gsp_url) == ("http://127.0.0.1:7878/query", "http://127.0.0.1:7878/update",
-                                                      "http://127.0.0.1:7878/store")
+    assert (o.query_url, o.update_url, o.gsp_url) == ("http://127.0.0.1:7878/query", "http://127.0.0.1:7878/update", "http://127.0.0.1:7878/store")
     v = Endpoint.parse("virtuoso+http://127.0.0.1:8890")
     assert v.query_url == v.update_url == "http://127.0.0.1:8890/sparql" and v.batch <= 1000
 
 
 # ----------------------------------------------------------------------------------------------
 # the assertion store pushed into the servers: every packaged query gives the same rows
+
 
 @pytest.fixture(scope="module")
 def demo_store():
@@ -180,8 +194,7 @@ def _query_params(store, text: str) -> list[dict]:
     from semantic_rdf.core.vocab import assertion_iri, entity_iri
 
     rec = store.get(sorted(store.ids())[0])
-    known = {"a": assertion_iri(rec.id), "root": assertion_iri(rec.id), "s": entity_iri(rec.subject),
-             "asof": dt(store.now())}
+    known = {"a": assertion_iri(rec.id), "root": assertion_iri(rec.id), "s": entity_iri(rec.subject), "asof": dt(store.now())}
     bound = {k: v for k, v in known.items() if f"?{k} " in text or f"?{k})" in text}
     if "Parameters" not in text and "parameters" not in text:
         return [{}]  # a whole-store query (integrity, stats): its variables are not parameters
@@ -224,7 +237,7 @@ def test_push_since_last_sends_only_changes(kind, request, tmp_path):
         unchanged = push(store, dsn, since_last=True)
         assert unchanged.mode == "incremental" and unchanged.sent == 0 and unchanged.removed == 0
         store.assert_("Grace Hopper", "worked_at", "Harvard", score=0.7)
-        store.assert_("Marie Curie", "won", "Nobel Prize", score=0.5)   # re-observation changes the record
+        store.assert_("Marie Curie", "won", "Nobel Prize", score=0.5)  # re-observation changes the record
         second = push(store, dsn, since_last=True)
         assert second.mode == "incremental" and 0 < second.sent < second.local
         assert second.removed > 0 and second.remote == second.local == len(store.ox)
@@ -250,12 +263,20 @@ def test_cli_push_reports_matching_counts(oxigraph_server, tmp_path):
         seed(store)
         n = len(store.ox)
     RemoteBackend(oxigraph_server.dsn).drop(NS_PREFIX)
-    out = subprocess.run([sys.executable, "-m", "semantic_rdf", "--store", str(tmp_path / "st"), "--json", "push",
-                          oxigraph_server.dsn], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "semantic_rdf", "--store", str(tmp_path / "st"), "--json", "push", oxigraph_server.dsn],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert '"remote": %d' % n in out.stdout and '"local": %d' % n in out.stdout
-    bad = subprocess.run([sys.executable, "-m", "semantic_rdf", "--store", str(tmp_path / "st"), "push",
-                          "virtuoso+http://u:p@127.0.0.1:1"], capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [sys.executable, "-m", "semantic_rdf", "--store", str(tmp_path / "st"), "push", "virtuoso+http://u:p@127.0.0.1:1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode == 2 and "credentials" in bad.stderr and bad.stderr.count("\n") == 1
     RemoteBackend(oxigraph_server.dsn).drop(NS_PREFIX)
 
@@ -267,8 +288,12 @@ def test_serve_answers_a_packaged_query(tmp_path):
         seed(store)
         want = canonical_rows(store.select(packaged("stats")))
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "semantic_rdf", "--store", str(tmp_path / "st"), "serve",
-                             "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "semantic_rdf", "--store", str(tmp_path / "st"), "serve", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = proc.stdout.readline()
         assert f"http://127.0.0.1:{port}" in line, proc.stderr.read() if proc.poll() is not None else line
@@ -282,6 +307,7 @@ def test_serve_answers_a_packaged_query(tmp_path):
         proc.wait(30)
     with pytest.raises(OSError):  # the oxigraph child went with it
         import socket
+
         socket.create_connection(("127.0.0.1", port), timeout=1).close()
 
 
@@ -291,9 +317,19 @@ def test_serve_answers_a_packaged_query(tmp_path):
 
 PROV = "http://www.w3.org/ns/prov#"
 PG = ox.NamedNode(NS_PREFIX + "graph/provenance")
-EDGES = [("a0", "a1"), ("a1", "a2"), ("a2", "a3"), ("a3", "s3"), ("a0", "b1"), ("b1", "a2"), ("a2", "s2"),  # diamond
-         ("c0", "c1"), ("c1", "c0"), ("c1", "s9")]                                                      # cycle
-EDGES += [(f"d{i}", f"d{i + 1}") for i in range(9)]                                                      # a chain of 9
+EDGES = [
+    ("a0", "a1"),
+    ("a1", "a2"),
+    ("a2", "a3"),
+    ("a3", "s3"),
+    ("a0", "b1"),
+    ("b1", "a2"),
+    ("a2", "s2"),  # diamond
+    ("c0", "c1"),
+    ("c1", "c0"),
+    ("c1", "s9"),
+]  # cycle
+EDGES += [(f"d{i}", f"d{i + 1}") for i in range(9)]  # a chain of 9
 
 
 def _n(x: str) -> ox.NamedNode:
@@ -307,14 +343,24 @@ def _path_quads() -> list[ox.Quad]:
 
 def _path_queries() -> list[str]:
     w = "PREFIX prov: <http://www.w3.org/ns/prov#> SELECT * WHERE { GRAPH <%s> { %%s } }" % PG.value
-    out = [packaged("trace"), packaged("decision-chain"), w % "?x prov:wasDerivedFrom* ?y", w % "?x prov:wasDerivedFrom+ ?y",
-           w % "?x prov:wasDerivedFrom* ?y . ?y prov:wasInformedBy+ ?z",
-           w % "{ ?x prov:wasInformedBy+ ?y } UNION { ?x <http://example.org/label> ?y }"]
+    out = [
+        packaged("trace"),
+        packaged("decision-chain"),
+        w % "?x prov:wasDerivedFrom* ?y",
+        w % "?x prov:wasDerivedFrom+ ?y",
+        w % "?x prov:wasDerivedFrom* ?y . ?y prov:wasInformedBy+ ?z",
+        w % "{ ?x prov:wasInformedBy+ ?y } UNION { ?x <http://example.org/label> ?y }",
+    ]
     for x in ["a0", "a1", "c0", "c1", "d0", "d5", "s3", "nowhere"]:
-        out += [packaged("trace", root=_n(x)), packaged("decision-chain", d=_n(x)),
-                w % f"{_n(x)} prov:wasInformedBy+ ?prior", w % f"?x prov:wasDerivedFrom* {_n(x)}",
-                w % f"?x prov:wasDerivedFrom+ {_n(x)} . ?x prov:wasInformedBy ?z",
-                w % f"{_n('a0')} prov:wasDerivedFrom* {_n(x)}", w % f"{_n('c0')} prov:wasDerivedFrom+ {_n(x)}"]
+        out += [
+            packaged("trace", root=_n(x)),
+            packaged("decision-chain", d=_n(x)),
+            w % f"{_n(x)} prov:wasInformedBy+ ?prior",
+            w % f"?x prov:wasDerivedFrom* {_n(x)}",
+            w % f"?x prov:wasDerivedFrom+ {_n(x)} . ?x prov:wasInformedBy ?z",
+            w % f"{_n('a0')} prov:wasDerivedFrom* {_n(x)}",
+            w % f"{_n('c0')} prov:wasDerivedFrom+ {_n(x)}",
+        ]
     return out
 
 
@@ -327,9 +373,9 @@ def test_transitive_paths_give_the_same_rows(any_store):
         assert canonical_rows(any_store.select(text)) == want, text
     # the cases Virtuoso gets wrong when it evaluates the path itself, spelled out
     trace_a0 = any_store.select(packaged("trace", root=_n("a0")))
-    assert len(trace_a0) == 7 and len({(r["node"].value, r["source"].value) for r in trace_a0}) == 7   # no duplicates
+    assert len(trace_a0) == 7 and len({(r["node"].value, r["source"].value) for r in trace_a0}) == 7  # no duplicates
     chain = any_store.select("SELECT ?prior WHERE { GRAPH ?g { ?d <%swasInformedBy>+ ?prior } }" % PROV, g=PG, d=_n("c0"))
-    assert sorted(r["prior"].value for r in chain) == sorted(_n(x).value for x in ("c0", "c1", "s9"))   # back to c0
+    assert sorted(r["prior"].value for r in chain) == sorted(_n(x).value for x in ("c0", "c1", "s9"))  # back to c0
 
 
 def test_a_path_deeper_than_the_bound_is_refused(virtuoso_server):
@@ -342,7 +388,7 @@ def test_a_path_deeper_than_the_bound_is_refused(virtuoso_server):
             remote.select(packaged("trace", root=_n("d0")))
         with pytest.raises(PathTooDeep):
             remote.select(packaged("trace"))
-        assert len(remote.select(packaged("trace", root=_n("d5")))) == 4   # closes in 5 steps
+        assert len(remote.select(packaged("trace", root=_n("d5")))) == 4  # closes in 5 steps
     finally:
         remote.drop(NS_PREFIX)
         remote.close()
@@ -351,20 +397,19 @@ def test_a_path_deeper_than_the_bound_is_refused(virtuoso_server):
 def test_closure_paths_takes_only_plain_patterns():
     root = ox.NamedNode(NS_PREFIX + "a/x")
     [cp] = closure_paths(packaged("trace", root=root))
-    assert (cp.subject, cp.pred, cp.mod, cp.object, cp.graph) == (
-        str(root), f"<{PROV}wasDerivedFrom>", "*", "?node", f"<{PG.value}>")
+    assert (cp.subject, cp.pred, cp.mod, cp.object, cp.graph) == (str(root), f"<{PROV}wasDerivedFrom>", "*", "?node", f"<{PG.value}>")
     [cp] = closure_paths(packaged("decision-chain"))
     assert (cp.subject, cp.mod, cp.object) == ("?d", "+", "?prior")
     left_alone = [
-        "SELECT * WHERE { GRAPH ?g { ?x <http://p>* ?y } }",                  # a graph variable
-        "SELECT * FROM <http://g> WHERE { ?x <http://p>* ?y }",               # a dataset clause
-        "SELECT * WHERE { ?x <http://p>/<http://q>* ?y }",                    # a sequence
-        "SELECT * WHERE { ?x (<http://p>|<http://q>)+ ?y }",                  # an alternative
-        "SELECT * WHERE { ?x <http://p>* ?x }",                               # the same variable twice
-        "SELECT * WHERE { ?x <http://q> ?z ; <http://p>* ?y }",               # a predicate-object list
-        'SELECT * WHERE { ?x <http://p> "?x <http://p>* ?y ." }',             # text in a literal
-        "SELECT * WHERE { ?x <http://p> ?y # ?x <http://p>* ?y .\n }",       # text in a comment
-        "SELECT (?a * ?b AS ?c) WHERE { ?x <http://p> ?a , ?b }",             # multiplication
+        "SELECT * WHERE { GRAPH ?g { ?x <http://p>* ?y } }",  # a graph variable
+        "SELECT * FROM <http://g> WHERE { ?x <http://p>* ?y }",  # a dataset clause
+        "SELECT * WHERE { ?x <http://p>/<http://q>* ?y }",  # a sequence
+        "SELECT * WHERE { ?x (<http://p>|<http://q>)+ ?y }",  # an alternative
+        "SELECT * WHERE { ?x <http://p>* ?x }",  # the same variable twice
+        "SELECT * WHERE { ?x <http://q> ?z ; <http://p>* ?y }",  # a predicate-object list
+        'SELECT * WHERE { ?x <http://p> "?x <http://p>* ?y ." }',  # text in a literal
+        "SELECT * WHERE { ?x <http://p> ?y # ?x <http://p>* ?y .\n }",  # text in a comment
+        "SELECT (?a * ?b AS ?c) WHERE { ?x <http://p> ?a , ?b }",  # multiplication
     ]
     for text in left_alone:
         assert closure_paths(text) == [], text
@@ -376,6 +421,7 @@ def test_closure_paths_takes_only_plain_patterns():
 # issue 6 acceptance: after `semantic-rdf push` of a store holding the demo corpus into Oxigraph server and
 # into Virtuoso, the provenance trace query returns the same rows on all three
 
+
 def _cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
     out = subprocess.run([sys.executable, "-m", "semantic_rdf", *args], capture_output=True, text=True, timeout=timeout)
     assert out.returncode == 0, (args, out.stderr[-2000:])
@@ -385,7 +431,7 @@ def _cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
 def test_push_of_the_demo_corpus_gives_the_same_trace_on_all_three(oxigraph_server, virtuoso_server, tmp_path):
     st = str(tmp_path / "demo-store")
     _cli("--store", st, "demo")
-    _cli("--store", st, "derive")          # derived assertions: traces that go more than one step back
+    _cli("--store", st, "derive")  # derived assertions: traces that go more than one step back
     targets = [("oxigraph", oxigraph_server.dsn), ("virtuoso", virtuoso_server.bulk_dsn)]
     for _, dsn in targets:
         RemoteBackend(dsn).drop(NS_PREFIX)
@@ -394,10 +440,8 @@ def test_push_of_the_demo_corpus_gives_the_same_trace_on_all_three(oxigraph_serv
     store = AssertionStore.open(st)
     try:
         local = EmbeddedBackend(store.ox)
-        roots = [r["a"] for r in local.select(
-            "SELECT ?a WHERE { GRAPH ?g { ?a a <https://w3id.org/semantic-rdf/ns#Assertion> } }", g=PG)]
-        derived = local.select("SELECT ?a WHERE { GRAPH ?g { ?a a <https://w3id.org/semantic-rdf/ns#DerivedAssertion> } }",
-                               g=PG)
+        roots = [r["a"] for r in local.select("SELECT ?a WHERE { GRAPH ?g { ?a a <https://w3id.org/semantic-rdf/ns#Assertion> } }", g=PG)]
+        derived = local.select("SELECT ?a WHERE { GRAPH ?g { ?a a <https://w3id.org/semantic-rdf/ns#DerivedAssertion> } }", g=PG)
         assert len(roots) >= 18 and derived, "the demo corpus and derive should give assertions and derived ones"
         deep = 0
         for root in [None, *roots]:
@@ -407,7 +451,7 @@ def test_push_of_the_demo_corpus_gives_the_same_trace_on_all_three(oxigraph_serv
             deep += root is not None and len({r["node"] for r in local.select(text)}) > 1
             for kind, remote in remotes.items():
                 assert canonical_rows(remote.select(text)) == want, (kind, root)
-        assert deep >= 1   # at least one trace went through an antecedent
+        assert deep >= 1  # at least one trace went through an antecedent
     finally:
         store.close()
         for remote in remotes.values():
@@ -427,7 +471,7 @@ def test_a_plain_push_forgets_the_change_state(oxigraph_server, tmp_path):
         assert len(list(state.glob("*.npy"))) == 1
         plain = push(store, oxigraph_server.dsn)
         assert plain.mode == "full" and plain.remote == plain.local == len(store.ox)
-        assert list(state.glob("*.npy")) == []          # stale digests would hide what this push changed
+        assert list(state.glob("*.npy")) == []  # stale digests would hide what this push changed
         store.assert_("Grace Hopper", "worked_at", "Harvard", score=0.7)
         again = push(store, oxigraph_server.dsn, since_last=True)
         assert again.mode == "full" and again.remote == len(store.ox)
@@ -443,8 +487,7 @@ def test_graph_listing_pages_by_key(kind, request):
     remote = RemoteBackend(server.dsn + "?page=7")
     remote.drop(NS_PREFIX)
     try:
-        qs = [ox.Quad(S, ox.NamedNode("http://example.org/p"), ox.Literal(str(i)), ox.NamedNode(f"{NS_PREFIX}g/{i}"))
-              for i in range(30)]
+        qs = [ox.Quad(S, ox.NamedNode("http://example.org/p"), ox.Literal(str(i)), ox.NamedNode(f"{NS_PREFIX}g/{i}")) for i in range(30)]
         remote.insert(qs)
         assert remote.graphs() == sorted(q.graph_name.value for q in qs)
         assert remote.graphs(NS_PREFIX + "g/2") == sorted(f"{NS_PREFIX}g/{i}" for i in (2, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29))
@@ -463,7 +506,7 @@ def test_export_refuses_blank_nodes_but_not_the_text_of_one(tmp_path):
     assert export_nquads(st, tmp_path / "a.nq") == 1
     assert list(ox.parse(path=str(tmp_path / "a.nq"), format=ox.RdfFormat.N_QUADS)) == list(st)
     st.add(ox.Quad(S, ox.NamedNode("http://example.org/other"), ox.Literal("x"), ox.NamedNode("http://example.org/g")))
-    assert export_nquads(st, tmp_path / "b.nq") == 1          # only the graphs under the prefix
+    assert export_nquads(st, tmp_path / "b.nq") == 1  # only the graphs under the prefix
     st.add(ox.Quad(S, ox.NamedNode("http://example.org/p"), ox.BlankNode("b0"), G))
     with pytest.raises(InvalidInput, match="blank nodes"):
         export_nquads(st, tmp_path / "c.nq")
@@ -472,13 +515,19 @@ def test_export_refuses_blank_nodes_but_not_the_text_of_one(tmp_path):
 # ----------------------------------------------------------------------------------------------
 # push into Oxigraph server: the export streamed in blocks over concurrent requests, exactly the store
 
+
 def _mixed_store(n_graphs: int = 40) -> ox.Store:
     st = ox.Store()
     st.extend(sample_quads())
-    st.extend(ox.Quad(ox.NamedNode(f"{NS_PREFIX}a/{i}"), ox.NamedNode(f"http://example.org/p{i % 3}"),
-                      ox.Literal(f"{NASTY[i % len(NASTY)]} {i}", language="en") if i % 2 else
-                      ox.Literal(str(i), datatype=ox.NamedNode(XSD + "integer")),
-                      ox.NamedNode(f"{NS_PREFIX}g/{i % n_graphs}")) for i in range(3000))
+    st.extend(
+        ox.Quad(
+            ox.NamedNode(f"{NS_PREFIX}a/{i}"),
+            ox.NamedNode(f"http://example.org/p{i % 3}"),
+            ox.Literal(f"{NASTY[i % len(NASTY)]} {i}", language="en") if i % 2 else ox.Literal(str(i), datatype=ox.NamedNode(XSD + "integer")),
+            ox.NamedNode(f"{NS_PREFIX}g/{i % n_graphs}"),
+        )
+        for i in range(3000)
+    )
     return st
 
 
@@ -497,8 +546,8 @@ def test_push_streams_exactly_the_store_and_nothing_else(oxigraph_server, tmp_pa
     try:
         report = push(st, remote.endpoint, state_dir=tmp_path, backend=remote)
         assert report.sent == report.local == report.remote == len(want)
-        assert remote.dump() == want                       # Oxigraph keeps every lexical form: equal as quads
-        assert remote.count_all() == len(want)             # nothing from outside the prefix went
+        assert remote.dump() == want  # Oxigraph keeps every lexical form: equal as quads
+        assert remote.count_all() == len(want)  # nothing from outside the prefix went
     finally:
         remote.drop(NS_PREFIX)
         remote.close()
@@ -538,7 +587,7 @@ def test_a_blank_node_stops_the_push_and_leaves_nothing_behind(oxigraph_server, 
     try:
         with pytest.raises(InvalidInput, match="blank nodes"):
             push(st, remote.endpoint, state_dir=tmp_path, backend=remote)
-        assert remote.count() == 0      # the blocks sent before the refused one were taken back
+        assert remote.count() == 0  # the blocks sent before the refused one were taken back
     finally:
         remote.drop(NS_PREFIX)
         remote.close()
@@ -558,6 +607,7 @@ def test_a_refused_block_fails_the_load_without_hanging(oxigraph_server):
 
 # push into Virtuoso through its loader: the export cut into files loaded while it is still written
 
+
 def test_a_push_into_virtuoso_loads_every_part_file_and_leaves_none(virtuoso_server, tmp_path, monkeypatch):
     import functools
 
@@ -566,7 +616,7 @@ def test_a_push_into_virtuoso_loads_every_part_file_and_leaves_none(virtuoso_ser
     st = _mixed_store()
     want = EmbeddedBackend(st).dump()
     monkeypatch.setattr(sync, "nquads_blocks", functools.partial(sync.nquads_blocks, size=4096))
-    monkeypatch.setattr(sparql, "VIRTUOSO_PART", 20_000)      # many part files, loaded one after another
+    monkeypatch.setattr(sparql, "VIRTUOSO_PART", 20_000)  # many part files, loaded one after another
     parts: list[int] = []
     real = sparql._VirtuosoStream.run
     monkeypatch.setattr(sparql._VirtuosoStream, "run", lambda self, b: (real(self, b), parts.append(len(self.names)))[0])
@@ -599,7 +649,7 @@ def test_a_failing_export_into_virtuoso_loads_what_it_handed_over_then_stops(vir
     try:
         with pytest.raises(InvalidInput, match="refused"):
             remote.load_blocks(blocks())
-        assert remote.count() == len(sample_quads())    # loaded before load_blocks returned: a drop now is final
+        assert remote.count() == len(sample_quads())  # loaded before load_blocks returned: a drop now is final
         assert os.listdir(virtuoso_server.load_dir) == []
     finally:
         remote.drop(NS_PREFIX)
@@ -623,6 +673,7 @@ def test_a_virtuoso_load_of_bad_n_quads_fails(virtuoso_server):
 # pull from Virtuoso: more quads than its result cap, read without OFFSET (refused past MaxSortedTopRows)
 # and without CONSTRUCT / Graph Store GET (cut at the cap without saying so)
 
+
 @pytest.fixture(scope="module")
 def capped_virtuoso():
     """A Virtuoso with the packaged ResultSetMaxRows (10,000), as installed."""
@@ -642,11 +693,24 @@ def capped_virtuoso():
 def _pull_quads() -> list[ox.Quad]:
     """25,000 quads: one graph of 12,000 (more than a page: fetched by runs of subjects), 1,300 small ones."""
     big = ox.NamedNode(f"{NS_PREFIX}g/big")
-    qs = [ox.Quad(ox.NamedNode(f"{NS_PREFIX}a/{i // 8}"), ox.NamedNode(f"{NS_PREFIX}p/{i % 8}"),
-                  ox.Literal(f"v{i} \"é\"", language="en") if i % 3 == 0 else
-                  ox.Literal(str(i), datatype=ox.NamedNode(XSD + "integer")), big) for i in range(12000)]
-    qs += [ox.Quad(ox.NamedNode(f"{NS_PREFIX}b/{i}"), ox.NamedNode(f"{NS_PREFIX}p/{i % 5}"),
-                   ox.NamedNode(f"{NS_PREFIX}e/{i % 777}"), ox.NamedNode(f"{NS_PREFIX}g/{i // 10}")) for i in range(13000)]
+    qs = [
+        ox.Quad(
+            ox.NamedNode(f"{NS_PREFIX}a/{i // 8}"),
+            ox.NamedNode(f"{NS_PREFIX}p/{i % 8}"),
+            ox.Literal(f'v{i} "é"', language="en") if i % 3 == 0 else ox.Literal(str(i), datatype=ox.NamedNode(XSD + "integer")),
+            big,
+        )
+        for i in range(12000)
+    ]
+    qs += [
+        ox.Quad(
+            ox.NamedNode(f"{NS_PREFIX}b/{i}"),
+            ox.NamedNode(f"{NS_PREFIX}p/{i % 5}"),
+            ox.NamedNode(f"{NS_PREFIX}e/{i % 777}"),
+            ox.NamedNode(f"{NS_PREFIX}g/{i // 10}"),
+        )
+        for i in range(13000)
+    ]
     return qs
 
 
@@ -664,7 +728,7 @@ def test_pull_fetches_more_quads_than_the_result_cap(kind, request):
     try:
         assert remote.load(ox.serialize(qs, format=ox.RdfFormat.N_QUADS)) == len(qs) > 20000
         assert remote.count() == len(qs)
-        if kind == "capped":   # the cap is live: the one-request dump would be cut
+        if kind == "capped":  # the cap is live: the one-request dump would be cut
             with pytest.raises(TruncatedResult):
                 remote.select("SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }")
         st = ox.Store()

@@ -11,7 +11,13 @@ from hypothesis import strategies as st
 
 from semantic_rdf.core.errors import InvalidInput
 from semantic_rdf.pipeline.split import (
-    MarkdownHeadings, Paragraphs, Recursive, Sentences, heading_spans, paragraph_spans, sentence_spans,
+    MarkdownHeadings,
+    Paragraphs,
+    Recursive,
+    Sentences,
+    heading_spans,
+    paragraph_spans,
+    sentence_spans,
     splitter_from_spec,
 )
 from semantic_rdf.pipeline.stages import Splitter
@@ -30,8 +36,10 @@ def sentences_of(text: str) -> list[str]:
 
 
 def test_abbreviations_titles_and_decimals_do_not_end_sentences():
-    text = ("Dr. Smith met Mr. Jones and Mrs. Lee in the U.S. on Jan. 5. He paid $3.14, i.e. too much, "
-            "for e.g. coffee at St. Mary's. The U.S. Army arrived at 10 a.m. yesterday. J. R. R. Tolkien wrote it!")
+    text = (
+        "Dr. Smith met Mr. Jones and Mrs. Lee in the U.S. on Jan. 5. He paid $3.14, i.e. too much, "
+        "for e.g. coffee at St. Mary's. The U.S. Army arrived at 10 a.m. yesterday. J. R. R. Tolkien wrote it!"
+    )
     assert sentences_of(text) == [
         "Dr. Smith met Mr. Jones and Mrs. Lee in the U.S. on Jan. 5.",
         "He paid $3.14, i.e. too much, for e.g. coffee at St. Mary's.",
@@ -41,16 +49,14 @@ def test_abbreviations_titles_and_decimals_do_not_end_sentences():
 
 
 def test_sentence_ends_after_abbreviation_when_a_new_sentence_clearly_starts():
-    assert sentences_of("She moved to the U.S. Then she studied law.") == [
-        "She moved to the U.S.", "Then she studied law."]
+    assert sentences_of("She moved to the U.S. Then she studied law.") == ["She moved to the U.S.", "Then she studied law."]
     assert sentences_of("He works at Acme Inc. He likes it.") == ["He works at Acme Inc.", "He likes it."]
     assert sentences_of("Apples, pears, etc. are fruit.") == ["Apples, pears, etc. are fruit."]
 
 
 def test_question_exclamation_quotes_ellipsis_and_blank_lines():
     text = 'Is it? "Yes!" she said. Wait... then what?\n\nA heading without a stop\nNext line.'
-    assert sentences_of(text) == ["Is it?", '"Yes!" she said.', "Wait... then what?",
-                                  "A heading without a stop\nNext line."]
+    assert sentences_of(text) == ["Is it?", '"Yes!" she said.', "Wait... then what?", "A heading without a stop\nNext line."]
 
 
 def test_cjk_sentences():
@@ -72,8 +78,7 @@ def test_paragraph_and_heading_spans():
     assert [text[a:b].strip() for a, b in paragraph_spans(text)] == ["p1 line\nstill p1", "p2", "p3"]
     md = "intro\n# One\ntext\n```\n# not a heading\n```\n## Two\n~~~~\n# nor this\n~~~~\nend\n#hashtag\n"
     secs = [md[a:b] for a, b in heading_spans(md)]
-    assert secs == ["intro\n", "# One\ntext\n```\n# not a heading\n```\n",
-                    "## Two\n~~~~\n# nor this\n~~~~\nend\n#hashtag\n"]
+    assert secs == ["intro\n", "# One\ntext\n```\n# not a heading\n```\n", "## Two\n~~~~\n# nor this\n~~~~\nend\n#hashtag\n"]
 
 
 # ------------------------------------------------------------------ splitters
@@ -86,11 +91,9 @@ def test_splitters_are_splitters_and_chunks_carry_offsets():
         chunks = sp.split(doc(text))
         assert "".join(c.text for c in chunks) == text
         assert [c.index for c in chunks] == list(range(len(chunks)))
-        assert all(c.doc_id == "d1" and text[c.start:c.end] == c.text for c in chunks)
-    assert [c.text for c in Sentences(0).split(doc(text))] == [
-        "Alice works at Acme. ", "She lives in Paris. ", "Bob knows Alice."]
-    assert [c.text for c in Sentences(45).split(doc(text))] == [
-        "Alice works at Acme. She lives in Paris. ", "Bob knows Alice."]
+        assert all(c.doc_id == "d1" and text[c.start : c.end] == c.text for c in chunks)
+    assert [c.text for c in Sentences(0).split(doc(text))] == ["Alice works at Acme. ", "She lives in Paris. ", "Bob knows Alice."]
+    assert [c.text for c in Sentences(45).split(doc(text))] == ["Alice works at Acme. She lives in Paris. ", "Bob knows Alice."]
 
 
 def test_oversized_sentence_is_cut_further_not_passed_oversized():
@@ -104,8 +107,7 @@ def test_oversized_sentence_is_cut_further_not_passed_oversized():
 def test_recursive_prefers_coarse_separators():
     text = "Para one is here.\n\nPara two. It has two sentences.\n\nPara three."
     chunks = Recursive(40).split(doc(text))
-    assert [c.text for c in chunks] == ["Para one is here.\n\n", "Para two. It has two sentences.\n\n",
-                                        "Para three."]
+    assert [c.text for c in chunks] == ["Para one is here.\n\n", "Para two. It has two sentences.\n\n", "Para three."]
     assert Recursive(0).split(doc(text))[0].text == text
     assert Recursive(10).split(doc("")) == []
 
@@ -130,14 +132,14 @@ def test_overlap_repeats_units_and_keeps_offsets():
     text = "One. Two. Three. Four. Five."
     chunks = Sentences(0, overlap=1).split(doc(text))
     assert [c.text for c in chunks] == ["One. ", "One. Two. ", "Two. Three. ", "Three. Four. ", "Four. Five."]
-    assert all(text[c.start:c.end] == c.text for c in chunks)
+    assert all(text[c.start : c.end] == c.text for c in chunks)
     packed = Sentences(12, overlap=1).split(doc(text))
-    assert all(text[c.start:c.end] == c.text for c in packed)
+    assert all(text[c.start : c.end] == c.text for c in packed)
     assert packed[-1].end == len(text)
     assert all(a.start < b.start for a, b in zip(packed, packed[1:]))
     rec = Recursive(12, overlap=5).split(doc(text))
     assert any(a.end > b.start for a, b in zip(rec, rec[1:]))  # they really overlap
-    assert all(text[c.start:c.end] == c.text for c in rec)
+    assert all(text[c.start : c.end] == c.text for c in rec)
 
 
 def test_bad_sizes_and_specs():
@@ -183,7 +185,7 @@ def test_zero_overlap_chunks_tile_the_text(text, sp):
     assert "".join(c.text for c in chunks) == text
     pos = 0
     for i, c in enumerate(chunks):
-        assert c.index == i and c.start == pos and text[c.start:c.end] == c.text and c.end > c.start
+        assert c.index == i and c.start == pos and text[c.start : c.end] == c.text and c.end > c.start
         pos = c.end
     assert pos == len(text)
     if sp.size and isinstance(sp, Recursive):
@@ -196,7 +198,7 @@ def test_zero_overlap_chunks_tile_the_text(text, sp):
 def test_overlapping_chunks_cover_the_text_with_exact_offsets(text, size, overlap, recursive):
     sp = Recursive(size + overlap, overlap) if recursive else Sentences(size, overlap)
     chunks = sp.split(doc(text))
-    assert all(text[c.start:c.end] == c.text for c in chunks)
+    assert all(text[c.start : c.end] == c.text for c in chunks)
     if text:
         assert chunks[0].start == 0 and chunks[-1].end == len(text)
     for a, b in zip(chunks, chunks[1:]):
@@ -237,8 +239,9 @@ def _reference_spans(sp, text):
     units = sp._units(text)
     if sp.size > 0:
         hard = sp.size * (4 if sp.unit == "tokens" else 1)
-        units = [p for a, b in units for p in (_split._pieces(text, a, b, lambda x, y: cost(x, y) <= sp.size, hard)
-                                               if cost(a, b) > sp.size else [(a, b)])]
+        units = [
+            p for a, b in units for p in (_split._pieces(text, a, b, lambda x, y: cost(x, y) <= sp.size, hard) if cost(a, b) > sp.size else [(a, b)])
+        ]
     return _split._pack(units, sp.size, sp.overlap, cost)
 
 
@@ -246,8 +249,13 @@ _ws_alphabet = st.one_of(_alphabet, st.sampled_from(["\u00a0", "\u3000", "\u2028
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(_ws_alphabet, max_size=150).map("".join), st.integers(0, 40), st.integers(0, 5),
-       st.sampled_from(["chars", "tokens"]), st.sampled_from([Sentences, Paragraphs, MarkdownHeadings, Recursive]))
+@given(
+    st.lists(_ws_alphabet, max_size=150).map("".join),
+    st.integers(0, 40),
+    st.integers(0, 5),
+    st.sampled_from(["chars", "tokens"]),
+    st.sampled_from([Sentences, Paragraphs, MarkdownHeadings, Recursive]),
+)
 def test_array_packing_gives_exactly_the_per_piece_chunks(text, size, overlap, unit, cls):
     if cls is Recursive and size and overlap >= size:
         overlap = 0

@@ -13,7 +13,14 @@ from semantic_rdf.pipeline.normalize import DEFAULT
 from semantic_rdf.pipeline.parse import AutoParser
 from semantic_rdf.pipeline.split import Sentences, sentence_spans
 from semantic_rdf.pipeline.stages import (
-    Extractor, Ingester, Normalizer, Parser, Pipeline, PipelineResult, Splitter, build_pipeline,
+    Extractor,
+    Ingester,
+    Normalizer,
+    Parser,
+    Pipeline,
+    PipelineResult,
+    Splitter,
+    build_pipeline,
 )
 from semantic_rdf.core.values import Chunk, Triple
 
@@ -27,8 +34,7 @@ class WorksAt:
         out = []
         for a, b in sentence_spans(chunk.text):
             for m in self.rx.finditer(chunk.text, a, b):
-                out.append(Triple(m.group(1), "employer", m.group(2), chunk=chunk, score=0.9,
-                                  start=chunk.start + a, end=chunk.start + b))
+                out.append(Triple(m.group(1), "employer", m.group(2), chunk=chunk, score=0.9, start=chunk.start + a, end=chunk.start + b))
         return out
 
 
@@ -71,9 +77,9 @@ def test_document_text_is_the_normalized_text_and_spans_slice_it():
     [r] = list(p.run("n.txt"))
     assert r.doc.text == '"News": Alice works at Acme.\n\nCafé news: Bob works at Initech.'
     for c in r.chunks:
-        assert r.doc.text[c.start:c.end] == c.text
+        assert r.doc.text[c.start : c.end] == c.text
     assert "".join(c.text for c in r.chunks) == r.doc.text
-    spans = [r.doc.text[t.start:t.end] for t in r.triples]
+    spans = [r.doc.text[t.start : t.end] for t in r.triples]
     assert spans == ['"News": Alice works at Acme.', "Café news: Bob works at Initech."]
     assert r.doc.meta["size"] == len(src.encode())  # origin survives parsing and normalising
 
@@ -153,8 +159,7 @@ def test_build_pipeline_end_to_end(corpus):
 
 def test_build_pipeline_refusals(corpus, tmp_path):
     p = build_pipeline(["corpus"])
-    refs = ["outside.txt", "corpus/../outside.txt", "ftp://example.org/x", "http://127.0.0.1:9/x",
-            "http://169.254.169.254/latest/meta-data/"]
+    refs = ["outside.txt", "corpus/../outside.txt", "ftp://example.org/x", "http://127.0.0.1:9/x", "http://169.254.169.254/latest/meta-data/"]
     results = list(p.run_all(refs))
     assert len(results) == len(refs)
     assert all(isinstance(r.error, RefusedByBounds) and r.doc is None for r in results)

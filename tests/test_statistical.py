@@ -16,6 +16,7 @@ from semantic_rdf.pipeline.statistical import StatisticalExtractor, load_manifes
 from semantic_rdf.pipeline.statistical.extractor import WEIGHT_FILES, WEIGHTS_DIR, sha256_file
 from semantic_rdf.core.values import Chunk, Doc
 
+
 def _realtext() -> Path:
     """The corpora folder: $SEMANTIC_RDF_REALTEXT, else ../shared/data/realtext beside the checkout (or a worktree's)."""
     import os
@@ -34,13 +35,17 @@ REDOCRED = REALTEXT / "redocred" / "dev_revised.json"
 
 # Real sentences: the opening of Re-DocRED held-out documents and the issue's example (Wikipedia text).
 ANGELL = "Henrik Angell was a Norwegian military officer. He died in Kristiania."
-SCHNEIDER = ('Wilfried "Willi" Schneider (born 13 March 1963 in Mediaș, Transylvania) is a German skeleton '
-             "racer who competed from 1992 to 2002. He won two medals in the men's skeleton event at the FIBT "
-             "World Championships with a gold in 1998 and a bronze in 1999.")
-ALGER = ("Ross Patterson Alger (August 20, 1920 – January 16, 1992) was a politician in the Canadian province of "
-         "Alberta, who served as mayor of Calgary from 1977 to 1980. Born in Prelate, Saskatchewan, he moved to "
-         "Alberta with his family in 1930s. He received a bachelor of commerce degree from the University of "
-         "Alberta in 1942.")
+SCHNEIDER = (
+    'Wilfried "Willi" Schneider (born 13 March 1963 in Mediaș, Transylvania) is a German skeleton '
+    "racer who competed from 1992 to 2002. He won two medals in the men's skeleton event at the FIBT "
+    "World Championships with a gold in 1998 and a bronze in 1999."
+)
+ALGER = (
+    "Ross Patterson Alger (August 20, 1920 – January 16, 1992) was a politician in the Canadian province of "
+    "Alberta, who served as mayor of Calgary from 1977 to 1980. Born in Prelate, Saskatchewan, he moved to "
+    "Alberta with his family in 1930s. He received a bachelor of commerce degree from the University of "
+    "Alberta in 1942."
+)
 
 
 def extract(text: str, doc_id: str = "d", ex: StatisticalExtractor | None = None, **kw):
@@ -74,7 +79,7 @@ def test_real_sentences_give_the_expected_facts():
     _, got = extract(" ".join([ANGELL, SCHNEIDER]))
     f = facts(got)
     assert ("Henrik Angell", "country_of_citizenship", "Norway") in f
-    assert ("Wilfried \"Willi\" Schneider", "country_of_citizenship", "Germany") in f
+    assert ('Wilfried "Willi" Schneider', "country_of_citizenship", "Germany") in f
     _, got = extract(ALGER)
     f = facts(got)
     assert ("Ross Patterson Alger", "country_of_citizenship", "Canada") in f
@@ -96,18 +101,19 @@ def test_same_output_twice():
     text = " ".join([ANGELL, SCHNEIDER, ALGER])
     _, a = extract(text, floor=0.0)
     _, b = extract(text, floor=0.0)
-    assert [(t.subject, t.predicate, t.object, t.score, t.start, t.end) for t in a] == \
-           [(t.subject, t.predicate, t.object, t.score, t.start, t.end) for t in b]
+    assert [(t.subject, t.predicate, t.object, t.score, t.start, t.end) for t in a] == [
+        (t.subject, t.predicate, t.object, t.score, t.start, t.end) for t in b
+    ]
 
 
 def _fidelity(ex, doc_text, triples):
     bad = []
     for t in triples:
-        ev = doc_text[t.start:t.end]
+        ev = doc_text[t.start : t.end]
         sh, so, _, _ = ex.surfaces[(t.chunk.doc_id, t.start, t.end, t.subject, t.predicate, t.object)]
         if sh not in ev or so not in ev:
             bad.append((t, ev))
-        assert t.chunk.text[t.start - t.chunk.start:t.end - t.chunk.start] == ev
+        assert t.chunk.text[t.start - t.chunk.start : t.end - t.chunk.start] == ev
     return bad
 
 
@@ -127,8 +133,7 @@ def test_span_fidelity_and_entities_are_names():
     assert n > 5
 
 
-PAUL = ("Paul Desmarais Jr. is a Canadian businessman. Desmarais was born in Sudbury, Ontario. He studied at "
-        "McGill University.")
+PAUL = "Paul Desmarais Jr. is a Canadian businessman. Desmarais was born in Sudbury, Ontario. He studied at McGill University."
 
 
 def test_a_fact_across_sentences_quotes_the_passage_that_holds_both_names():
@@ -136,7 +141,7 @@ def test_a_fact_across_sentences_quotes_the_passage_that_holds_both_names():
     cross = [t for t in got if (t.subject, t.predicate, t.object) == ("Sudbury", "located_in", "Canada")]
     assert len(cross) == 1  # "Canadian" and "Sudbury" never share a sentence
     (t,) = cross
-    assert PAUL[t.start:t.end] == "Paul Desmarais Jr. is a Canadian businessman. Desmarais was born in Sudbury, Ontario."
+    assert PAUL[t.start : t.end] == "Paul Desmarais Jr. is a Canadian businessman. Desmarais was born in Sudbury, Ontario."
     assert ex.surfaces[("d", t.start, t.end, *("Sudbury", "located_in", "Canada"))][:2] == ("Sudbury", "Canadian")
     assert _fidelity(ex, PAUL, got) == []
     _, above = extract(PAUL, floor=min(1.0, t.score + 0.01))  # a calibrated confidence like the others
@@ -148,8 +153,7 @@ def test_cross_pairs_are_the_entities_that_never_shared_a_sentence():
     from semantic_rdf.pipeline.statistical.text import tokenize
 
     st = DocState()
-    m1 = st.add_sentence(tokenize("Ada Lovelace met Charles Babbage in London."),
-                         [(0, 2, "PER", None), (3, 5, "PER", None), (6, 7, "LOC", None)])
+    m1 = st.add_sentence(tokenize("Ada Lovelace met Charles Babbage in London."), [(0, 2, "PER", None), (3, 5, "PER", None), (6, 7, "LOC", None)])
     m2 = st.add_sentence(tokenize("Babbage lived in Marylebone."), [(0, 1, "PER", None), (3, 4, "LOC", None)])
     pairs = cross_pairs(st, [m1, m2], together_in(m1) | together_in(m2))
     got = {(st.entities[p.h.entity].name, st.entities[p.t.entity].name, p.h_sent, p.t_sent) for p in pairs}
@@ -168,10 +172,11 @@ def test_cross_scores_sum_each_component_once_and_equal_the_whole_sum():
     assert head.relations
     st = DocState()
     sents, words = [], []
-    for text, spans in [("Sudbury is a city.", [(0, 1, "LOC", None)]),
-                        ("It lies in Ontario, Canada, near Lake Huron.", [(3, 4, "LOC", None), (5, 6, "LOC", None),
-                                                                          (8, 10, "LOC", None)]),
-                        ("The Laurentian University is there.", [(1, 3, "ORG", None)])]:
+    for text, spans in [
+        ("Sudbury is a city.", [(0, 1, "LOC", None)]),
+        ("It lies in Ontario, Canada, near Lake Huron.", [(3, 4, "LOC", None), (5, 6, "LOC", None), (8, 10, "LOC", None)]),
+        ("The Laurentian University is there.", [(1, 3, "ORG", None)]),
+    ]:
         toks = tokenize(text)
         sents.append(st.add_sentence(toks, spans))
         words.append([t.text.lower() for t in toks])
@@ -269,8 +274,7 @@ def test_training_runs_end_to_end_on_a_tiny_slice(tmp_path):
     from semantic_rdf.pipeline.statistical import train
 
     out = tmp_path / "w"
-    assert train.main(["--data", str(REALTEXT), "--out", str(out), "--no-crossfit", "--fit", "0:8",
-                       "--tune", "8:12", "--iterations", "10"]) == 0
+    assert train.main(["--data", str(REALTEXT), "--out", str(out), "--no-crossfit", "--fit", "0:8", "--tune", "8:12", "--iterations", "10"]) == 0
     man = load_manifest(out)
     assert all(sha256_file(out / n) == h for n, h in man["files"].items())
     ex, got = extract(ALGER, weights=out, floor=0.0)
@@ -279,8 +283,7 @@ def test_training_runs_end_to_end_on_a_tiny_slice(tmp_path):
         train.main(["--data", str(REALTEXT), "--out", str(out), "--no-crossfit", "--fit", "0:450"])
     # cross-fitting: two folds calibrate, then all the documents fit
     out2 = tmp_path / "w2"
-    assert train.main(["--data", str(REALTEXT), "--out", str(out2), "--crossfit", "--crossfit-docs", "12",
-                       "--iterations", "10"]) == 0
+    assert train.main(["--data", str(REALTEXT), "--out", str(out2), "--crossfit", "--crossfit-docs", "12", "--iterations", "10"]) == 0
     man2 = load_manifest(out2)
     assert man2["params"]["crossfit"] and man2["training_data"]["crossfit_folds"] == [[[0, 9], [9, 12]], [[3, 12], [0, 3]]]
     assert sorted(p.name for p in out2.iterdir()) == sorted([*WEIGHT_FILES, "manifest.json"])
@@ -294,15 +297,16 @@ def test_same_output_in_processes_with_different_hash_seeds():
     import subprocess
     import sys
 
-    code = ("import sys; from semantic_rdf.pipeline.statistical import StatisticalExtractor; from semantic_rdf.core.values import Chunk;"
-            "t = sys.stdin.read(); ex = StatisticalExtractor(floor=0.0);"
-            "print([(x.subject, x.predicate, x.object, x.score, x.start, x.end) for x in ex.extract(Chunk('d', 0, t, 0, len(t)))])")
+    code = (
+        "import sys; from semantic_rdf.pipeline.statistical import StatisticalExtractor; from semantic_rdf.core.values import Chunk;"
+        "t = sys.stdin.read(); ex = StatisticalExtractor(floor=0.0);"
+        "print([(x.subject, x.predicate, x.object, x.score, x.start, x.end) for x in ex.extract(Chunk('d', 0, t, 0, len(t)))])"
+    )
     root = Path(__file__).resolve().parents[1]
     outs = set()
     for seed in ("1", "2"):
         env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(root))
-        r = subprocess.run([sys.executable, "-c", code], input=SCHNEIDER + " " + ALGER, capture_output=True,
-                           text=True, env=env, check=True)
+        r = subprocess.run([sys.executable, "-c", code], input=SCHNEIDER + " " + ALGER, capture_output=True, text=True, env=env, check=True)
         outs.add(r.stdout)
     assert len(outs) == 1 and "country_of_citizenship" in outs.pop()
 
@@ -327,9 +331,29 @@ from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.sampled_from([ANGELL, SCHNEIDER, "He", "She said it.", "The company", "```", "<pre>x</pre>",
-                                 "İstanbul ΣΊΣΥΦΟΣ", "\u202e", "Born in Prelate, Saskatchewan,", " ", "\n\n", "."])
-                | st.text(max_size=40), max_size=12).map("".join))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                ANGELL,
+                SCHNEIDER,
+                "He",
+                "She said it.",
+                "The company",
+                "```",
+                "<pre>x</pre>",
+                "İstanbul ΣΊΣΥΦΟΣ",
+                "\u202e",
+                "Born in Prelate, Saskatchewan,",
+                " ",
+                "\n\n",
+                ".",
+            ]
+        )
+        | st.text(max_size=40),
+        max_size=12,
+    ).map("".join)
+)
 def test_any_text_gives_spans_inside_the_chunk(text):
     if not text:
         return
@@ -338,4 +362,4 @@ def test_any_text_gives_spans_inside_the_chunk(text):
     for t in ex.extract(chunk):
         assert 0 <= t.start < t.end <= len(text) and t.subject.strip() and t.object.strip()
         sh, so, _, _ = ex.surfaces[("d", t.start, t.end, t.subject, t.predicate, t.object)]
-        assert sh in text[t.start:t.end] and so in text[t.start:t.end]
+        assert sh in text[t.start : t.end] and so in text[t.start : t.end]

@@ -1,4 +1,3 @@
-
 from datetime import datetime, timedelta, timezone
 
 import pyoxigraph as ox
@@ -213,8 +212,7 @@ def _spans(doc_id: str, n: int, extra: int = 0) -> tuple[Doc, list[Triple]]:
     out, pos = [], 0
     for i in range(n + extra):
         s = f"P{i} met T{i}. "
-        out.append(Triple(f"P{i}", "worked_with", f"T{i}", chunk, 0.5 if doc_id == "a" else 0.8,
-                          start=pos, end=pos + len(s) - 1))
+        out.append(Triple(f"P{i}", "worked_with", f"T{i}", chunk, 0.5 if doc_id == "a" else 0.8, start=pos, end=pos + len(s) - 1))
         pos += len(s)
     return doc, out
 
@@ -256,8 +254,10 @@ class _StopsAt:
 
     def __getattr__(self, name):
         if name == self._method:
+
             def stop(*a, **kw):
                 raise _Crash(name)
+
             return stop
         return getattr(self._store, name)
 
@@ -270,8 +270,7 @@ class _StopsAt:
 
 @pytest.mark.parametrize("bulk", [True, False])
 @pytest.mark.parametrize("stop_at", [None, "update", "flush"])
-def test_a_big_repeat_batch_on_disk_is_journaled_with_its_link_and_redone_after_a_crash(tmp_path, monkeypatch,
-                                                                                          stop_at, bulk):
+def test_a_big_repeat_batch_on_disk_is_journaled_with_its_link_and_redone_after_a_crash(tmp_path, monkeypatch, stop_at, bulk):
     """On disk a repeat batch with many new sources writes them behind the journal (bulk loaded, or one
     transaction), then runs the update that links them (journal-link.ru). Cut short after the load or after
     the update, the next open redoes both, and running the update twice changes nothing more."""
@@ -356,8 +355,13 @@ def test_every_write_path_stores_what_the_memory_store_stores(tmp_path, monkeypa
 
 
 @settings(max_examples=200, deadline=None)
-@given(start=st.integers(0, 10**12), length=st.integers(0, 10**6), index=st.one_of(st.none(), st.integers(0, 10**9)),
-       confidence=st.floats(0, 1), run=st.sampled_from(["<https://w3id.org/semantic-rdf/run/0a>", "<urn:x:%41%>"]))
+@given(
+    start=st.integers(0, 10**12),
+    length=st.integers(0, 10**6),
+    index=st.one_of(st.none(), st.integers(0, 10**9)),
+    confidence=st.floats(0, 1),
+    run=st.sampled_from(["<https://w3id.org/semantic-rdf/run/0a>", "<urn:x:%41%>"]),
+)
 def test_a_span_source_as_text_is_its_quads_as_lines(start, length, index, confidence, run):
     from semantic_rdf.rdf import layout as L, ntriples as N
 

@@ -10,8 +10,20 @@ from hypothesis import given, settings, strategies as st
 
 from semantic_rdf.core.errors import InvalidInput, NotFound
 from semantic_rdf.interfaces.stores import (
-    Cond, FileGraphStore, FileTripleStore, FileVectorStore, Graph, Match, MemoryGraphStore, MemoryTripleStore,
-    MemoryVectorStore, Triple, Vector, brute_force_near, matches, where,
+    Cond,
+    FileGraphStore,
+    FileTripleStore,
+    FileVectorStore,
+    Graph,
+    Match,
+    MemoryGraphStore,
+    MemoryTripleStore,
+    MemoryVectorStore,
+    Triple,
+    Vector,
+    brute_force_near,
+    matches,
+    where,
 )
 
 
@@ -89,8 +101,7 @@ def test_filter_applies_before_ranking_not_after():
     s = MemoryVectorStore()
     close = np.eye(8)[0]
     # 100 near neighbours in the wrong space, 3 far ones in the right one
-    s.put_many([f"near{i}" for i in range(100)], close + 0.01 * np.random.default_rng(0).normal(size=(100, 8)),
-               [{"space": "bob"}] * 100)
+    s.put_many([f"near{i}" for i in range(100)], close + 0.01 * np.random.default_rng(0).normal(size=(100, 8)), [{"space": "bob"}] * 100)
     s.put_many(["far1", "far2", "far3"], -np.eye(8)[:3] + 0.1, [{"space": "alice"}] * 3)
     got = s.near(close, 3, where(space="alice"))
     assert sorted(m.id for m in got) == ["far1", "far2", "far3"]
@@ -103,22 +114,25 @@ def test_ties_are_broken_by_id_exactly_like_the_brute_force():
     assert [m.id for m in s.near(np.ones(4), 7)] == sorted(ids)[:7]
 
 
-@pytest.mark.parametrize("meta,cond,expected", [
-    ({}, Cond("a", "ne", 1), False),                 # a missing field fails every op, ne included
-    ({"a": None}, Cond("a", "ne", 1), False),
-    ({"a": 2}, Cond("a", "ne", 1), True),
-    ({"a": True}, Cond("a", "eq", 1), False),        # a bool is not a number
-    ({"a": 1}, Cond("a", "eq", 1.0), True),          # int and float compare
-    ({"a": "abc"}, Cond("a", "has", "b"), True),
-    ({"a": ["x", "y"]}, Cond("a", "has", "y"), True),
-    ({"a": ["x", "y"]}, Cond("a", "has", "xy"), False),
-    ({"a": "10"}, Cond("a", "gt", 9), False),        # string vs number ordering fails, never raises
-    ({"a": "b"}, Cond("a", "gt", "a"), True),
-    ({"a": 3}, Cond("a", "in", [1, 3]), True),
-    ({"a": 3}, Cond("a", "in", ["3"]), False),
-    ({"a": 2**60 + 1}, Cond("a", "eq", 2**60 + 1), True),   # big ints stay exact
-    ({"a": 2**60 + 1}, Cond("a", "eq", 2**60), False),
-])
+@pytest.mark.parametrize(
+    "meta,cond,expected",
+    [
+        ({}, Cond("a", "ne", 1), False),  # a missing field fails every op, ne included
+        ({"a": None}, Cond("a", "ne", 1), False),
+        ({"a": 2}, Cond("a", "ne", 1), True),
+        ({"a": True}, Cond("a", "eq", 1), False),  # a bool is not a number
+        ({"a": 1}, Cond("a", "eq", 1.0), True),  # int and float compare
+        ({"a": "abc"}, Cond("a", "has", "b"), True),
+        ({"a": ["x", "y"]}, Cond("a", "has", "y"), True),
+        ({"a": ["x", "y"]}, Cond("a", "has", "xy"), False),
+        ({"a": "10"}, Cond("a", "gt", 9), False),  # string vs number ordering fails, never raises
+        ({"a": "b"}, Cond("a", "gt", "a"), True),
+        ({"a": 3}, Cond("a", "in", [1, 3]), True),
+        ({"a": 3}, Cond("a", "in", ["3"]), False),
+        ({"a": 2**60 + 1}, Cond("a", "eq", 2**60 + 1), True),  # big ints stay exact
+        ({"a": 2**60 + 1}, Cond("a", "eq", 2**60), False),
+    ],
+)
 def test_filter_semantics_row_and_column_agree(meta, cond, expected):
     assert matches(meta, (cond,)) is expected
     s = MemoryVectorStore()
@@ -127,13 +141,26 @@ def test_filter_semantics_row_and_column_agree(meta, cond, expected):
     assert [m.id for m in s.near(np.ones(3), 1, (cond,))] == (["x"] if expected else [])
 
 
-@given(st.lists(st.dictionaries(st.sampled_from(["a", "b"]),
-                                st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(-3, 3, allow_nan=False),
-                                          st.sampled_from(["", "a", "ab", "b"]),
-                                          st.lists(st.sampled_from(["a", "b", 1]), max_size=2)), max_size=2),
-                min_size=1, max_size=30),
-       st.sampled_from(["eq", "ne", "lt", "le", "gt", "ge", "in", "has"]),
-       st.one_of(st.booleans(), st.integers(-3, 3), st.sampled_from(["a", "b", "ab"]), st.floats(-3, 3)))
+@given(
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(["a", "b"]),
+            st.one_of(
+                st.none(),
+                st.booleans(),
+                st.integers(-3, 3),
+                st.floats(-3, 3, allow_nan=False),
+                st.sampled_from(["", "a", "ab", "b"]),
+                st.lists(st.sampled_from(["a", "b", 1]), max_size=2),
+            ),
+            max_size=2,
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    st.sampled_from(["eq", "ne", "lt", "le", "gt", "ge", "in", "has"]),
+    st.one_of(st.booleans(), st.integers(-3, 3), st.sampled_from(["a", "b", "ab"]), st.floats(-3, 3)),
+)
 @settings(max_examples=200, deadline=None)
 def test_vectorised_mask_equals_row_semantics(metas, op, value):
     if op in ("lt", "le", "gt", "ge") and isinstance(value, bool):
@@ -146,10 +173,16 @@ def test_vectorised_mask_equals_row_semantics(metas, op, value):
     assert s.mask((cond,)).tolist() == [matches(m, (cond,)) for m in metas]
 
 
-@pytest.mark.parametrize("bad", [
-    lambda: Cond("a", "like", 1), lambda: Cond("", "eq", 1), lambda: Cond("a", "in", "abc"),
-    lambda: Cond("a", "lt", [1]), lambda: Cond("a", "eq", {"x": 1}),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda: Cond("a", "like", 1),
+        lambda: Cond("", "eq", 1),
+        lambda: Cond("a", "in", "abc"),
+        lambda: Cond("a", "lt", [1]),
+        lambda: Cond("a", "eq", {"x": 1}),
+    ],
+)
 def test_bad_conditions_are_typed_errors(bad):
     with pytest.raises(InvalidInput):
         bad()
@@ -196,8 +229,7 @@ def test_list_index_follows_replace_and_delete_and_sparse_queries_rank_exactly()
             vec = np.where(rng.random(64) < 0.1, rng.normal(size=64), 0.0)
             vec[rng.integers(64)] = 1.0
             kind = rng.integers(3)
-            t = ([values[j] for j in rng.integers(len(values), size=rng.integers(4))] if kind == 0
-                 else "ab" if kind == 1 else [[1], {"a": 1}])
+            t = [values[j] for j in rng.integers(len(values), size=rng.integers(4))] if kind == 0 else "ab" if kind == 1 else [[1], {"a": 1}]
             meta = {"t": t, "u": ["a"]} if rng.random() < 0.5 else {"t": t}
             s.put(i, vec, meta)
             live[i] = (vec, meta)
@@ -229,7 +261,7 @@ def test_file_vector_store_survives_reopen_and_a_rejected_write(tmp_path):
     s = FileVectorStore(path)
     ids, vecs, metas = random_items(200, 6)
     s.put_many(ids, vecs, metas)
-    with pytest.raises(InvalidInput):            # the reference logged this before validating: every reopen failed
+    with pytest.raises(InvalidInput):  # the reference logged this before validating: every reopen failed
         s.put("bad", np.ones(7), {})
     with pytest.raises(InvalidInput):
         s.put_many(["x", "x"], np.ones((2, 6)), [{}, {}])

@@ -23,8 +23,15 @@ def test_as_of_reads_around_assert_reobserve_retract_reassert_reinstate_erase():
     lived = assertion_id("Ada Lovelace", "resided_in", "London")
     wrote = assertion_id("Ada Lovelace", "wrote", "Note G")
     t0 = s.now()
-    ingest(s, "a.txt", TEXT_A, [("Ada Lovelace", "resided_in", "London", *span(TEXT_A, "Ada Lovelace lived in London.")),
-                                ("Ada Lovelace", "wrote", "Note G", *span(TEXT_A, "Ada Lovelace wrote Note G."))])
+    ingest(
+        s,
+        "a.txt",
+        TEXT_A,
+        [
+            ("Ada Lovelace", "resided_in", "London", *span(TEXT_A, "Ada Lovelace lived in London.")),
+            ("Ada Lovelace", "wrote", "Note G", *span(TEXT_A, "Ada Lovelace wrote Note G.")),
+        ],
+    )
     t1 = s.now()
     s.assert_("Ada Lovelace", "resided_in", "London", note="biography")  # re-observation: a second source
     t2 = s.now()
@@ -81,8 +88,15 @@ def test_retract_by_source_keeps_claims_with_another_independent_source():
     s = AssertionStore.memory()
     both = assertion_id("Ada Lovelace", "resided_in", "London")
     only_a = assertion_id("Ada Lovelace", "wrote", "Note G")
-    ingest(s, "a.txt", TEXT_A, [("Ada Lovelace", "resided_in", "London", *span(TEXT_A, "Ada Lovelace lived in London.")),
-                                ("Ada Lovelace", "wrote", "Note G", *span(TEXT_A, "Ada Lovelace wrote Note G."))])
+    ingest(
+        s,
+        "a.txt",
+        TEXT_A,
+        [
+            ("Ada Lovelace", "resided_in", "London", *span(TEXT_A, "Ada Lovelace lived in London.")),
+            ("Ada Lovelace", "wrote", "Note G", *span(TEXT_A, "Ada Lovelace wrote Note G.")),
+        ],
+    )
     ingest(s, "b.txt", TEXT_B, [("Ada Lovelace", "resided_in", "London", *span(TEXT_B, TEXT_B))], agent="other-extractor")
     ch = T.retract_set(s, source="a.txt", reason="a.txt was an injected document")
     assert ch.changed == (only_a,) and ch.kept == (both,)
@@ -96,10 +110,8 @@ def test_retract_by_source_keeps_claims_with_another_independent_source():
 
 def test_retract_by_run_and_by_agent():
     s = AssertionStore.memory()
-    ids_a, run_a = ingest(s, "a.txt", TEXT_A, [("Ada Lovelace", "wrote", "Note G", *span(TEXT_A, "Ada Lovelace wrote Note G."))],
-                          agent="bad-model")
-    ids_b, _ = ingest(s, "b.txt", TEXT_B, [("Ada Lovelace", "resided_in", "London", *span(TEXT_B, TEXT_B))],
-                      agent="good-model")
+    ids_a, run_a = ingest(s, "a.txt", TEXT_A, [("Ada Lovelace", "wrote", "Note G", *span(TEXT_A, "Ada Lovelace wrote Note G."))], agent="bad-model")
+    ids_b, _ = ingest(s, "b.txt", TEXT_B, [("Ada Lovelace", "resided_in", "London", *span(TEXT_B, TEXT_B))], agent="good-model")
     assert T.retract_set(s, run=run_a, reason="poisoned run").changed == tuple(ids_a)
     assert T.state(s, ids_b[0]) == "believed"
     assert T.retract_set(s, agent="good-model", reason="model recalled").changed == tuple(ids_b)

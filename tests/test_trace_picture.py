@@ -25,8 +25,7 @@ def store():
         for ref, text in DOCS.items():
             doc = Doc(ref, ref, text)
             s.add_document(doc, run)
-            subj, rest = ("Ada Lovelace", ("wrote", "Note G")) if ref == "lovelace.txt" else (
-                "Charles Babbage", ("designed", "Analytical Engine"))
+            subj, rest = ("Ada Lovelace", ("wrote", "Note G")) if ref == "lovelace.txt" else ("Charles Babbage", ("designed", "Analytical Engine"))
             ids += s.assert_triples([Triple(subj, *rest, Chunk(doc.id, 0, text, 0, len(text)), 0.8)], run=run).ids
     s.ids_ = ids  # type: ignore[attr-defined]
     return s
@@ -68,8 +67,7 @@ def test_picture_shows_triple_quote_and_only_its_own_document(store):
     assert any(t.startswith("span 0..26 of lovelace.txt") for t in texts)
     assert "lovelace.txt" in texts  # the document node is labelled with its reference
     assert "babbage.txt" not in joined and "Babbage" not in joined  # the run read it; this fact did not
-    edge_labels = {"used", "wasGeneratedBy", "wasDerivedFrom", "wasAssociatedWith", "wasAttributedTo",
-                   "wasInvalidatedBy", "wasInformedBy"}
+    edge_labels = {"used", "wasGeneratedBy", "wasDerivedFrom", "wasAssociatedWith", "wasAttributedTo", "wasInvalidatedBy", "wasInformedBy"}
     twice = [t for t, n in Counter(texts).items() if n > 1 and t not in edge_labels]
     assert twice == []  # no node prints its id as its label a second time
 

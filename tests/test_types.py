@@ -12,8 +12,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def _mypy(*args: str, cache: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(cache), *args], cwd=REPO,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(cache), *args], cwd=REPO, capture_output=True, text=True, timeout=600)
 
 
 def test_mypy_passes_on_the_checked_modules(tmp_path):

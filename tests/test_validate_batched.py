@@ -41,13 +41,12 @@ def _batched(st: ox.Store, batch: int, pyshacl: bool = False) -> list[str]:
     return report.violations
 
 
-@pytest.mark.parametrize("name,quads", list(_mutations(_triples(_valid_store()))),
-                         ids=lambda x: x if isinstance(x, str) else "")
+@pytest.mark.parametrize("name,quads", list(_mutations(_triples(_valid_store()))), ids=lambda x: x if isinstance(x, str) else "")
 def test_each_kind_of_violation_the_same_as_whole_store_pyshacl(name, quads):
     st = _store_of(quads)
     want = _whole(st)
     assert want, name
-    for batch in (1, 9, 100_000):   # one subject a batch, a few, everything in one
+    for batch in (1, 9, 100_000):  # one subject a batch, a few, everything in one
         assert _batched(st, batch) == want, (name, batch)
 
 
@@ -59,17 +58,16 @@ def broken():
         s.assert_triples([Triple(f"Person {i}", "born_in", f"Town {i % 40}", score=0.5) for i in range(300)], run=run)
     records = sorted({q.subject for q in s.ox.quads_for_pattern(None, M.claimGraph, None, PG)}, key=str)
     first, middle, last = records[0], records[150], records[-1]
-    s.ox.remove(next(iter(s.ox.quads_for_pattern(first, M.count, None, PG))))                     # count missing
-    s.ox.add(ox.Quad(middle, M.subject, entity_iri("Somebody Else"), PG))                          # two subjects
+    s.ox.remove(next(iter(s.ox.quads_for_pattern(first, M.count, None, PG))))  # count missing
+    s.ox.add(ox.Quad(middle, M.subject, entity_iri("Somebody Else"), PG))  # two subjects
     conf = next(iter(s.ox.quads_for_pattern(last, M.confidence, None, PG)))
     s.ox.remove(conf)
     s.ox.add(ox.Quad(last, M.confidence, ox.Literal("1.5", datatype=ox.NamedNode(XSD + "decimal")), PG))
     ent = entity_iri("Town 7")
-    for q in list(s.ox.quads_for_pattern(ent, RDFS_LABEL, None, EG)):                              # an entity with no label
+    for q in list(s.ox.quads_for_pattern(ent, RDFS_LABEL, None, EG)):  # an entity with no label
         s.ox.remove(q)
-    activity = next(q.object for q in s.ox.quads_for_pattern(records[200], ox.NamedNode(
-        "http://www.w3.org/ns/prov#wasGeneratedBy"), None, PG))
-    for q in list(s.ox.quads_for_pattern(activity, RDF_TYPE, None, PG)):                           # sh:class on a value
+    activity = next(q.object for q in s.ox.quads_for_pattern(records[200], ox.NamedNode("http://www.w3.org/ns/prov#wasGeneratedBy"), None, PG))
+    for q in list(s.ox.quads_for_pattern(activity, RDF_TYPE, None, PG)):  # sh:class on a value
         s.ox.remove(q)
     yield s
     s.close()
@@ -82,18 +80,19 @@ def test_violations_in_different_batches_are_the_whole_store_set(broken):
     stats: list = []
     report = validate_store(broken.ox, GRAPHS, batch=400, stats=stats)
     assert report.violations == want
-    assert stats[0].batches >= n // 400 and 3 <= stats[0].rechecked < stats[0].batches   # found in several
+    assert stats[0].batches >= n // 400 and 3 <= stats[0].rechecked < stats[0].batches  # found in several
     assert _batched(broken.ox, 400, pyshacl=True) == want
 
 
 def test_store_validate_and_cli_report_them(broken, tmp_path):
-    assert broken.validate().violations[:len(_whole(broken.ox))] == _whole(broken.ox)
+    assert broken.validate().violations[: len(_whole(broken.ox))] == _whole(broken.ox)
     path = tmp_path / "st"
     with AssertionStore.open(path) as disk:
         disk.ox.bulk_extend(list(broken.ox))
     for extra in ([], ["--pyshacl"]):
-        out = subprocess.run([sys.executable, "-m", "semantic_rdf", "--store", str(path), "--json", "validate", *extra],
-                             capture_output=True, text=True, timeout=600)
+        out = subprocess.run(
+            [sys.executable, "-m", "semantic_rdf", "--store", str(path), "--json", "validate", *extra], capture_output=True, text=True, timeout=600
+        )
         assert out.returncode == 1, out.stderr
         assert set(_whole(broken.ox)) <= set(json.loads(out.stdout)["violations"])
 
@@ -104,8 +103,7 @@ def test_a_valid_store_conforms_in_batches(tmp_path):
     path = tmp_path / "ok"
     with AssertionStore.open(path) as disk:
         disk.ox.bulk_extend(list(s.ox))
-    out = subprocess.run([sys.executable, "-m", "semantic_rdf", "--store", str(path), "validate"],
-                         capture_output=True, text=True, timeout=600)
+    out = subprocess.run([sys.executable, "-m", "semantic_rdf", "--store", str(path), "validate"], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0 and out.stdout.strip() == "conforms", out.stderr
 
 
@@ -137,7 +135,7 @@ def test_subclasses_in_the_data_are_validated_with_pyshacl():
     special = ox.NamedNode("https://w3id.org/semantic-rdf/ns#SpecialAssertion")
     odd = ox.NamedNode("https://w3id.org/semantic-rdf/a/00000000000000ff")
     s.ox.add(ox.Quad(special, SUBCLASS, M.Assertion, PG))
-    s.ox.add(ox.Quad(odd, RDF_TYPE, special, PG))   # an Assertion by subclass, with none of an assertion's properties
+    s.ox.add(ox.Quad(odd, RDF_TYPE, special, PG))  # an Assertion by subclass, with none of an assertion's properties
     want = _whole(s.ox)
     assert any(str(odd.value) in v for v in want)
     assert _batched(s.ox, 1) == want and _batched(s.ox, 5) == want

@@ -26,9 +26,30 @@ def _words(wv: WordLlamaVectors) -> list[str]:
     vocab = sorted(wv.tokenizer.get_vocab())
     rng = np.random.default_rng(7)
     picked = [vocab[i].lstrip("\u2581") for i in rng.choice(len(vocab), 1500, replace=False)]
-    return picked + [w.lower() for w in picked] + [w.capitalize() for w in picked] + [
-        "paris", "London", "lovelace", "Ada", "polonium", "zzqxj", "straße", "İstanbul", "ǅx", "x" * 40, "abc123",
-        "naïve", "東京", "", "two words", "don't", "1815"]
+    return (
+        picked
+        + [w.lower() for w in picked]
+        + [w.capitalize() for w in picked]
+        + [
+            "paris",
+            "London",
+            "lovelace",
+            "Ada",
+            "polonium",
+            "zzqxj",
+            "straße",
+            "İstanbul",
+            "ǅx",
+            "x" * 40,
+            "abc123",
+            "naïve",
+            "東京",
+            "",
+            "two words",
+            "don't",
+            "1815",
+        ]
+    )
 
 
 def test_table_gives_the_tokenizers_vectors(side):

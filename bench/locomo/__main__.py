@@ -60,7 +60,9 @@ def main(argv: list[str] | None = None, started: tuple[float, float] | None = No
             raise SemanticError("no conversations to run")
         res = harness.run(convs, cfg, k=args.k, arms=arms, use_store=not args.no_store)
         settings = {
-            "data": str(args.data), "conversations": [c.sample_id for c in convs], "k": args.k,
+            "data": str(args.data),
+            "conversations": [c.sample_id for c in convs],
+            "k": args.k,
             "reader": {"floor": cfg.floor, "span": cfg.span, "band": cfg.band, "parts": cfg.parts},
             "store": not args.no_store and harness.store_available(),
         }
@@ -69,11 +71,12 @@ def main(argv: list[str] | None = None, started: tuple[float, float] | None = No
 
             g = Config()
             settings["gate"] = {
-                "threshold": g.threshold, "predicate_floor": g.predicate_floor, "window": g.path_window,
+                "threshold": g.threshold,
+                "predicate_floor": g.predicate_floor,
+                "window": g.path_window,
                 "passed_share": sum(res.gate_passed) / len(res.gate_passed),
             }
-        rep = report.build_report(res.arrays(), arms, cfg.floor, settings=settings, skipped=res.skipped,
-                                  resamples=args.bootstrap, seed=args.seed)
+        rep = report.build_report(res.arrays(), arms, cfg.floor, settings=settings, skipped=res.skipped, resamples=args.bootstrap, seed=args.seed)
         elapsed = time.perf_counter() - started
         rep["wall_seconds"] = elapsed
         rep["phase_seconds"] = dict(res.seconds)
@@ -84,11 +87,15 @@ def main(argv: list[str] | None = None, started: tuple[float, float] | None = No
     print(report.to_markdown(rep))
     print(f"wrote {paths['markdown']}, {paths['json']}, {paths['plot']}")
     n_q = sum(len(c.qa) for c in convs)
-    print(f"ingest {res.seconds['ingest']:.1f} s, questions {res.seconds['questions']:.1f} s "
-          f"(of which the gate {res.seconds['gate']:.1f} s); "
-          f"CPU {time.process_time() - cpu_started:.1f} s")
-    print(f"total wall time {time.perf_counter() - started:.1f} s "
-          f"({len(convs)} conversations, {n_q} questions, arms: {', '.join(a for a in arms if a not in res.skipped)})")
+    print(
+        f"ingest {res.seconds['ingest']:.1f} s, questions {res.seconds['questions']:.1f} s "
+        f"(of which the gate {res.seconds['gate']:.1f} s); "
+        f"CPU {time.process_time() - cpu_started:.1f} s"
+    )
+    print(
+        f"total wall time {time.perf_counter() - started:.1f} s "
+        f"({len(convs)} conversations, {n_q} questions, arms: {', '.join(a for a in arms if a not in res.skipped)})"
+    )
     return 0
 
 

@@ -147,11 +147,7 @@ def parse_conversations(data: object) -> list[Conversation]:
         sid = _str(sample, "sample_id", where)
         conv = sample["conversation"]
         speakers = (_str(conv, "speaker_a", sid), _str(conv, "speaker_b", sid))
-        numbers = sorted(
-            int(m.group(1))
-            for key, v in conv.items()
-            if (m := _SESSION_KEY.fullmatch(key)) and isinstance(v, list)
-        )
+        numbers = sorted(int(m.group(1)) for key, v in conv.items() if (m := _SESSION_KEY.fullmatch(key)) and isinstance(v, list))
         sessions = tuple(_session(conv, n, sid) for n in numbers)
         if not sessions:
             raise ParseError(f"{sid}: no sessions")

@@ -55,6 +55,7 @@ from bench.locomo.data import Conversation, Turn
 
 __all__ = ["TurnGate", "GateVerdict", "turn_facts", "margin"]
 
+
 def content_words(turn: Turn) -> list[str]:
     """The turn's distinct content words in reading order: two letters or more, and a stop word
     neither of the answer path's question parser (answer.STOP) nor of retrieval (chat filler)."""
@@ -107,8 +108,10 @@ class TurnGate:
         if self.encoder is None:
             self.encoder = shared_encoder(self.config)
         self.index = FactIndex(self.config)
-        people = [Entity(f"urn:locomo:{self.conv.sample_id}:speaker:{i}", name, fold(name), "Person")
-                  for i, name in enumerate(dict.fromkeys(self.conv.speakers))]
+        people = [
+            Entity(f"urn:locomo:{self.conv.sample_id}:speaker:{i}", name, fold(name), "Person")
+            for i, name in enumerate(dict.fromkeys(self.conv.speakers))
+        ]
         self.linker = Linker(people)
         self._facts: dict[str, list[str]] = {}
 

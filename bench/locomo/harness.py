@@ -87,8 +87,9 @@ def build_memory(conv: Conversation, use_store: bool = True) -> ConversationMemo
                 continue  # upstream ids are unique within a conversation; keep the first if not
             turns[t.dia_id] = t
             dates[t.dia_id] = s.date
-            units.append(Unit(t.dia_id, t.text, turn_subjects(t, conv.speakers),
-                              {"session": s.index, "speaker": t.speaker, "start": t.start, "end": t.end}))
+            units.append(
+                Unit(t.dia_id, t.text, turn_subjects(t, conv.speakers), {"session": s.index, "speaker": t.speaker, "start": t.start, "end": t.end})
+            )
     mem = ConversationMemory(conv, Retriever(units), turns, dates)
     factory = _store_factory() if use_store else None
     if factory is not None:

@@ -99,8 +99,10 @@ _RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str], datetime], str]]] =
     (re.compile(rf"\b{_N} days? ago\b"), lambda m, d: day(d - timedelta(days=_count(m.group(1)) or 1))),
     (re.compile(rf"\b{_N} weeks? ago\b"), lambda m, d: f"{m.group(1)} weeks before {day(d)}"),
     (re.compile(rf"\b{_N} weekends? ago\b"), lambda m, d: f"{m.group(1)} weekends before {day(d)}"),
-    (re.compile(rf"\b{_N} months? ago\b"), lambda m, d: "{} {}".format(
-        _MONTHS[_shift_month(d, -(_count(m.group(1)) or 1))[1] - 1], _shift_month(d, -(_count(m.group(1)) or 1))[0])),
+    (
+        re.compile(rf"\b{_N} months? ago\b"),
+        lambda m, d: "{} {}".format(_MONTHS[_shift_month(d, -(_count(m.group(1)) or 1))[1] - 1], _shift_month(d, -(_count(m.group(1)) or 1))[0]),
+    ),
     (re.compile(rf"\b{_N} years? ago\b"), lambda m, d: str(d.year - (_count(m.group(1)) or 1))),
     (re.compile(r"\b(last|past|this past) weekend\b"), lambda m, d: f"The weekend before {day(d)}"),
     (re.compile(r"\bthis weekend\b"), lambda m, d: f"The weekend of {day(d)}"),
@@ -108,17 +110,20 @@ _RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str], datetime], str]]] =
     (re.compile(r"\b(last|past|this past) week\b"), lambda m, d: f"The week before {day(d)}"),
     (re.compile(r"\bthis week\b"), lambda m, d: f"The week of {day(d)}"),
     (re.compile(r"\bnext week\b"), lambda m, d: f"The week after {day(d)}"),
-    (re.compile(r"\b(last|this past|past) (" + "|".join(_WEEKDAYS) + r")\b"),
-     lambda m, d: f"The {m.group(2)} before {day(d)}"),
-    (re.compile(r"\bnext (" + "|".join(_WEEKDAYS) + r")\b"),
-     lambda m, d: day(d + timedelta(days=(_WEEKDAYS.index(m.group(1)) - d.weekday()) % 7 or 7))),
+    (re.compile(r"\b(last|this past|past) (" + "|".join(_WEEKDAYS) + r")\b"), lambda m, d: f"The {m.group(2)} before {day(d)}"),
+    (
+        re.compile(r"\bnext (" + "|".join(_WEEKDAYS) + r")\b"),
+        lambda m, d: day(d + timedelta(days=(_WEEKDAYS.index(m.group(1)) - d.weekday()) % 7 or 7)),
+    ),
     (re.compile(r"\b(last|past) month\b"), lambda m, d: "{1} {0}".format(_shift_month(d, -1)[0], _MONTHS[_shift_month(d, -1)[1] - 1])),
     (re.compile(r"\bnext month\b"), lambda m, d: "{1} {0}".format(_shift_month(d, 1)[0], _MONTHS[_shift_month(d, 1)[1] - 1])),
     (re.compile(r"\bthis month\b"), lambda m, d: f"{d.strftime('%B')} {d.year}"),
     (re.compile(r"\blast year\b"), lambda m, d: str(d.year - 1)),
     (re.compile(r"\bnext year\b"), lambda m, d: str(d.year + 1)),
-    (re.compile(r"\blast (summer|winter|spring|fall|autumn)\b"),
-     lambda m, d: f"{m.group(1)} {d.year if d.month >= {'spring': 6, 'summer': 9, 'fall': 12, 'autumn': 12}.get(m.group(1), 13) else d.year - 1}"),
+    (
+        re.compile(r"\blast (summer|winter|spring|fall|autumn)\b"),
+        lambda m, d: f"{m.group(1)} {d.year if d.month >= {'spring': 6, 'summer': 9, 'fall': 12, 'autumn': 12}.get(m.group(1), 13) else d.year - 1}",
+    ),
     (re.compile(r"\b(19|20)\d\d\b"), lambda m, d: m.group(0)),
 ]
 

@@ -136,9 +136,7 @@ def bootstrap(
     result: dict[str, Any] = {"resamples": resamples, "seed": seed, "conversations": convs, "arms": {}}
     with np.errstate(invalid="ignore", divide="ignore"):
         for arm in arms:
-            result["arms"][arm] = {
-                name: ci((weights @ s) / (weights @ n)) for name, (s, n) in per[arm].items()
-            }
+            result["arms"][arm] = {name: ci((weights @ s) / (weights @ n)) for name, (s, n) in per[arm].items()}
         if pair and pair[0] in per and pair[1] in per:
             result["difference"] = {"arms": list(pair)}
             for name in ("answerable", "adversarial"):
@@ -200,8 +198,7 @@ def to_markdown(report: Mapping[str, Any]) -> str:
     lines.append("|---|" + "---|" * len(arms))
     lines.append("")
     ad = report["always_decline"]
-    lines.append(f"Always declining: overall {_f(ad['overall'])}, answerable {_f(ad['answerable'])}, "
-                 f"adversarial {_f(ad['adversarial'])}.")
+    lines.append(f"Always declining: overall {_f(ad['overall'])}, answerable {_f(ad['answerable'])}, adversarial {_f(ad['adversarial'])}.")
     if "reader_ceiling" in report:
         lines.append(f"Reader ceiling (oracle evidence, floor 0): answerable {_f(report['reader_ceiling'])}.")
     b = report["bootstrap"]
@@ -211,12 +208,13 @@ def to_markdown(report: Mapping[str, Any]) -> str:
     lines.append("| arm | answerable | adversarial |")
     lines.append("|---|---|---|")
     for arm, ci in b["arms"].items():
-        lines.append(f"| {arm} | [{_f(ci['answerable'][0])}, {_f(ci['answerable'][1])}] | "
-                     f"[{_f(ci['adversarial'][0])}, {_f(ci['adversarial'][1])}] |")
+        lines.append(f"| {arm} | [{_f(ci['answerable'][0])}, {_f(ci['answerable'][1])}] | [{_f(ci['adversarial'][0])}, {_f(ci['adversarial'][1])}] |")
     if "difference" in b:
         d = b["difference"]
-        lines.append(f"| {d['arms'][0]} − {d['arms'][1]} | [{_f(d['answerable'][0], 3)}, {_f(d['answerable'][1], 3)}] | "
-                     f"[{_f(d['adversarial'][0], 3)}, {_f(d['adversarial'][1], 3)}] |")
+        lines.append(
+            f"| {d['arms'][0]} − {d['arms'][1]} | [{_f(d['answerable'][0], 3)}, {_f(d['answerable'][1], 3)}] | "
+            f"[{_f(d['adversarial'][0], 3)}, {_f(d['adversarial'][1], 3)}] |"
+        )
     lines.append("")
     lines.append("Floor sweep (answerable / adversarial / overall / quiet):")
     lines.append("")

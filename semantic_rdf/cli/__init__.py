@@ -27,10 +27,33 @@ from semantic_rdf.core.errors import SemanticError
 
 # Verb modules in the order --help lists them. A module missing from this install is skipped.
 VERBS = [
-    "id", "assert_", "seed", "ingest", "ask", "chat", "query", "list_", "show", "search", "entities",
-    "predicates", "trace", "retract", "reinstate",
-    "erase", "compact", "derive", "decisions", "export", "import_", "validate", "stats",
-    "push", "pull", "serve", "demo",
+    "id",
+    "assert_",
+    "seed",
+    "ingest",
+    "ask",
+    "chat",
+    "query",
+    "list_",
+    "show",
+    "search",
+    "entities",
+    "predicates",
+    "trace",
+    "retract",
+    "reinstate",
+    "erase",
+    "compact",
+    "derive",
+    "decisions",
+    "export",
+    "import_",
+    "validate",
+    "stats",
+    "push",
+    "pull",
+    "serve",
+    "demo",
 ]
 
 DEFAULT_STORE = "./semantic-store"
@@ -123,12 +146,11 @@ def build_parser(only: str | None = None) -> tuple[argparse.ArgumentParser, dict
     """The command line's parser and its verb modules: every verb's, or only the verb module `only` (a run
     imports the one verb it runs, not all 27 and what they import)."""
     common = _Parser(add_help=False)
-    common.add_argument("--store", default=argparse.SUPPRESS, metavar="DIR",
-                        help=f"store directory (env SEMANTIC_RDF_STORE, default {DEFAULT_STORE})")
-    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
-                        help="machine-readable output")
-    parser = _Parser(prog="semantic-rdf", parents=[common],
-                     description="A checkable memory: assertions with spans, time and provenance, in RDF.")
+    common.add_argument(
+        "--store", default=argparse.SUPPRESS, metavar="DIR", help=f"store directory (env SEMANTIC_RDF_STORE, default {DEFAULT_STORE})"
+    )
+    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output")
+    parser = _Parser(prog="semantic-rdf", parents=[common], description="A checkable memory: assertions with spans, time and provenance, in RDF.")
     sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
     modules: dict[str, Any] = {}
     for modname in VERBS if only is None else [only]:
@@ -182,14 +204,12 @@ def main(argv: list[str] | None = None) -> int:
             return _fail(ctx.json, f"{why}: {_one_line(exc)}", type(exc).__name__, 2)
         if os.environ.get("SEMANTIC_RDF_DEBUG"):
             raise
-        return _fail(ctx.json, f"{type(exc).__name__}: {_one_line(exc)}", "InternalError", 1,
-                     prefix="semantic-rdf: internal error: ")
+        return _fail(ctx.json, f"{type(exc).__name__}: {_one_line(exc)}", "InternalError", 1, prefix="semantic-rdf: internal error: ")
     finally:
         ctx.close()
 
 
-def _fail(as_json: bool, message: str, kind: str, code: int, *, prefix: str = "semantic-rdf: error: ",
-          stream: Any = None) -> int:
+def _fail(as_json: bool, message: str, kind: str, code: int, *, prefix: str = "semantic-rdf: error: ", stream: Any = None) -> int:
     """Print one error line (plain, or a JSON object under --json) on stderr and return the exit code."""
     stream = stream or sys.stderr
     if as_json:
@@ -214,14 +234,19 @@ def _not_utf8(argv: list[str]) -> str | None:
 # What the operating system (or RocksDB, SQLite on its behalf) says when the disk or the store cannot be
 # written: the store's writes are transactions, so nothing is half-written, and the fix is the user's.
 _OS_REFUSALS = {
-    errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is exhausted",
-    errno.EROFS: "the store is on a read-only file system", errno.EACCES: "permission denied",
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is exhausted",
+    errno.EROFS: "the store is on a read-only file system",
+    errno.EACCES: "permission denied",
     errno.EPERM: "operation not permitted",
 }
 _OS_MESSAGES = {  # RocksDB's OSError and SQLite's OperationalError carry no errno, only the message
-    "no space left on device": errno.ENOSPC, "database or disk is full": errno.ENOSPC,
-    "disk quota exceeded": errno.EDQUOT, "read-only file system": errno.EROFS,
-    "attempt to write a readonly database": errno.EROFS, "permission denied": errno.EACCES,
+    "no space left on device": errno.ENOSPC,
+    "database or disk is full": errno.ENOSPC,
+    "disk quota exceeded": errno.EDQUOT,
+    "read-only file system": errno.EROFS,
+    "attempt to write a readonly database": errno.EROFS,
+    "permission denied": errno.EACCES,
 }
 
 

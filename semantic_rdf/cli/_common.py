@@ -22,8 +22,7 @@ def add_triple_arguments(p) -> None:
     p.add_argument("object")
 
 
-def add_change_arguments(p, *, reason_help: str, by_help: str, optional_id: bool = False,
-                         selectors: Sequence[Option] = ()) -> None:
+def add_change_arguments(p, *, reason_help: str, by_help: str, optional_id: bool = False, selectors: Sequence[Option] = ()) -> None:
     """ID --reason R [selectors] --by NAME: the arguments of a verb that changes assertions' state."""
     p.add_argument("id", nargs="?" if optional_id else None, help="assertion id")
     p.add_argument("--reason", required=True, help=reason_help)
@@ -36,8 +35,7 @@ def require_store(path: str | Path) -> None:
     """NotFound (one line, exit 2) unless `path` holds a store; checked before anything is opened, so a
     mistyped --store creates neither PATH/ nor PATH.side.sqlite."""
     if not (Path(path) / "oxigraph").is_dir():
-        raise NotFound(f"no store at {str(path)!r} (only {', '.join(CREATING_VERBS)} create one; "
-                       "--store or SEMANTIC_RDF_STORE names another)")
+        raise NotFound(f"no store at {str(path)!r} (only {', '.join(CREATING_VERBS)} create one; --store or SEMANTIC_RDF_STORE names another)")
 
 
 def change_one(ctx, args, change: Callable[..., Any]):
@@ -47,7 +45,7 @@ def change_one(ctx, args, change: Callable[..., Any]):
 
 
 def cascade_note(ch, verb: str) -> str:
-    """"; <verb> N derived assertions" when the change cascaded, else ""."""
+    """ "; <verb> N derived assertions" when the change cascaded, else ""."""
     return f"; {verb} {len(ch.cascaded)} derived assertions" if ch.cascaded else ""
 
 
@@ -77,9 +75,17 @@ def progress(ctx, desc: str, *, total: int | None = None, unit: str = "it"):
 
     size = shutil.get_terminal_size()
     # a terminal that reports no size (a bare pseudo-terminal: 0 x 0) gets nothing at all from tqdm
-    return tqdm(total=total, desc=desc, unit=unit, unit_scale=True, file=ctx.stderr, leave=False,
-                ncols=size.columns if size.columns >= 20 else 80, nrows=size.lines if size.lines > 0 else 24,
-                mininterval=0.2)
+    return tqdm(
+        total=total,
+        desc=desc,
+        unit=unit,
+        unit_scale=True,
+        file=ctx.stderr,
+        leave=False,
+        ncols=size.columns if size.columns >= 20 else 80,
+        nrows=size.lines if size.lines > 0 else 24,
+        mininterval=0.2,
+    )
 
 
 # The longest question `ask --batch` and `chat` take, in characters: no question needs more, and each

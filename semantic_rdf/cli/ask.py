@@ -16,18 +16,24 @@ HELP = "answer a question from the store's verified facts (HDC gate, sources quo
 
 def add_arguments(p) -> None:
     p.add_argument("question", nargs="?", default=None, help="the question (quote it)")
-    p.add_argument("--batch", default=None, metavar="FILE",
-                   help="answer every line of FILE (- for stdin) as its own question, each with fresh context; "
-                        "one JSON object per line out")
+    p.add_argument(
+        "--batch",
+        default=None,
+        metavar="FILE",
+        help="answer every line of FILE (- for stdin) as its own question, each with fresh context; one JSON object per line out",
+    )
     add_answer_options(p)
-    p.add_argument("--as-of", default=None, metavar="ISO",
-                   help="answer from what the store believed at this instant (ISO 8601; no zone = UTC)")
+    p.add_argument("--as-of", default=None, metavar="ISO", help="answer from what the store believed at this instant (ISO 8601; no zone = UTC)")
 
 
 def add_answer_options(p) -> None:
-    p.add_argument("--mode", default="balanced", choices=["strict", "balanced", "conversational"],
-                   help="strict: facts only, fixed refusal; balanced: + citations and related entities; "
-                        "conversational: + offers the related topics (default balanced)")
+    p.add_argument(
+        "--mode",
+        default="balanced",
+        choices=["strict", "balanced", "conversational"],
+        help="strict: facts only, fixed refusal; balanced: + citations and related entities; "
+        "conversational: + offers the related topics (default balanced)",
+    )
     p.add_argument("--model-url", default=None, help="render with an OpenAI-compatible chat endpoint (not in strict)")
     p.add_argument("--model", default=None, help="model name for --model-url")
     p.add_argument("--model-key-env", default=None, help="environment variable holding the endpoint's API key")
@@ -62,8 +68,6 @@ def make_answerer(args, ctx):
 
 def show(answer, ctx) -> None:
     ctx.emit(answer.as_dict(), answer.text)
-
-
 
 
 def run(args, ctx) -> int:
@@ -145,6 +149,6 @@ def run_batch(args, ctx, as_of) -> int:
         out.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
         out.flush()
     if refused:
-        ctx.note(f"semantic-rdf: error: {refused} of {asked} lines refused (see their \"error\")")
+        ctx.note(f'semantic-rdf: error: {refused} of {asked} lines refused (see their "error")')
         return 2
     return 0

@@ -16,8 +16,9 @@ def add_arguments(p) -> None:
     p.add_argument("--agent", default="caller", help="who states it (default: caller)")
     p.add_argument("--valid-from", default=None, metavar="ISO", help="valid time start (ISO 8601 with zone)")
     p.add_argument("--valid-until", default=None, metavar="ISO", help="valid time end (ISO 8601 with zone)")
-    p.add_argument("--skip-erased", action="store_true",
-                   help="if the assertion was erased, report it and write nothing, exit 0 (default: refuse, exit 2)")
+    p.add_argument(
+        "--skip-erased", action="store_true", help="if the assertion was erased, report it and write nothing, exit 0 (default: refuse, exit 2)"
+    )
 
 
 def parse_instant(text: str | None, what: str) -> datetime | None:
@@ -41,12 +42,22 @@ def run(args, ctx) -> int:
     if args.valid_from or args.valid_until:
         valid = Validity(parse_instant(args.valid_from, "--valid-from"), parse_instant(args.valid_until, "--valid-until"))
     store = ctx.store()
-    aid = store.assert_(args.subject, args.predicate, args.object, score=args.score, valid=valid,
-                        agent=args.agent, note=args.source, on_erased="skip" if args.skip_erased else "refuse")
+    aid = store.assert_(
+        args.subject,
+        args.predicate,
+        args.object,
+        score=args.score,
+        valid=valid,
+        agent=args.agent,
+        note=args.source,
+        on_erased="skip" if args.skip_erased else "refuse",
+    )
     rec = store.get(aid)
     if rec is None:  # erased, and --skip-erased: nothing was written
         ctx.emit({"id": aid, "skipped": "erased"}, f"skipped {aid}: it was erased (tombstones win); nothing written")
         return 0
-    ctx.emit(rec.as_dict(), f"{aid}  {rec.subject} {rec.predicate} {rec.object}  "
-                            f"(confidence {rec.confidence:g}, {rec.count} source{'s' if rec.count != 1 else ''})")
+    ctx.emit(
+        rec.as_dict(),
+        f"{aid}  {rec.subject} {rec.predicate} {rec.object}  (confidence {rec.confidence:g}, {rec.count} source{'s' if rec.count != 1 else ''})",
+    )
     return 0

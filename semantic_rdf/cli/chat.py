@@ -10,8 +10,10 @@ from semantic_rdf.core.errors import SemanticError
 NAME = "chat"
 HELP = "interactive questions (one per line; /mode strict|balanced|conversational, /quit); context carried across turns"
 
-HELP_TEXT = ("Ask a question per line. /mode strict|balanced|conversational changes the mode, /mode shows it, "
-             "/help shows this, /quit (or end of input) leaves.")
+HELP_TEXT = (
+    "Ask a question per line. /mode strict|balanced|conversational changes the mode, /mode shows it, "
+    "/help shows this, /quit (or end of input) leaves."
+)
 
 
 def add_arguments(p) -> None:
@@ -46,8 +48,7 @@ def run(args, ctx, stdin=None) -> int:
             break
         line, cut = got
         if cut:
-            say({"error": f"a question is at most {MAX_QUESTION} characters"},
-                f"error: a question is at most {MAX_QUESTION} characters")
+            say({"error": f"a question is at most {MAX_QUESTION} characters"}, f"error: a question is at most {MAX_QUESTION} characters")
             continue
         line = line.strip()
         if not line:

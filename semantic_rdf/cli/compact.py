@@ -1,6 +1,5 @@
 """semantic-rdf compact — rebuild the store directory so erased data is in none of its files."""
 
-
 NAME = "compact"
 HELP = "rebuild the store from its live quads (after erase) and swap it in atomically; vacuum side tables"
 

@@ -56,16 +56,27 @@ def run(args, ctx) -> int:
         pipeline = build_pipeline(refs, extractor=RuleExtractor())
         summary = load(store, pipeline, refs)
         out["ingest"] = summary.as_dict()
-        _say(ctx, lines, f"== ingested {summary.documents} documents: {summary.new} assertions, "
-                         f"{summary.rejected_schema} rejected by schema, {summary.below_floor} below floor")
+        _say(
+            ctx,
+            lines,
+            f"== ingested {summary.documents} documents: {summary.new} assertions, "
+            f"{summary.rejected_schema} rejected by schema, {summary.below_floor} below floor",
+        )
         records = [store.require(i) for i in sorted(set(summary.ids))]
         out["assertions"] = []
         for r in records:
             src = r.sources[0]
             span = store.span_text(src)
-            out["assertions"].append({"id": r.id, "triple": [r.subject, r.predicate, r.object],
-                                      "confidence": r.confidence, "source": src.reference,
-                                      "span": [src.start, src.end], "text": span})
+            out["assertions"].append(
+                {
+                    "id": r.id,
+                    "triple": [r.subject, r.predicate, r.object],
+                    "confidence": r.confidence,
+                    "source": src.reference,
+                    "span": [src.start, src.end],
+                    "text": span,
+                }
+            )
             _say(ctx, lines, f"  {r.id}  {r.subject} —{r.predicate}→ {r.object}  ({r.confidence:.2f})")
             _say(ctx, lines, f"      {Path(src.reference or '').name}[{src.start}:{src.end}] “{span}”")
 
@@ -98,8 +109,7 @@ def run(args, ctx) -> int:
         out["retraction"] = change.as_dict()
         er = erasure.erase(store, victim.id, reason="demo: a source was revoked", agent="demo-user")
         out["erasure"] = er.as_dict()
-        _say(ctx, lines, f"== erased {victim.id}: record, claim graph and span text gone, tombstone left "
-                         f"(get → {store.get(victim.id)})")
+        _say(ctx, lines, f"== erased {victim.id}: record, claim graph and span text gone, tombstone left (get → {store.get(victim.id)})")
         tr = provenance.trace(store, records[0].id)
         out["trace"] = tr.as_dict() if hasattr(tr, "as_dict") else str(tr)
         _say(ctx, lines, f"== trace {records[0].id}")

@@ -21,7 +21,8 @@ def run(args, ctx) -> int:
     rules = [] if args.only else reason.builtin_rules()
     rules += [reason.load_rule(f) for f in args.rule]
     rep = reason.derive(ctx.store(), rules, max_rounds=args.max_rounds, limits=limits)
-    text = (f"derived {len(rep.new)} new, reopened {len(rep.reopened)} in {rep.rounds} rounds"
-            + ("" if rep.fixpoint else " (depth limit reached before the fixpoint)"))
+    text = f"derived {len(rep.new)} new, reopened {len(rep.reopened)} in {rep.rounds} rounds" + (
+        "" if rep.fixpoint else " (depth limit reached before the fixpoint)"
+    )
     ctx.emit(rep.as_dict(), text)
     return 0

@@ -15,7 +15,8 @@ def run(args, ctx) -> int:
     if args.name is not None:
         resolve_entity(store, args.name)  # a one-line error with suggestions when unknown
     found = entities(store, name=args.name)
-    lines = [f"{e.label}  [{', '.join(e.types) or 'Thing'}]  {e.uses} assertion(s)"
-             + (f"  aka {', '.join(e.aliases)}" if e.aliases else "") for e in found]
+    lines = [
+        f"{e.label}  [{', '.join(e.types) or 'Thing'}]  {e.uses} assertion(s)" + (f"  aka {', '.join(e.aliases)}" if e.aliases else "") for e in found
+    ]
     ctx.emit([e.as_dict() for e in found], "\n".join(lines) or "no entities")
     return 0

@@ -4,21 +4,25 @@ from semantic_rdf.cli._common import add_change_arguments, cascade_note
 from semantic_rdf.core.errors import InvalidInput
 
 NAME = "erase"
-HELP = ("erase an assertion, a document (--document) or an entity (--entity): drop claims, spans and text, "
-        "leave tombstones (then run compact)")
+HELP = "erase an assertion, a document (--document) or an entity (--entity): drop claims, spans and text, leave tombstones (then run compact)"
 
 
 def add_arguments(p) -> None:
-    add_change_arguments(p, reason_help="why (kept on the tombstone)", by_help="who erases (recorded)",
-                         optional_id=True, selectors=[
-                             ("--document", "REF", "revoke a source: its text, every span into it; assertions with "
-                                                   "no other source become tombstones"),
-                             ("--entity", "NAME", "every assertion naming the entity, its registry entry and "
-                                                  "aliases, and the text that mentions it"),
-                         ])
-    p.add_argument("--with-shared-evidence", action="store_true",
-                   help="also erase surviving assertions whose quotes overlap the text this erasure blanks "
-                        "(default: refuse and name them)")
+    add_change_arguments(
+        p,
+        reason_help="why (kept on the tombstone)",
+        by_help="who erases (recorded)",
+        optional_id=True,
+        selectors=[
+            ("--document", "REF", "revoke a source: its text, every span into it; assertions with no other source become tombstones"),
+            ("--entity", "NAME", "every assertion naming the entity, its registry entry and aliases, and the text that mentions it"),
+        ],
+    )
+    p.add_argument(
+        "--with-shared-evidence",
+        action="store_true",
+        help="also erase surviving assertions whose quotes overlap the text this erasure blanks (default: refuse and name them)",
+    )
 
 
 def run(args, ctx) -> int:
@@ -33,11 +37,9 @@ def run(args, ctx) -> int:
     follow(store)  # the side file beside the store drops the erased rows (the `erased` event)
     if args.document is not None:
         ch = erasure.erase_document(store, args.document, args.reason, agent=args.by)
-        text = (f"erased document {args.document}: {len(ch.erased)} assertion(s) tombstoned, "
-                f"{len(ch.kept)} kept their other sources")
+        text = f"erased document {args.document}: {len(ch.erased)} assertion(s) tombstoned, {len(ch.kept)} kept their other sources"
     elif args.entity is not None:
-        ch = erasure.erase_entity(store, args.entity, args.reason, agent=args.by,
-                                  with_shared_evidence=args.with_shared_evidence)
+        ch = erasure.erase_entity(store, args.entity, args.reason, agent=args.by, with_shared_evidence=args.with_shared_evidence)
         text = f"erased entity {args.entity}: {len(ch.erased)} assertion(s) tombstoned"
     else:
         ch = erasure.erase(store, args.id, args.reason, agent=args.by, with_shared_evidence=args.with_shared_evidence)

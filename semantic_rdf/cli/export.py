@@ -15,8 +15,7 @@ STORE_FORMATS = ("jsonld", "nquads", "ntriples", "trig", "turtle")
 
 def add_arguments(p) -> None:
     p.add_argument("--format", default="nquads", choices=list(STORE_FORMATS) + list(PROV_FORMATS))
-    p.add_argument("--graph", default=None,
-                   help="provenance | entities | documents | an assertion id (its claim graph) | an IRI")
+    p.add_argument("--graph", default=None, help="provenance | entities | documents | an assertion id (its claim graph) | an IRI")
     p.add_argument("--id", default=None, help="with svg/png/prov-*: only this assertion's provenance")
     p.add_argument("--output", "-o", default=None, help="file to write (default: standard output)")
 

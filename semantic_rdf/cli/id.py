@@ -13,6 +13,5 @@ def add_arguments(p) -> None:
 
 def run(args, ctx) -> int:
     i = assertion_id(args.subject, args.predicate, args.object)
-    ctx.emit({"id": i, "subject": fold(args.subject), "predicate": fold(args.predicate),
-              "object": fold(args.object)}, i)
+    ctx.emit({"id": i, "subject": fold(args.subject), "predicate": fold(args.predicate), "object": fold(args.object)}, i)
     return 0

@@ -8,15 +8,14 @@ HELP = "load an N-Quads / TriG / JSON-LD export into the store (all-or-nothing, 
 
 def add_arguments(p) -> None:
     p.add_argument("file")
-    p.add_argument("--format", default=None, choices=["nquads", "trig", "jsonld"],
-                   help="default: from the file extension")
-    p.add_argument("--skip-erased", action="store_true",
-                   help="leave out data of erased assertions and documents and import the rest (default: refuse)")
+    p.add_argument("--format", default=None, choices=["nquads", "trig", "jsonld"], help="default: from the file extension")
+    p.add_argument(
+        "--skip-erased", action="store_true", help="leave out data of erased assertions and documents and import the rest (default: refuse)"
+    )
 
 
 def run(args, ctx) -> int:
-    fmt = args.format or {"nq": "nquads", "trig": "trig", "jsonld": "jsonld", "json": "jsonld"}.get(
-        args.file.rsplit(".", 1)[-1].lower())
+    fmt = args.format or {"nq": "nquads", "trig": "trig", "jsonld": "jsonld", "json": "jsonld"}.get(args.file.rsplit(".", 1)[-1].lower())
     if fmt is None:
         raise InvalidInput(f"cannot tell the format of {args.file!r}: pass --format")
     from semantic_rdf.core.bounds import read_regular

@@ -9,39 +9,45 @@ NAME = "ingest"
 HELP = "ingest files, directories, globs, http(s) URLs or - (stdin); extract assertions with spans"
 
 
-
 # a gazetteer is a JSON object of name -> class: far past any real one, short of filling the memory
 MAX_GAZETTEER = 64 << 20
 
+
 def add_arguments(p) -> None:
     p.add_argument("refs", nargs="+", metavar="REF")
-    p.add_argument("--name", default=None, metavar="NAME",
-                   help="the reference to record for what - reads from standard input (default: stdin)")
+    p.add_argument("--name", default=None, metavar="NAME", help="the reference to record for what - reads from standard input (default: stdin)")
     p.add_argument("--verbose", "-v", action="store_true", help="list the documents that gave no assertion")
-    p.add_argument("--reread", action="store_true",
-                   help="read documents again even when stored unchanged with all their facts (records a run)")
+    p.add_argument("--reread", action="store_true", help="read documents again even when stored unchanged with all their facts (records a run)")
     p.add_argument("--root", action="append", default=None, help="allowed local root (default: the paths named)")
     p.add_argument("--allow-host", action="append", default=[], help="trust this host/address/network for http(s)")
     p.add_argument("--include", action="append", default=[], help="glob of files to take inside directories")
     p.add_argument("--exclude", action="append", default=None, help="glob of files to skip inside directories")
     p.add_argument("--max-bytes", type=int, default=None, help="size cap per source")
-    p.add_argument("--timeout", type=float, default=None,
-                   help="seconds for each web fetch, from connect to the last byte (default 30)")
+    p.add_argument("--timeout", type=float, default=None, help="seconds for each web fetch, from connect to the last byte (default 30)")
     p.add_argument("--splitter", default="sentences", help="sentences | paragraphs | recursive[:SIZE[:OVERLAP]] | markdown")
-    p.add_argument("--extractor", default="statistical", choices=["statistical", "rules", "model", "none"],
-                   help="statistical: the trained model shipped in the package (default); rules: the pattern"
-                        " extractor; model: an OpenAI-compatible model; none: store documents only")
+    p.add_argument(
+        "--extractor",
+        default="statistical",
+        choices=["statistical", "rules", "model", "none"],
+        help="statistical: the trained model shipped in the package (default); rules: the pattern"
+        " extractor; model: an OpenAI-compatible model; none: store documents only",
+    )
     p.add_argument("--floor", type=float, default=None, help="confidence floor (separate from the schema check)")
     p.add_argument("--gazetteer", default=None, help="JSON file {name: class} of names to recognise")
     p.add_argument("--model-url", default=None, help="OpenAI-compatible base URL (for --extractor model)")
     p.add_argument("--model", default=None, help="model name (for --extractor model)")
     p.add_argument("--model-key-env", default=None, help="environment variable holding the API key")
-    p.add_argument("--read-ahead", default="auto", choices=["auto", "thread", "child"],
-                   help="where read, parse, split and extract run while the store is written: a worker thread, or"
-                        " a forked child process on the second core (auto: a child for 1 MB or more of local files"
-                        " on Linux)")
-    p.add_argument("--allow-erased", action="store_true",
-                   help="ingest content whose document was erased (erase --document) again (default: refuse it)")
+    p.add_argument(
+        "--read-ahead",
+        default="auto",
+        choices=["auto", "thread", "child"],
+        help="where read, parse, split and extract run while the store is written: a worker thread, or"
+        " a forked child process on the second core (auto: a child for 1 MB or more of local files"
+        " on Linux)",
+    )
+    p.add_argument(
+        "--allow-erased", action="store_true", help="ingest content whose document was erased (erase --document) again (default: refuse it)"
+    )
 
 
 def make_extractor(args):
@@ -91,9 +97,19 @@ def run(args, ctx) -> int:
     from semantic_rdf.pipeline.stages import build_pipeline
 
     extractor = make_extractor(args)
-    pipeline = build_pipeline(args.refs, roots=args.root, allow_hosts=args.allow_host, max_bytes=args.max_bytes,
-                              timeout=args.timeout, include=args.include, exclude=args.exclude, splitter=args.splitter,
-                              extractor=extractor, stdin=sys.stdin.buffer, **stdin_name(args))
+    pipeline = build_pipeline(
+        args.refs,
+        roots=args.root,
+        allow_hosts=args.allow_host,
+        max_bytes=args.max_bytes,
+        timeout=args.timeout,
+        include=args.include,
+        exclude=args.exclude,
+        splitter=args.splitter,
+        extractor=extractor,
+        stdin=sys.stdin.buffer,
+        **stdin_name(args),
+    )
     store = ctx.store()
     from semantic_rdf.cli._common import progress as progress_bar
 
@@ -102,6 +118,7 @@ def run(args, ctx) -> int:
     def progress(ref: str, n: int) -> None:
         bar.update(n - bar.n)
         bar.set_postfix_str(ref[-40:])
+
     # the model behind the extractor, recorded on its PROV agent: a served model's name, or the
     # statistical extractor's weights and training data hashes
     model = getattr(extractor, "model_id", None) or getattr(getattr(extractor, "model", None), "model", None)
@@ -112,8 +129,18 @@ def run(args, ctx) -> int:
         hook = after_ingest_hook(store)
     except ImportError:
         pass
-    summary = load(store, pipeline, args.refs, floor=args.floor, model=model, progress=progress, on_commit=hook,
-                   read_ahead=args.read_ahead, allow_erased=args.allow_erased, reread=args.reread)
+    summary = load(
+        store,
+        pipeline,
+        args.refs,
+        floor=args.floor,
+        model=model,
+        progress=progress,
+        on_commit=hook,
+        read_ahead=args.read_ahead,
+        allow_erased=args.allow_erased,
+        reread=args.reread,
+    )
     bar.close()
     ctx.emit(summary.as_dict(), summary.text(verbose=args.verbose))
     if summary.documents == 0 and summary.failed and not summary.unchanged_documents:

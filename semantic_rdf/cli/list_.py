@@ -18,9 +18,17 @@ def add_arguments(p) -> None:
 def run(args, ctx) -> int:
     from semantic_rdf.lifecycle.browse import list_assertions
 
-    page = list_assertions(ctx.store(read_only=True), subject=args.subject, predicate=args.predicate,
-                           obj=args.obj, reference=args.source, run=args.run, state=args.state,
-                           limit=args.limit, offset=args.offset)
+    page = list_assertions(
+        ctx.store(read_only=True),
+        subject=args.subject,
+        predicate=args.predicate,
+        obj=args.obj,
+        reference=args.source,
+        run=args.run,
+        state=args.state,
+        limit=args.limit,
+        offset=args.offset,
+    )
     lines = []
     for row in page.rows:
         r = row.record

@@ -6,8 +6,7 @@ HELP = "copy the endpoint's semantic-rdf graphs into the store (shape-checked li
 
 def add_arguments(p) -> None:
     p.add_argument("endpoint", metavar="ENDPOINT", help="oxigraph+http://… | virtuoso+http://… | sparql+http://…")
-    p.add_argument("--skip-erased", action="store_true",
-                   help="leave out data of erased assertions and documents and pull the rest (default: refuse)")
+    p.add_argument("--skip-erased", action="store_true", help="leave out data of erased assertions and documents and pull the rest (default: refuse)")
 
 
 def run(args, ctx) -> int:

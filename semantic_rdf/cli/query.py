@@ -8,29 +8,36 @@ from semantic_rdf.cli.assert_ import parse_instant
 from semantic_rdf.core.errors import InvalidInput
 
 NAME = "query"
-HELP = ("run a read-only SPARQL query: a .rq file, a packaged query by name (--list), or - for stdin; "
-        "--bind NAME=VALUE binds parameters safely")
+HELP = "run a read-only SPARQL query: a .rq file, a packaged query by name (--list), or - for stdin; --bind NAME=VALUE binds parameters safely"
 
 
 def add_limit_arguments(p, *, rows_help: str = "stop with an error past N results (default 100000)") -> None:
     """--timeout, --max-rows, --max-memory: the limits of a user's SPARQL (sandbox.Limits; env fallbacks)."""
-    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                   help="wall-clock limit (default 30, env SEMANTIC_RDF_QUERY_TIMEOUT)")
-    p.add_argument("--max-rows", type=int, default=None, metavar="N",
-                   help=rows_help + ", env SEMANTIC_RDF_QUERY_MAX_ROWS")
-    p.add_argument("--max-memory", type=int, default=None, metavar="MIB",
-                   help="memory the query may use (default 1024 MiB, env SEMANTIC_RDF_QUERY_MAX_MEMORY)")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="wall-clock limit (default 30, env SEMANTIC_RDF_QUERY_TIMEOUT)")
+    p.add_argument("--max-rows", type=int, default=None, metavar="N", help=rows_help + ", env SEMANTIC_RDF_QUERY_MAX_ROWS")
+    p.add_argument(
+        "--max-memory", type=int, default=None, metavar="MIB", help="memory the query may use (default 1024 MiB, env SEMANTIC_RDF_QUERY_MAX_MEMORY)"
+    )
 
 
 def add_arguments(p) -> None:
     p.add_argument("file", nargs="?", help="a .rq file, a packaged query's name (asof, match, …), or - for stdin")
     p.add_argument("--list", action="store_true", help="list the packaged queries with what each answers")
-    p.add_argument("--bind", action="append", default=[], metavar="NAME=VALUE",
-                   help='bind ?NAME: <IRI> for an IRI, "text" (quoted) for a literal, otherwise an entity\'s name '
-                        "(or alias) binds that entity, and a value naming no entity a plain literal")
-    p.add_argument("--format", choices=["table", "json", "csv", "tsv"], default=None,
-                   help="SELECT/ASK output: a table with prefixed names (default), or the W3C SPARQL 1.1 "
-                        "results formats json, csv, tsv (--json means --format json)")
+    p.add_argument(
+        "--bind",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help='bind ?NAME: <IRI> for an IRI, "text" (quoted) for a literal, otherwise an entity\'s name '
+        "(or alias) binds that entity, and a value naming no entity a plain literal",
+    )
+    p.add_argument(
+        "--format",
+        choices=["table", "json", "csv", "tsv"],
+        default=None,
+        help="SELECT/ASK output: a table with prefixed names (default), or the W3C SPARQL 1.1 "
+        "results formats json, csv, tsv (--json means --format json)",
+    )
     p.add_argument("--as-of", default=None, metavar="ISO", help="bind ?asof (record time)")
     p.add_argument("--valid-at", default=None, metavar="ISO", help="bind ?validat (valid time)")
     p.add_argument("--union", action="store_true", help="default graph = union of all graphs")
@@ -84,8 +91,7 @@ def read_query(path: str) -> str:
 
         if path in dict(packaged_queries()):
             return packaged_text(path)
-        raise InvalidInput(f"no query file {path!r} and no packaged query of that name "
-                           "(`semantic-rdf query --list` shows them)")
+        raise InvalidInput(f"no query file {path!r} and no packaged query of that name (`semantic-rdf query --list` shows them)")
     data = read_regular(path, "query file", MAX_QUERY_CHARS * 4)  # a character takes at most four bytes
     try:
         return data.decode("utf-8")
@@ -130,16 +136,14 @@ def run(args, ctx) -> int:
     fmt = args.format or ("json" if ctx.json else "table")
     if res.kind == "boolean":
         # SPARQL's CSV and TSV formats describe SELECT results only: an ASK prints true or false there
-        ctx.stdout.write((json.dumps(R.json_boolean(bool(res.boolean))) if fmt == "json"
-                          else "true" if res.boolean else "false") + "\n")
+        ctx.stdout.write((json.dumps(R.json_boolean(bool(res.boolean))) if fmt == "json" else "true" if res.boolean else "false") + "\n")
         return 0
     if res.kind == "solutions":
         names = R.select_order(text, res.variables)
         at = [list(res.variables).index(n) for n in names]
         rows = [tuple(r[i] for i in at) for r in res.rows]
         if fmt == "json":
-            ctx.stdout.write(json.dumps(R.json_results(names, rows), ensure_ascii=False,
-                                        indent=2 if ctx.json else None) + "\n")
+            ctx.stdout.write(json.dumps(R.json_results(names, rows), ensure_ascii=False, indent=2 if ctx.json else None) + "\n")
         elif fmt == "csv":
             ctx.stdout.write(R.csv_text(names, rows))
         elif fmt == "tsv":

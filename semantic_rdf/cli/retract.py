@@ -8,11 +8,17 @@ HELP = "retract an assertion (kept, closed in record time), or a set: --run, --a
 
 
 def add_arguments(p) -> None:
-    add_change_arguments(p, reason_help="why (recorded)", by_help="who retracts (recorded; default caller)",
-                         optional_id=True, selectors=[
-                             ("--run", "RUN", "every observation one extraction run produced"),
-                             ("--agent", "NAME", "every observation one extractor / model / person produced"),
-                             ("--source", "REF", "every observation read from one source document")])
+    add_change_arguments(
+        p,
+        reason_help="why (recorded)",
+        by_help="who retracts (recorded; default caller)",
+        optional_id=True,
+        selectors=[
+            ("--run", "RUN", "every observation one extraction run produced"),
+            ("--agent", "NAME", "every observation one extractor / model / person produced"),
+            ("--source", "REF", "every observation read from one source document"),
+        ],
+    )
 
 
 def run(args, ctx) -> int:
@@ -27,8 +33,7 @@ def run(args, ctx) -> int:
             ctx.emit(ch.as_dict(), f"already retracted: {args.id} (nothing recorded)")
             return 0
     else:
-        ch = temporal.retract_set(ctx.store(create=False), reason=args.reason, run=args.run, agent=args.agent,
-                                  source=args.source, by=args.by)
+        ch = temporal.retract_set(ctx.store(create=False), reason=args.reason, run=args.run, agent=args.agent, source=args.source, by=args.by)
     lines = [f"retracted {len(ch.changed)}"]
     if ch.kept:
         lines.append(f"kept believed (another independent source): {len(ch.kept)}")

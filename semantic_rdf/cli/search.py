@@ -13,7 +13,11 @@ def run(args, ctx) -> int:
     from semantic_rdf.lifecycle.browse import search
 
     hits = search(ctx.store(read_only=True), args.text, limit=args.limit)
-    lines = [f"entity  {h.label}" + (f"  (as {h.snippet!r})" if h.snippet != h.label.lower() else "")
-             if h.kind == "entity" else f"text    {h.label} @{h.at}: {h.snippet}" for h in hits]
+    lines = [
+        f"entity  {h.label}" + (f"  (as {h.snippet!r})" if h.snippet != h.label.lower() else "")
+        if h.kind == "entity"
+        else f"text    {h.label} @{h.at}: {h.snippet}"
+        for h in hits
+    ]
     ctx.emit([h.as_dict() for h in hits], "\n".join(lines) or "nothing found")
     return 0

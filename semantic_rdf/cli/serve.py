@@ -51,16 +51,23 @@ def run(args, ctx) -> int:
         proc = server.proc
         assert proc is not None  # start() ran it
         queries = ready_queries()
-        text = [f"serving {ctx.store_path} read-only at {server.url}/ (SPARQL endpoint: {server.url}/query); "
-                "Ctrl-C stops",
-                "Every graph is the default graph here: SELECT * WHERE { ?s ?p ?o } returns the whole store.",
-                "Ready queries: paste one into the page (`semantic-rdf query serve/NAME --union` runs it here too)."]
+        text = [
+            f"serving {ctx.store_path} read-only at {server.url}/ (SPARQL endpoint: {server.url}/query); Ctrl-C stops",
+            "Every graph is the default graph here: SELECT * WHERE { ?s ?p ?o } returns the whole store.",
+            "Ready queries: paste one into the page (`semantic-rdf query serve/NAME --union` runs it here too).",
+        ]
         for name, title, body in queries:
             text += ["", f"# serve/{name}: {title}", body]
-        ctx.emit({"url": server.url, "query": server.url + "/query", "pid": proc.pid,
-                  "union_default_graph": True,
-                  "queries": [{"name": f"serve/{n}", "title": t, "query": b} for n, t, b in queries]},
-                 "\n".join(text))
+        ctx.emit(
+            {
+                "url": server.url,
+                "query": server.url + "/query",
+                "pid": proc.pid,
+                "union_default_graph": True,
+                "queries": [{"name": f"serve/{n}", "title": t, "query": b} for n, t, b in queries],
+            },
+            "\n".join(text),
+        )
         ctx.stdout.flush()
         proc.wait()
         return 0 if proc.returncode in (0, -signal.SIGTERM) else 1

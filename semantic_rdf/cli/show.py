@@ -13,8 +13,7 @@ def run(args, ctx) -> int:
 
     s = show(ctx.store(read_only=True), args.id)
     r = s.listed.record
-    lines = [f"{r.id}  {r.subject} —{r.predicate}→ {r.object}",
-             f"  kind        {r.kind}   confidence {r.confidence:g}   observed {r.count}×"]
+    lines = [f"{r.id}  {r.subject} —{r.predicate}→ {r.object}", f"  kind        {r.kind}   confidence {r.confidence:g}   observed {r.count}×"]
     for start, until in r.believed:
         lines.append(f"  believed    from {start.isoformat()}" + (f" until {until.isoformat()}" if until else " (now)"))
     if r.valid is not None:

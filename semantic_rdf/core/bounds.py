@@ -66,10 +66,27 @@ _IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 _ALWAYS_REFUSED = tuple(
     ipaddress.ip_network(n)
     for n in (
-        "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
-        "172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15",
-        "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
-        "::/128", "::1/128", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8", "2001:db8::/32",
+        "0.0.0.0/8",
+        "10.0.0.0/8",
+        "100.64.0.0/10",
+        "127.0.0.0/8",
+        "169.254.0.0/16",
+        "172.16.0.0/12",
+        "192.0.0.0/24",
+        "192.0.2.0/24",
+        "192.168.0.0/16",
+        "198.18.0.0/15",
+        "198.51.100.0/24",
+        "203.0.113.0/24",
+        "224.0.0.0/4",
+        "240.0.0.0/4",
+        "::/128",
+        "::1/128",
+        "fc00::/7",
+        "fe80::/10",
+        "fec0::/10",
+        "ff00::/8",
+        "2001:db8::/32",
         "100::/64",
     )
 )
@@ -367,9 +384,7 @@ class Bounds:
         for family, _, _, _, sockaddr in infos:
             addr = str(sockaddr[0])
             if not self.address_allowed(addr, host):
-                raise RefusedByBounds(
-                    f"{host} resolves to {addr}, which is not a public address (add it to the allow-list to trust it)"
-                )
+                raise RefusedByBounds(f"{host} resolves to {addr}, which is not a public address (add it to the allow-list to trust it)")
             if (family, addr) not in out:
                 out.append((family, addr))
         if not out:
@@ -413,9 +428,7 @@ class Bounds:
                             raise SourceError(f"{current}: HTTP {resp.status_code}")
                         declared = resp.headers.get("content-length")
                         if declared and declared.isdigit() and int(declared) > self.max_bytes:
-                            raise RefusedByBounds(
-                                f"{current}: response of {declared} bytes exceeds the size cap of {self.max_bytes}"
-                            )
+                            raise RefusedByBounds(f"{current}: response of {declared} bytes exceeds the size cap of {self.max_bytes}")
                         body = bytearray()
                         for piece in resp.iter_bytes():
                             body += piece
@@ -484,8 +497,7 @@ def _guarded_backend(bounds: Bounds, deadline: float | None = None):
             self._stream.close()
 
         def start_tls(self, ssl_context, server_hostname=None, timeout=None):
-            return _DeadlineStream(self._stream.start_tls(ssl_context, server_hostname,
-                                                          left(timeout, httpcore.ConnectTimeout)))
+            return _DeadlineStream(self._stream.start_tls(ssl_context, server_hostname, left(timeout, httpcore.ConnectTimeout)))
 
         def get_extra_info(self, info: str):
             return self._stream.get_extra_info(info)
@@ -497,8 +509,7 @@ def _guarded_backend(bounds: Bounds, deadline: float | None = None):
             last: httpcore.ConnectError | httpcore.ConnectTimeout | None = None
             for _family, addr in bounds.resolve(host, port):
                 try:  # connect to the checked address, never to the name (no second resolution)
-                    stream = super().connect_tcp(addr, port, left(timeout, httpcore.ConnectTimeout),
-                                                 local_address, socket_options)
+                    stream = super().connect_tcp(addr, port, left(timeout, httpcore.ConnectTimeout), local_address, socket_options)
                 except (httpcore.ConnectError, httpcore.ConnectTimeout) as e:
                     last = e
                     continue
@@ -531,4 +542,3 @@ def _guarded_transport_class():
             )
 
     return GuardedTransport
-

@@ -93,9 +93,7 @@ class Chunk:
         if self.index < 0 or self.start < 0 or self.end < self.start:
             raise InvalidInput(f"chunk {self.doc_id}#{self.index}: bad offsets {self.start}..{self.end}")
         if self.end - self.start != len(self.text):
-            raise InvalidInput(
-                f"chunk {self.doc_id}#{self.index}: offsets {self.start}..{self.end} do not match text length {len(self.text)}"
-            )
+            raise InvalidInput(f"chunk {self.doc_id}#{self.index}: offsets {self.start}..{self.end} do not match text length {len(self.text)}")
 
     def __reduce__(self):
         return Chunk, (self.doc_id, self.index, self.text, self.start, self.end)
@@ -174,13 +172,10 @@ class Triple:
             if self.chunk is None:
                 raise InvalidInput("an evidence span needs the chunk it lies in")
             if not (self.chunk.start <= self.start <= self.end <= self.chunk.end):  # type: ignore[operator]
-                raise InvalidInput(
-                    f"evidence {self.start}..{self.end} lies outside chunk {self.chunk.start}..{self.chunk.end}"
-                )
+                raise InvalidInput(f"evidence {self.start}..{self.end} lies outside chunk {self.chunk.start}..{self.chunk.end}")
 
     def __reduce__(self):
-        return Triple, (self.subject, self.predicate, self.object, self.chunk, self.score, self.valid,
-                        self.start, self.end, self.datatype)
+        return Triple, (self.subject, self.predicate, self.object, self.chunk, self.score, self.valid, self.start, self.end, self.datatype)
 
     @property
     def confidence(self) -> float:

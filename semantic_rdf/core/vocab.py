@@ -168,6 +168,7 @@ def _check_id(id_: str) -> str:
 # `*_ref` functions give the same IRIs as N-Triples text (`<...>`) for the write path (ntriples.py).
 # Each is built only from fixed text and a checked hex id or safe segment, so it needs no IRI parser.
 
+
 def assertion_ref(id_: str) -> str:
     return f"<{BASE}a/{_check_id(id_)}>"
 
@@ -252,13 +253,14 @@ def predicate_iri(name: str) -> ox.NamedNode:
     key = fold(name)
     tax = taxonomy()
     if key not in tax:
-        raise InvalidInput(f"predicate {name!r} is not one of the {len(tax)} taxonomy predicates"
-                           f"{_suggest(key, tax)} (`semantic-rdf predicates` lists them)")
+        raise InvalidInput(
+            f"predicate {name!r} is not one of the {len(tax)} taxonomy predicates{_suggest(key, tax)} (`semantic-rdf predicates` lists them)"
+        )
     return tax[key]
 
 
 def _suggest(key: str, tax: dict[str, ox.NamedNode]) -> str:
-    """"; did you mean born_in?" for 'born in', 'born-in', 'bornin', 'borne_in'…, or ""."""
+    """ "; did you mean born_in?" for 'born in', 'born-in', 'bornin', 'borne_in'…, or ""."""
     spelled = re.sub(r"[\s\-]+", "_", key)
     if spelled in tax:
         return f"; did you mean {spelled}?"
@@ -272,4 +274,4 @@ def predicate_ref(name: str) -> str:
 
 
 def predicate_name(iri: ox.NamedNode) -> str:
-    return iri.value[len(PRED):] if iri.value.startswith(PRED) else iri.value
+    return iri.value[len(PRED) :] if iri.value.startswith(PRED) else iri.value

@@ -559,8 +559,7 @@ class _Cosines:
         return int(ok[-1]) if ok.size else -1
 
 
-def _stage1_facts(he: np.ndarray, hp: np.ndarray, spo: np.ndarray, k: int, hmax: int, cos: _Cosines,
-                  threads: int) -> tuple[np.ndarray, int, float]:
+def _stage1_facts(he: np.ndarray, hp: np.ndarray, spo: np.ndarray, k: int, hmax: int, cos: _Cosines, threads: int) -> tuple[np.ndarray, int, float]:
     """Per fact: the k-th best slot distance from the per-term distances he/hp (gathered by the
     fact's three term rows). Returns (fact positions with distance <= hmax, the position of the
     best prefix score and that score), the best being the first maximum of the float32 score."""
@@ -618,12 +617,15 @@ class GateResult:
     def reason(self) -> str:
         """A one-line, human-readable account (recorded as the decision's reason)."""
         c = self.config
-        head = (f"{self.candidates} candidates, {self.stage1_rejected} rejected at stage 1 (tau_early {c.tau_early}), "
-                f"{self.stage2_scored} scored in full")
+        head = (
+            f"{self.candidates} candidates, {self.stage1_rejected} rejected at stage 1 (tau_early {c.tau_early}), {self.stage2_scored} scored in full"
+        )
         b = self.best
         if self.passed_total and b is not None:
-            return (f"{head}; {self.passed_total} passed (threshold {c.threshold}, predicate floor {c.predicate_floor}); "
-                    f"best {b.fact_id} score {b.score:.3f} predicate {b.predicate:.3f}")
+            return (
+                f"{head}; {self.passed_total} passed (threshold {c.threshold}, predicate floor {c.predicate_floor}); "
+                f"best {b.fact_id} score {b.score:.3f} predicate {b.predicate:.3f}"
+            )
         if b is None:
             bp = f" (best prefix score {self.best_prefix[1]:.3f}, {self.best_prefix[0]})" if self.best_prefix else ""
             return f"{head}; nothing reached stage 2{bp}"

@@ -69,8 +69,9 @@ def _pairs(active: Iterable[str]) -> list[tuple[str, str]]:
     return list(combinations(ents, 2))
 
 
-def eager_turn(weights: Mapping[tuple[str, str], float], active: Iterable[str], eta: float = 0.15,
-               gamma: float = 0.01) -> dict[tuple[str, str], float]:
+def eager_turn(
+    weights: Mapping[tuple[str, str], float], active: Iterable[str], eta: float = 0.15, gamma: float = 0.01
+) -> dict[tuple[str, str], float]:
     """The reference definition: one turn applied to every stored pair."""
     hit = set(_pairs(active))
     out = {k: w * (1.0 - gamma) for k, w in weights.items() if k not in hit}
@@ -116,8 +117,7 @@ class Hebbian:
                     w *= self._keep ** (t - 1 - last)
                     rows.append((p[0], p[1], w + self.eta * (1.0 - w), t))
                 c.executemany(
-                    "INSERT INTO hebbian (a, b, w, turn) VALUES (?, ?, ?, ?) "
-                    "ON CONFLICT (a, b) DO UPDATE SET w = excluded.w, turn = excluded.turn",
+                    "INSERT INTO hebbian (a, b, w, turn) VALUES (?, ?, ?, ?) ON CONFLICT (a, b) DO UPDATE SET w = excluded.w, turn = excluded.turn",
                     rows,
                 )
             c.execute(

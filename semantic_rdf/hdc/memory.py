@@ -38,7 +38,17 @@ from semantic_rdf.rdf.queries import packaged
 from semantic_rdf.hdc.reservoir import ReservoirBank
 from semantic_rdf.hdc.sidetables import ReconcileReport, SideTables, corrupt, side_path
 from semantic_rdf.core.vocab import (
-    ENTITY_GRAPH, M, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, SKOS, XSD_INTEGER, assertion_iri, id_of,
+    ENTITY_GRAPH,
+    M,
+    OA_,
+    P,
+    PROVENANCE_GRAPH,
+    RDF_TYPE,
+    RDFS_LABEL,
+    SKOS,
+    XSD_INTEGER,
+    assertion_iri,
+    id_of,
     predicate_name,
 )
 
@@ -88,8 +98,9 @@ def _label_map(store) -> dict[str, str]:
 _CHUNK = 1_000  # assertion ids or documents bound per VALUES block
 
 
-def believed_facts(store, as_of: datetime | None = None, labels: dict[str, str] | None = None,
-                   ids: Iterable[str] | None = None) -> list[tuple[str, str, str, str]]:
+def believed_facts(
+    store, as_of: datetime | None = None, labels: dict[str, str] | None = None, ids: Iterable[str] | None = None
+) -> list[tuple[str, str, str, str]]:
     """(id, subject, predicate, object) display names of every assertion believed now (or at `as_of`),
     ordered by id; only those of `ids` when given. Runs queries/believed.rq (unordered; sorting the rows
     here is much cheaper than ORDER BY in the store) and names each term once. With `ids`, runs
@@ -103,8 +114,8 @@ def believed_facts(store, as_of: datetime | None = None, labels: dict[str, str] 
         order = sorted(wanted)
         text = packaged("believed-of", asof=asof)
         found = chain.from_iterable(
-            store.ox.query(T.bind_rows(text, ["a"], [(assertion_iri(i),) for i in order[k:k + _CHUNK]]))
-            for k in range(0, len(order), _CHUNK))
+            store.ox.query(T.bind_rows(text, ["a"], [(assertion_iri(i),) for i in order[k : k + _CHUNK]])) for k in range(0, len(order), _CHUNK)
+        )
         labels = {} if labels is None else labels
     else:
         found = store.ox.query(packaged("believed", asof=asof))
@@ -153,8 +164,9 @@ class Memory:
 
     # ------------------------------------------------------------------ opening
     @classmethod
-    def attach(cls, store, *, config: Config = Config(), encoder: Encoder | None = None,
-               side: str | Path | None = None, reconcile: bool = True) -> "Memory":
+    def attach(
+        cls, store, *, config: Config = Config(), encoder: Encoder | None = None, side: str | Path | None = None, reconcile: bool = True
+    ) -> "Memory":
         """Side tables for an open store: `<store>.side.sqlite` beside an on-disk store, in-memory SQLite
         for an in-memory one (or the file `side` names). Reconciled unless told not to, and always when the
         file was missing or unreadable (rebuilt from the store)."""
@@ -172,8 +184,7 @@ class Memory:
         return mem
 
     @classmethod
-    def open(cls, path: str | Path | None, *, read_only: bool = False, config: Config = Config(),
-             encoder: Encoder | None = None) -> "Memory":
+    def open(cls, path: str | Path | None, *, read_only: bool = False, config: Config = Config(), encoder: Encoder | None = None) -> "Memory":
         """Open the store at `path` (None: in memory) and its side tables."""
         from semantic_rdf.store.assertions import AssertionStore
 
@@ -342,10 +353,14 @@ class Memory:
             return []
         out: set[str] = set()
         for i in range(0, len(keys), 400):
-            chunk = keys[i:i + 400]
+            chunk = keys[i : i + 400]
             marks = ",".join("?" * len(chunk))
-            out.update(r[0] for r in self.side.conn.execute(
-                f"SELECT id FROM facts WHERE s IN ({marks}) UNION SELECT id FROM facts WHERE o IN ({marks})", chunk + chunk))
+            out.update(
+                r[0]
+                for r in self.side.conn.execute(
+                    f"SELECT id FROM facts WHERE s IN ({marks}) UNION SELECT id FROM facts WHERE o IN ({marks})", chunk + chunk
+                )
+            )
         return sorted(out)
 
     def fact_texts(self, fact_id: str) -> tuple[str, str, str] | None:
@@ -362,8 +377,9 @@ class Memory:
             alt: dict[str, list[str]] = {}
             for q in self.store.ox.quads_for_pattern(None, _ALT_LABEL, None, ENTITY_GRAPH):
                 alt.setdefault(q.subject.value, []).append(q.object.value)
-            self._entities = [Entity(iri, labels.get(iri, f), f, classes.get(iri, "Thing"), tuple(sorted(alt.get(iri, ()))))
-                              for iri, f in sorted(folded.items())]
+            self._entities = [
+                Entity(iri, labels.get(iri, f), f, classes.get(iri, "Thing"), tuple(sorted(alt.get(iri, ())))) for iri, f in sorted(folded.items())
+            ]
         return self._entities
 
     def has_claim(self, subject: str, predicate: str, obj: str, at: datetime | None = None) -> bool:
@@ -414,7 +430,7 @@ class Memory:
         spans: dict[str, list[tuple[int, str]]] = {}
         odd: set[str] = set()
         for k in range(0, len(docs), _CHUNK):
-            text = T.bind_rows(packaged("sources-of"), ["doc"], [(ox.NamedNode(d),) for d in docs[k:k + _CHUNK]])
+            text = T.bind_rows(packaged("sources-of"), ["doc"], [(ox.NamedNode(d),) for d in docs[k : k + _CHUNK]])
             for doc, a, start in self.store.ox.query(text):
                 if isinstance(start, ox.Literal) and start.datatype == XSD_INTEGER:
                     spans.setdefault(doc.value, []).append((int(start.value), a.value))
@@ -425,12 +441,12 @@ class Memory:
             node = ox.NamedNode(d)
             refs = [q.object for q in self.store.ox.quads_for_pattern(node, M.reference, None, PROVENANCE_GRAPH)]
             # bound by reference (binding ?doc would also substitute it inside ORDER BY); ordered by start offset
-            out[d] = [id_of(r["a"]) for ref in refs[:1] for r in self.store.run_query("by-source", reference=ref)
-                      if r["doc"] == node]
+            out[d] = [id_of(r["a"]) for ref in refs[:1] for r in self.store.run_query("by-source", reference=ref) if r["doc"] == node]
         return out
 
-    def _rebuild_paths(self, docs: Iterable[str], facts: Sequence[tuple[str, str, str, str]] = (),
-                       read: AbstractSet[str] | None = frozenset()) -> int:
+    def _rebuild_paths(
+        self, docs: Iterable[str], facts: Sequence[tuple[str, str, str, str]] = (), read: AbstractSet[str] | None = frozenset()
+    ) -> int:
         """Rebuild the path memories of `docs` from the believed facts among their assertions. `facts` are
         the believed ones among the ids in `read`, which the caller has read already (`read` None: `facts`
         is every believed fact); the rest are read for those assertions only."""
@@ -462,8 +478,7 @@ class Memory:
         """Drop Hebbian pairs of entities the store's registry no longer holds (erased). An entity a fact row
         names is known (the fact rows are in step when this runs); only the others are looked for in the
         registry, which is read whole only when there are such others."""
-        rows = self.side.conn.execute(
-            "SELECT a FROM hebbian UNION SELECT b FROM hebbian EXCEPT SELECT key FROM terms WHERE kind = 'e'").fetchall()
+        rows = self.side.conn.execute("SELECT a FROM hebbian UNION SELECT b FROM hebbian EXCEPT SELECT key FROM terms WHERE kind = 'e'").fetchall()
         if not rows:
             return 0
         known = {entity_key(f) for f in (q.object.value for q in self.store.ox.quads_for_pattern(None, M.folded, None, ENTITY_GRAPH))}
@@ -488,6 +503,7 @@ class Memory:
 
 
 # ------------------------------------------------------------------ the side file of a store with no Memory open
+
 
 class _Listener:
     """A Memory's subscription, holding it weakly: a Memory dropped without `close` is not kept alive (with

@@ -45,6 +45,7 @@ def corrupt(exc: BaseException) -> bool:
     text = str(exc).lower()
     return "malformed" in text or "not a database" in text
 
+
 SCHEMA_VERSION = "1"
 
 SCHEMA = """
@@ -112,8 +113,7 @@ class SideTables:
         assert self.path is not None
         for p in (self.path, *(self.path.with_name(self.path.name + x) for x in ("-wal", "-shm", "-journal"))):
             p.unlink(missing_ok=True)
-        NOTICE(f"side tables {self.path} were unreadable ({' '.join(why.split())[:200]}); "
-               "rebuilt from the store (Hebbian weights start again)")
+        NOTICE(f"side tables {self.path} were unreadable ({' '.join(why.split())[:200]}); rebuilt from the store (Hebbian weights start again)")
         self._open()
         self.rebuilt = True
 
@@ -181,8 +181,7 @@ class SideTables:
                     self.conn.execute("DELETE FROM words")
                     self.conn.executemany("INSERT OR REPLACE INTO words VALUES (?, ?)", wv.one_piece_words())
                     # the vectors' mean row too: computing it reads every row
-                    self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('words_centre', ?)",
-                                      (wv.centre.tobytes().hex(),))
+                    self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('words_centre', ?)", (wv.centre.tobytes().hex(),))
                     self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('words', ?)", (wv.signature,))
             except sqlite3.OperationalError as e:  # read-only file or directory, locked past the timeout
                 raise LookupError(f"no word table: {e}") from None

@@ -160,9 +160,9 @@ class TermSpace:
                     rows.append(i)
                     cols.append(c)
         n, d = len(docs), max(self.dim, 1)
-        counts = np.bincount(
-            np.asarray(rows, dtype=np.int64) * d + np.asarray(cols, dtype=np.int64), minlength=n * d
-        ).reshape(n, d).astype(np.float64)
+        counts = (
+            np.bincount(np.asarray(rows, dtype=np.int64) * d + np.asarray(cols, dtype=np.int64), minlength=n * d).reshape(n, d).astype(np.float64)
+        )
         m = np.zeros_like(counts)
         nz = counts > 0
         m[nz] = 1.0 + np.log(counts[nz])
@@ -172,7 +172,6 @@ class TermSpace:
         ok = norms > 0
         m[ok] /= norms[ok, None]
         return m
-
 
     def embed_one(self, doc: Sequence[str]) -> np.ndarray:
         """`embed([doc])[0]` for one text, touching only its own terms (a query holds a handful)."""
@@ -250,9 +249,7 @@ class Retriever:
         self.space = TermSpace.fit(unit_terms)
         self.store: Vector = store if store is not None else MemoryVectorStore()
         self.names: frozenset[str] = frozenset(s for u in ordered for s in u.subjects)
-        self._held: dict[str, frozenset[str]] = {
-            u.id: frozenset(t).union(*(terms(s) for s in u.subjects)) for u, t in zip(ordered, unit_terms)
-        }
+        self._held: dict[str, frozenset[str]] = {u.id: frozenset(t).union(*(terms(s) for s in u.subjects)) for u, t in zip(ordered, unit_terms)}
         mat = self.space.embed(unit_terms)
         keep = np.flatnonzero(np.linalg.norm(mat, axis=1) > 0)
         if keep.size:

@@ -34,11 +34,25 @@ import numpy as np
 from semantic_rdf.core.errors import InvalidInput, NotFound
 
 __all__ = [
-    "Cond", "Filter", "Match", "OPS",
-    "Vector", "Graph", "Triple", "VectorStore", "GraphStore", "TripleStore",
-    "MemoryVectorStore", "MemoryGraphStore", "MemoryTripleStore",
-    "FileVectorStore", "FileGraphStore", "FileTripleStore",
-    "where", "matches", "brute_force_near",
+    "Cond",
+    "Filter",
+    "Match",
+    "OPS",
+    "Vector",
+    "Graph",
+    "Triple",
+    "VectorStore",
+    "GraphStore",
+    "TripleStore",
+    "MemoryVectorStore",
+    "MemoryGraphStore",
+    "MemoryTripleStore",
+    "FileVectorStore",
+    "FileGraphStore",
+    "FileTripleStore",
+    "where",
+    "matches",
+    "brute_force_near",
 ]
 
 OPS = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "in", "has"})
@@ -48,6 +62,7 @@ _EXACT_FLOAT_INT = 2**53  # beyond this an int does not survive a float64 column
 
 # ----------------------------------------------------------------------------------------------
 # values
+
 
 @dataclass(frozen=True, slots=True)
 class Cond:
@@ -100,6 +115,7 @@ class Match:
 # ----------------------------------------------------------------------------------------------
 # interfaces
 
+
 @runtime_checkable
 class Vector(Protocol):
     def put(self, id: str, vector: np.ndarray, meta: Mapping[str, Any]) -> None: ...
@@ -125,6 +141,7 @@ VectorStore, GraphStore, TripleStore = Vector, Graph, Triple
 
 # ----------------------------------------------------------------------------------------------
 # filter semantics (the scalar definition; the columns below must agree with it)
+
 
 def _is_num(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and not (isinstance(v, float) and math.isnan(v))
@@ -197,6 +214,7 @@ def _check_id(id: Any, what: str = "id") -> str:
 # ----------------------------------------------------------------------------------------------
 # metadata columns
 
+
 def _elem_key(x: Any) -> tuple[str, Any] | None:
     """The inverted-index key of a list element under `_same`: numbers compare across int and
     float (1 and 1.0 share a key: equal tuples hash equal), a bool is not a number, None equals
@@ -219,9 +237,9 @@ class _Column:
     __slots__ = ("num", "cat", "obj", "has_obj", "big_int", "lists")
 
     def __init__(self, cap: int):
-        self.num = np.full(cap, np.nan)                 # numbers (not bools)
-        self.cat = np.full(cap, -1, dtype=np.int32)     # code of a (kind, value) for str / bool
-        self.obj: dict[int, Any] = {}                   # rows holding lists or other values
+        self.num = np.full(cap, np.nan)  # numbers (not bools)
+        self.cat = np.full(cap, -1, dtype=np.int32)  # code of a (kind, value) for str / bool
+        self.obj: dict[int, Any] = {}  # rows holding lists or other values
         self.has_obj = False
         self.big_int = False
         self.lists: dict[tuple[str, Any], set[int]] = {}
@@ -319,6 +337,7 @@ class _Codes:
 
 # ----------------------------------------------------------------------------------------------
 # vectors in memory
+
 
 def _as_matrix(vectors: Any, dim: int | None) -> np.ndarray:
     try:
@@ -576,8 +595,9 @@ class MemoryVectorStore:
         return (self._mat[:n] @ q)[rows]
 
 
-def brute_force_near(items: Iterable[tuple[str, np.ndarray, Mapping[str, Any]]], vector: np.ndarray, k: int,
-                     flt: Filter | None = None) -> list[tuple[str, float]]:
+def brute_force_near(
+    items: Iterable[tuple[str, np.ndarray, Mapping[str, Any]]], vector: np.ndarray, k: int, flt: Filter | None = None
+) -> list[tuple[str, float]]:
     """Reference ranking, one row at a time: filter, cosine, sort by (-score, id). For tests and benches."""
     q = np.asarray(vector, dtype=np.float64)
     q = q / np.linalg.norm(q)
@@ -592,6 +612,7 @@ def brute_force_near(items: Iterable[tuple[str, np.ndarray, Mapping[str, Any]]],
 
 # ----------------------------------------------------------------------------------------------
 # graph and triples in memory
+
 
 class MemoryGraphStore:
     """Nodes with JSON properties and labelled, de-duplicated edges; `out` is sorted."""
@@ -680,6 +701,7 @@ class MemoryTripleStore:
 
 # ----------------------------------------------------------------------------------------------
 # file-backed (SQLite): validate fully, then commit, then apply in memory
+
 
 def _connect(path: str | os.PathLike) -> sqlite3.Connection:
     path = os.fspath(path)
@@ -782,8 +804,9 @@ class FileGraphStore(MemoryGraphStore, _SqliteBacked):
     def node(self, id: str, props: Mapping[str, Any] | None = None) -> None:
         id, props = self._prepare_node(id, props)
         merged = {**self._nodes.get(id, {}), **props}
-        self._write("INSERT INTO nodes VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET props=excluded.props",
-                    [(id, json.dumps(merged, ensure_ascii=False))])
+        self._write(
+            "INSERT INTO nodes VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET props=excluded.props", [(id, json.dumps(merged, ensure_ascii=False))]
+        )
         self._apply_node(id, props)
 
     def edge(self, from_: str, to: str, label: str) -> None:
@@ -805,8 +828,7 @@ class FileTripleStore(MemoryTripleStore, _SqliteBacked):
         super().__init__()
         self.path = os.fspath(path)
         self._con = _connect(self.path)
-        self._con.execute("CREATE TABLE IF NOT EXISTS triples (s TEXT NOT NULL, p TEXT NOT NULL, o TEXT NOT NULL,"
-                          " PRIMARY KEY (s, p, o))")
+        self._con.execute("CREATE TABLE IF NOT EXISTS triples (s TEXT NOT NULL, p TEXT NOT NULL, o TEXT NOT NULL, PRIMARY KEY (s, p, o))")
         for t in self._con.execute("SELECT s, p, o FROM triples"):
             self._apply(tuple(t))
 

@@ -34,8 +34,22 @@ from semantic_rdf.store.assertions import AssertionStore, Record
 from semantic_rdf.core.vocab import NS, id_of, predicate_iri
 
 __all__ = [
-    "Listed", "Page", "Quote", "EntityInfo", "PredicateInfo", "TextHit", "Shown", "Decision", "STATES",
-    "list_assertions", "show", "entities", "search", "predicates", "resolve_entity", "entities_named",
+    "Listed",
+    "Page",
+    "Quote",
+    "EntityInfo",
+    "PredicateInfo",
+    "TextHit",
+    "Shown",
+    "Decision",
+    "STATES",
+    "list_assertions",
+    "show",
+    "entities",
+    "search",
+    "predicates",
+    "resolve_entity",
+    "entities_named",
 ]
 
 STATES = ("believed", "retracted")
@@ -61,8 +75,7 @@ class Listed:
     quotes: tuple[Quote, ...]
 
     def as_dict(self) -> dict:
-        return {**self.record.as_dict(), "believed": self.believed,
-                "quotes": [q.__dict__ for q in self.quotes]}
+        return {**self.record.as_dict(), "believed": self.believed, "quotes": [q.__dict__ for q in self.quotes]}
 
 
 @dataclass(frozen=True)
@@ -73,8 +86,7 @@ class Page:
     more: bool  # another page follows
 
     def as_dict(self) -> dict:
-        return {"offset": self.offset, "limit": self.limit, "more": self.more,
-                "assertions": [r.as_dict() for r in self.rows]}
+        return {"offset": self.offset, "limit": self.limit, "more": self.more, "assertions": [r.as_dict() for r in self.rows]}
 
 
 @dataclass(frozen=True)
@@ -86,8 +98,7 @@ class EntityInfo:
     uses: int  # assertion records naming it as subject or object
 
     def as_dict(self) -> dict:
-        return {"iri": self.iri, "label": self.label, "types": list(self.types),
-                "aliases": list(self.aliases), "uses": self.uses}
+        return {"iri": self.iri, "label": self.label, "types": list(self.types), "aliases": list(self.aliases), "uses": self.uses}
 
 
 @dataclass(frozen=True)
@@ -99,8 +110,13 @@ class PredicateInfo:
     wikidata: tuple[tuple[str, str], ...]  # (match kind, Wikidata property id), e.g. ("exact", "P19")
 
     def as_dict(self) -> dict:
-        return {"name": self.name, "label": self.label, "category": self.category, "comment": self.comment,
-                "wikidata": [{"match": m, "property": p} for m, p in self.wikidata]}
+        return {
+            "name": self.name,
+            "label": self.label,
+            "category": self.category,
+            "comment": self.comment,
+            "wikidata": [{"match": m, "property": p} for m, p in self.wikidata],
+        }
 
 
 @dataclass(frozen=True)
@@ -141,6 +157,7 @@ class Shown:
 
 # ------------------------------------------------------------------ names
 
+
 def resolve_entity(store: AssertionStore, name: str) -> ox.NamedNode:
     """The IRI of a stored entity, found by its folded name; unknown names raise NotFound with suggestions."""
     if not isinstance(name, str) or not name.strip():
@@ -168,9 +185,19 @@ def _did_you_mean(name: str, candidates: list[str]) -> str:
 
 # ------------------------------------------------------------------ list / show
 
-def list_assertions(store: AssertionStore, *, subject: str | None = None, predicate: str | None = None,
-                    obj: str | None = None, reference: str | None = None, run: str | None = None,
-                    state: str | None = None, limit: int = 20, offset: int = 0) -> Page:
+
+def list_assertions(
+    store: AssertionStore,
+    *,
+    subject: str | None = None,
+    predicate: str | None = None,
+    obj: str | None = None,
+    reference: str | None = None,
+    run: str | None = None,
+    state: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> Page:
     """A page of assertions matching every given filter, in id order, each with its quoted spans.
 
     `subject`/`obj` are entity names (an object that is no entity is matched as a literal value);
@@ -208,8 +235,14 @@ def show(store: AssertionStore, aid: str) -> Shown:
     believed = bool(rec.believed) and rec.believed[-1][1] is None
     t = trace(store, aid, with_text=True)
     decisions = tuple(
-        Decision(id_of(r["d"]), r["at"].value, store.label(r["agent"]), r["choice"].value,
-                 r["allowed"].value in ("true", "1"), r["reason"].value if r["reason"] is not None else None)
+        Decision(
+            id_of(r["d"]),
+            r["at"].value,
+            store.label(r["agent"]),
+            r["choice"].value,
+            r["allowed"].value in ("true", "1"),
+            r["reason"].value if r["reason"] is not None else None,
+        )
         for r in store.run_query("decisions-about", a=ox.NamedNode(_assertion(aid)))
     )
     return Shown(Listed(rec, believed, _quotes(store, rec, limit=None)), t.as_dict(), t.text(), decisions)
@@ -250,6 +283,7 @@ def _run_iri(run: str) -> ox.NamedNode:
 
 # ------------------------------------------------------------------ entities / search
 
+
 def entities(store: AssertionStore, *, name: str | None = None) -> list[EntityInfo]:
     """Every registered entity (or the one folded to `name`), with its classes, aliases and uses."""
     params = {"folded": ox.Literal(fold(name))} if name is not None else {}
@@ -261,12 +295,11 @@ def entities(store: AssertionStore, *, name: str | None = None) -> list[EntityIn
         if r["alias"] is not None:
             e["aliases"].add(r["alias"].value)
         e["uses"] = max(e["uses"], int(r["uses"].value))
-    return [EntityInfo(iri, e["label"], tuple(sorted(e["types"])), tuple(sorted(e["aliases"])), e["uses"])
-            for iri, e in merged.items()]
+    return [EntityInfo(iri, e["label"], tuple(sorted(e["types"])), tuple(sorted(e["aliases"])), e["uses"]) for iri, e in merged.items()]
 
 
 def _local(iri: str) -> str:
-    return iri[len(NS):] if iri.startswith(NS) else iri
+    return iri[len(NS) :] if iri.startswith(NS) else iri
 
 
 def search(store: AssertionStore, text: str, *, limit: int = 50) -> list[TextHit]:
@@ -274,8 +307,7 @@ def search(store: AssertionStore, text: str, *, limit: int = 50) -> list[TextHit
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput("search text must be non-empty")
     needle = fold(text)
-    hits = [TextHit("entity", r["label"].value, None, r["hit"].value)
-            for r in store.run_query("search", needle=ox.Literal(needle))]
+    hits = [TextHit("entity", r["label"].value, None, r["hit"].value) for r in store.run_query("search", needle=ox.Literal(needle))]
     plain = text.strip().lower()
     for r in store.run_query("text-search", needle=ox.Literal(plain)):
         body = r["text"].value
@@ -290,22 +322,31 @@ def search(store: AssertionStore, text: str, *, limit: int = 50) -> list[TextHit
 
 # ------------------------------------------------------------------ predicates
 
+
 @lru_cache(maxsize=1)
 def predicates() -> tuple[PredicateInfo, ...]:
     """The taxonomy predicates by category, with their Wikidata alignments (from ontology/*.ttl)."""
     scratch = ox.Store()
     for path in files("ontology", "*.ttl"):
         scratch.load(path=str(path), format=ox.RdfFormat.TURTLE)
-    kinds = {"http://www.w3.org/2004/02/skos/core#exactMatch": "exact",
-             "http://www.w3.org/2004/02/skos/core#broadMatch": "broad", NS + "inverseMatch": "inverse"}
+    kinds = {
+        "http://www.w3.org/2004/02/skos/core#exactMatch": "exact",
+        "http://www.w3.org/2004/02/skos/core#broadMatch": "broad",
+        NS + "inverseMatch": "inverse",
+    }
     merged: dict[str, dict] = {}
     rows = scratch.query(packaged("ontology/predicates"))
     assert isinstance(rows, ox.QuerySolutions)  # a SELECT
     for r in rows:
-        p = merged.setdefault(r["name"].value, {
-            "label": r["label"].value, "category": r["category"].value if r["category"] else "",
-            "comment": r["comment"].value if r["comment"] else "", "wikidata": []})
+        p = merged.setdefault(
+            r["name"].value,
+            {
+                "label": r["label"].value,
+                "category": r["category"].value if r["category"] else "",
+                "comment": r["comment"].value if r["comment"] else "",
+                "wikidata": [],
+            },
+        )
         if r["match"] is not None:
             p["wikidata"].append((kinds[r["match"].value], r["wikidata"].value.rsplit("/", 1)[-1]))
-    return tuple(PredicateInfo(n, p["label"], p["category"], p["comment"], tuple(p["wikidata"]))
-                 for n, p in merged.items())
+    return tuple(PredicateInfo(n, p["label"], p["category"], p["comment"], tuple(p["wikidata"])) for n, p in merged.items())

@@ -35,12 +35,17 @@ class Warning_:
     message: str
 
     def text(self) -> str:
-        return (f"conflict: {self.subject} {self.predicate} {self.objects[0]} ({self.ids[0]}) "
-                f"but also {self.objects[1]} ({self.ids[1]})")
+        return f"conflict: {self.subject} {self.predicate} {self.objects[0]} ({self.ids[0]}) but also {self.objects[1]} ({self.ids[1]})"
 
     def as_dict(self) -> dict:
-        return {"ids": list(self.ids), "subject": self.subject, "predicate": self.predicate,
-                "objects": list(self.objects), "severity": "sh:Warning", "message": self.message}
+        return {
+            "ids": list(self.ids),
+            "subject": self.subject,
+            "predicate": self.predicate,
+            "objects": list(self.objects),
+            "severity": "sh:Warning",
+            "message": self.message,
+        }
 
 
 @lru_cache(maxsize=1)
@@ -92,6 +97,11 @@ def warnings(store) -> list[Warning_]:
         first, second = (store.get(i) for i in sorted(pair))
         if first is None or second is None:
             continue
-        seen[pair] = Warning_((first.id, second.id), first.subject, first.predicate, (first.object, second.object),
-                              " ".join(str(results.value(r, SH.resultMessage)).split()))
+        seen[pair] = Warning_(
+            (first.id, second.id),
+            first.subject,
+            first.predicate,
+            (first.object, second.object),
+            " ".join(str(results.value(r, SH.resultMessage)).split()),
+        )
     return sorted(seen.values(), key=lambda w: w.ids)

@@ -25,7 +25,13 @@ from semantic_rdf.lifecycle import temporal as T
 from semantic_rdf.core.errors import InvalidInput, NotFound
 from semantic_rdf.core.values import check_text
 from semantic_rdf.core.vocab import (
-    M, P, PROVENANCE_GRAPH, RDF_TYPE, agent_iri, assertion_iri, segment_iri,
+    M,
+    P,
+    PROVENANCE_GRAPH,
+    RDF_TYPE,
+    agent_iri,
+    assertion_iri,
+    segment_iri,
 )
 
 __all__ = ["Record", "Policy", "AllowAll", "DenyChoices", "AllowAgents", "RequireBelieved", "Recorder"]
@@ -48,9 +54,17 @@ class Record:
     informed_by: tuple[str, ...] = ()
 
     def as_dict(self) -> dict:
-        return {"id": self.id, "agent": self.agent, "choice": self.choice, "because": list(self.because),
-                "rule": self.rule, "at": self.at.isoformat(), "allowed": self.allowed, "reason": self.reason,
-                "informed_by": list(self.informed_by)}
+        return {
+            "id": self.id,
+            "agent": self.agent,
+            "choice": self.choice,
+            "because": list(self.because),
+            "rule": self.rule,
+            "at": self.at.isoformat(),
+            "allowed": self.allowed,
+            "reason": self.reason,
+            "informed_by": list(self.informed_by),
+        }
 
 
 @runtime_checkable
@@ -145,8 +159,9 @@ class Recorder:
         self.policy = policy or AllowAll()
         self.agent_kind = agent_kind
 
-    def record(self, agent: str, choice: str, because: Iterable[str] = (), *, informed_by: Iterable[str] = (),
-               policy: Policy | None = None) -> Record:
+    def record(
+        self, agent: str, choice: str, because: Iterable[str] = (), *, informed_by: Iterable[str] = (), policy: Policy | None = None
+    ) -> Record:
         """Ask the policy, then record the decision — allowed or refused — and return it."""
         agent = _check_text("agent", agent, 200)
         choice = _check_text("choice", choice)
@@ -184,8 +199,9 @@ class Recorder:
             q += [ox.Quad(d, M.because, a, G), ox.Quad(d, P.used, a, G)]
         q += [ox.Quad(d, P.wasInformedBy, x, G) for x in prior]
         self.store.commit(q)
-        return Record(did, agent, choice, tuple(a.value[len(_A):] for a in cites), pol.name, at, allowed, reason,
-                      tuple(x.value[len(_DEC):] for x in prior))
+        return Record(
+            did, agent, choice, tuple(a.value[len(_A) :] for a in cites), pol.name, at, allowed, reason, tuple(x.value[len(_DEC) :] for x in prior)
+        )
 
     def get(self, did: str) -> Record:
         d = _decision_iri(did)
@@ -201,20 +217,24 @@ class Recorder:
         agent = props[P.wasAssociatedWith.value][0]
         reason = props.get(M.reason.value)
         return Record(
-            id=did, agent=self.store.label(agent), choice=props[M.choice.value][0].value,
-            because=tuple(sorted(x.value[len(_A):] for x in props.get(M.because.value, []))),
-            rule=rule, at=L.parse_dt(props[P.startedAtTime.value][0]),
-            allowed=props[M.allowed.value][0].value == "true", reason=reason[0].value if reason else None,
-            informed_by=tuple(sorted(x.value[len(_DEC):] for x in props.get(P.wasInformedBy.value, []))),
+            id=did,
+            agent=self.store.label(agent),
+            choice=props[M.choice.value][0].value,
+            because=tuple(sorted(x.value[len(_A) :] for x in props.get(M.because.value, []))),
+            rule=rule,
+            at=L.parse_dt(props[P.startedAtTime.value][0]),
+            allowed=props[M.allowed.value][0].value == "true",
+            reason=reason[0].value if reason else None,
+            informed_by=tuple(sorted(x.value[len(_DEC) :] for x in props.get(P.wasInformedBy.value, []))),
         )
 
     def by(self, agent: str) -> list[Record]:
         """Every decision `agent` made, oldest first (queries/decisions-by-agent.rq)."""
         rows = self.store.run_query("decisions-by-agent", agent=agent_iri(_check_text("agent", agent, 200)))
-        return [self.get(r["d"].value[len(_DEC):]) for r in rows]
+        return [self.get(r["d"].value[len(_DEC) :]) for r in rows]
 
     def chain(self, did: str) -> list[Record]:
         """The decisions `did` rests on, oldest first: the walk along prov:wasInformedBy (queries/decision-chain.rq)."""
         self.get(did)  # NotFound for an unknown id
         rows = self.store.run_query("decision-chain", d=_decision_iri(did))
-        return [self.get(r["prior"].value[len(_DEC):]) for r in rows]
+        return [self.get(r["prior"].value[len(_DEC) :]) for r in rows]

@@ -46,8 +46,20 @@ from semantic_rdf.store.tombstones import RECORD, SOURCE, entity_in_use, erasedS
 from semantic_rdf.core.values import display_ref
 from semantic_rdf.core.identity import fold
 from semantic_rdf.core.vocab import (
-    DOCUMENT_GRAPH, ENTITY_GRAPH, M, NS, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, assertion_iri, claim_graph,
-    SKOS, entity_iri, id_of,
+    DOCUMENT_GRAPH,
+    ENTITY_GRAPH,
+    M,
+    NS,
+    OA_,
+    P,
+    PROVENANCE_GRAPH,
+    RDF_TYPE,
+    RDFS_LABEL,
+    assertion_iri,
+    claim_graph,
+    SKOS,
+    entity_iri,
+    id_of,
 )
 
 __all__ = ["erase", "erase_entity", "erase_document", "redact", "FILLER"]
@@ -138,8 +150,7 @@ def _erasure_set(store, roots: Iterable[str]) -> tuple[list[str], list[str]]:
     def orphaned(_ante: str, d: str) -> bool:
         antes = [x.object.value for x in store.ox.quads_for_pattern(assertion_iri(d), P.wasDerivedFrom, None, G)]
         has_obs = any(x.startswith(_SRC) for x in antes)
-        live = [x for x in antes if x.startswith(_A) and id_of(x) not in gone
-                and M.Assertion.value in T.types_of(store, ox.NamedNode(x))]
+        live = [x for x in antes if x.startswith(_A) and id_of(x) not in gone and M.Assertion.value in T.types_of(store, ox.NamedNode(x))]
         if not live and not has_obs:
             return True
         if d not in withdraw:
@@ -173,8 +184,7 @@ def _own_aliases(store, iris: Iterable[str]) -> list[str]:
     if not own:
         return []
     held = {fold(n) for i, n in _registry_names(store).items() if i not in iris}
-    held |= {fold(q.object.value) for q in store.ox.quads_for_pattern(None, _ALT_LABEL, None, ENTITY_GRAPH)
-             if q.subject.value not in iris}
+    held |= {fold(q.object.value) for q in store.ox.quads_for_pattern(None, _ALT_LABEL, None, ENTITY_GRAPH) if q.subject.value not in iris}
     return sorted(a for a in own if fold(a) not in held)
 
 
@@ -210,8 +220,7 @@ class _Names:
         if self.pattern is None:
             return []
         keep = [(m.start(), m.end()) for m in self.shield.finditer(text)] if self.shield is not None else []
-        return [(m.start(), m.end()) for m in self.pattern.finditer(text)
-                if not any(a <= m.start() and m.end() <= b for a, b in keep)]
+        return [(m.start(), m.end()) for m in self.pattern.finditer(text) if not any(a <= m.start() and m.end() <= b for a, b in keep)]
 
     def sub(self, text: str, marker: str) -> str:
         for s, e in reversed(self.spans(text)):
@@ -242,8 +251,7 @@ def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
-def _plan(store, roots: list[str], extra: dict[str, list[tuple[int, int]]], with_shared: bool,
-          dropped: set[str], what: str) -> _Plan:
+def _plan(store, roots: list[str], extra: dict[str, list[tuple[int, int]]], with_shared: bool, dropped: set[str], what: str) -> _Plan:
     """The erasure set, grown by the assertions whose quotes overlap the text it blanks (with_shared), or
     SharedEvidence naming them (without). Documents in `dropped` lose their whole text: nothing overlaps there."""
     ids, withdraw = _erasure_set(store, roots)
@@ -264,8 +272,11 @@ def _plan(store, roots: list[str], extra: dict[str, list[tuple[int, int]]], with
             return _Plan(ids, [w for w in withdraw if w not in gone], shared, blanks)
         if not with_shared:
             names = ", ".join(sorted(hit)[:8]) + (f" and {len(hit) - 8} more" if len(hit) > 8 else "")
-            raise SharedEvidence(f"{what} refused: the text it would blank is also quoted by surviving assertion(s) "
-                                 f"{names}; erase them too with --with-shared-evidence", tuple(sorted(hit)))
+            raise SharedEvidence(
+                f"{what} refused: the text it would blank is also quoted by surviving assertion(s) "
+                f"{names}; erase them too with --with-shared-evidence",
+                tuple(sorted(hit)),
+            )
         shared += [h for h in hit if h not in shared]
         ids, withdraw = _erasure_set(store, list(ids) + list(hit))
 
@@ -286,8 +297,7 @@ def erase(store, aid: str, reason: str, agent: str = "caller", *, with_shared_ev
     return _apply(store, plan, aid, reason, agent, label=f"erase {aid}", marker=f"[erased a:{aid}]")
 
 
-def erase_entity(store, name: str, reason: str, agent: str = "caller", *,
-                 with_shared_evidence: bool = False) -> T.Change:
+def erase_entity(store, name: str, reason: str, agent: str = "caller", *, with_shared_evidence: bool = False) -> T.Change:
     """Erase everything the store says about one entity: every assertion naming it (or a registry alias of
     it: the bare surname of a person no one else shares it with), those registry entries, and every mention
     of those names in stored document text. Refused like `erase` when a surviving assertion quotes a mention."""
@@ -297,17 +307,18 @@ def erase_entity(store, name: str, reason: str, agent: str = "caller", *,
     e = entity_iri(name)
     names = _registry_names(store)
     if e.value not in names:
-        holders = sorted(names.get(q.subject.value, "") for q in store.ox.quads_for_pattern(
-            None, _ALT_LABEL, None, ENTITY_GRAPH) if fold(q.object.value) == fold(name))
-        hint = f" ({name[:100]!r} is another name of {', '.join(repr(h[:100]) for h in holders[:5])}: erase by that name)" \
-            if holders else ""
+        holders = sorted(
+            names.get(q.subject.value, "")
+            for q in store.ox.quads_for_pattern(None, _ALT_LABEL, None, ENTITY_GRAPH)
+            if fold(q.object.value) == fold(name)
+        )
+        hint = f" ({name[:100]!r} is another name of {', '.join(repr(h[:100]) for h in holders[:5])}: erase by that name)" if holders else ""
         raise NotFound(f"no entity named {name[:100]!r} in the registry{hint}")
     targets = {e.value: names[e.value]}
     words = fold(names[e.value]).split()
     if len(words) >= 2:  # a bare surname is an alias when it names only this person (answer.Linker.aliases)
         alias = entity_iri(words[-1])
-        sharing = [i for i, n in names.items() if i != e.value and len(fold(n).split()) >= 2
-                   and fold(n).split()[-1] == words[-1]]
+        sharing = [i for i, n in names.items() if i != e.value and len(fold(n).split()) >= 2 and fold(n).split()[-1] == words[-1]]
         if alias.value in names and not sharing:
             targets[alias.value] = names[alias.value]
     roots: dict[str, None] = {}
@@ -325,8 +336,7 @@ def erase_entity(store, name: str, reason: str, agent: str = "caller", *,
         if found:
             extra.setdefault(q.subject.value, []).extend(found)
     plan = _plan(store, list(roots), extra, with_shared_evidence, set(), f"erase entity {name!r}")
-    return _apply(store, plan, None, reason, agent, label="erase an entity", marker="[erased]",
-                  forget=set(targets))
+    return _apply(store, plan, None, reason, agent, label="erase an entity", marker="[erased]", forget=set(targets))
 
 
 def erase_document(store, ref: str, reason: str, agent: str = "caller") -> T.Change:
@@ -352,14 +362,12 @@ def erase_document(store, ref: str, reason: str, agent: str = "caller") -> T.Cha
                     detach.setdefault(id_of(r.subject), []).append(q.subject)  # type: ignore[arg-type]
     for aid, srcs in detach.items():
         own = {s.value for s in srcs}
-        others = [x for x in T.objects_of(store, assertion_iri(aid), P.wasDerivedFrom)
-                  if x.value.startswith(_SRC) and x.value not in own]
+        others = [x for x in T.objects_of(store, assertion_iri(aid), P.wasDerivedFrom) if x.value.startswith(_SRC) and x.value not in own]
         if not others and T.state(store, aid) != "erased":
             roots.append(aid)
     plan = _plan(store, roots, {}, True, dropped, f"erase document {ref!r}")
     keep = {a: s for a, s in detach.items() if a not in set(plan.ids)}
-    return _apply(store, plan, None, reason, agent, label="erase a document", marker="[erased]",
-                  drop_docs=docs, detach=keep)
+    return _apply(store, plan, None, reason, agent, label="erase a document", marker="[erased]", drop_docs=docs, detach=keep)
 
 
 def _detach_quads(store, aid: str, srcs: list[ox.NamedNode], batch: T.Batch) -> list[ox.Quad]:
@@ -389,9 +397,19 @@ def _detach_quads(store, aid: str, srcs: list[ox.NamedNode], batch: T.Batch) -> 
     return removing
 
 
-def _apply(store, plan: _Plan, root: str | None, reason: str, agent: str, *, label: str, marker: str,
-           forget: set[str] = frozenset(), drop_docs: list[ox.NamedNode] = (),
-           detach: dict[str, list[ox.NamedNode]] | None = None) -> T.Change:
+def _apply(
+    store,
+    plan: _Plan,
+    root: str | None,
+    reason: str,
+    agent: str,
+    *,
+    label: str,
+    marker: str,
+    forget: set[str] = frozenset(),
+    drop_docs: list[ox.NamedNode] = (),
+    detach: dict[str, list[ox.NamedNode]] | None = None,
+) -> T.Change:
     """Write one erasure: tombstones, removals, redactions and the scrubbing of surviving literals."""
     ids = plan.ids
     removing: list[ox.Quad] = []
@@ -431,15 +449,17 @@ def _apply(store, plan: _Plan, root: str | None, reason: str, agent: str, *, lab
         removing += dq
         removing += store.ox.quads_for_pattern(d, None, None, DOCUMENT_GRAPH)
         # its reference, and a title long enough not to be a common word ("Home", "Notes")
-        doc_names += [q.object.value for q in dq if isinstance(q.object, ox.Literal) and (
-            q.predicate == M.reference or q.predicate == RDFS_LABEL and len(q.object.value) >= _MIN_QUOTE)]
+        doc_names += [
+            q.object.value
+            for q in dq
+            if isinstance(q.object, ox.Literal) and (q.predicate == M.reference or q.predicate == RDFS_LABEL and len(q.object.value) >= _MIN_QUOTE)
+        ]
     # an erased name stays nowhere as an other name (skos:altLabel) of an entity that survives
     gone = set(forgotten)
     for q in store.ox.quads_for_pattern(None, _ALT_LABEL, None, ENTITY_GRAPH):
         if q.subject.value not in forgotten_iris and fold(q.object.value) in gone:
             removing.append(q)
-    scrub = _names(store, [names[e] for e in forgotten_iris if e in names] + _own_aliases(store, forgotten_iris),
-                   forgotten_iris, doc_names)
+    scrub = _names(store, [names[e] for e in forgotten_iris if e in names] + _own_aliases(store, forgotten_iris), forgotten_iris, doc_names)
 
     def clean(text: str) -> str:
         for qt in quotes:
@@ -460,8 +480,10 @@ def _apply(store, plan: _Plan, root: str | None, reason: str, agent: str, *, lab
         else:
             why = reason
         batch.add += [
-            ox.Quad(ta, RDF_TYPE, M.Tombstone, G), ox.Quad(ta, RDF_TYPE, P.Entity, G),
-            ox.Quad(ta, P.invalidatedAtTime, L.dt(at), G), ox.Quad(ta, P.wasInvalidatedBy, act, G),
+            ox.Quad(ta, RDF_TYPE, M.Tombstone, G),
+            ox.Quad(ta, RDF_TYPE, P.Entity, G),
+            ox.Quad(ta, P.invalidatedAtTime, L.dt(at), G),
+            ox.Quad(ta, P.wasInvalidatedBy, act, G),
             ox.Quad(ta, M.reason, L.string(why), G),
         ]
     for d, spans in plan.blanks.items():
@@ -487,8 +509,16 @@ def _apply(store, plan: _Plan, root: str | None, reason: str, agent: str, *, lab
                 new = clean(old.object.value)
                 if new != old.object.value:
                     removing.append(old)
-                    batch.add.append(ox.Quad(old.subject, pred, ox.Literal(new, datatype=old.object.datatype)
-                                             if old.object.language is None else ox.Literal(new, language=old.object.language), G))
+                    batch.add.append(
+                        ox.Quad(
+                            old.subject,
+                            pred,
+                            ox.Literal(new, datatype=old.object.datatype)
+                            if old.object.language is None
+                            else ox.Literal(new, language=old.object.language),
+                            G,
+                        )
+                    )
                     if old.subject.value not in scrubbed:
                         batch.add.append(ox.Quad(act, redacted, old.subject, G))
                     scrubbed.add(old.subject.value)

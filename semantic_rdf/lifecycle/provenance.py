@@ -28,7 +28,15 @@ from semantic_rdf.lifecycle import temporal as T
 from semantic_rdf.core.errors import InvalidInput, MissingExtra, NotFound, SemanticError
 from semantic_rdf.rdf.queries import packaged
 from semantic_rdf.core.vocab import (
-    M, OA_, P, PREFIXES, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, assertion_iri, predicate_name,
+    M,
+    OA_,
+    P,
+    PREFIXES,
+    PROVENANCE_GRAPH,
+    RDF_TYPE,
+    RDFS_LABEL,
+    assertion_iri,
+    predicate_name,
 )
 
 __all__ = ["Trace", "trace", "export", "EXPORT_FORMATS", "prov_document", "prov_quads"]
@@ -70,8 +78,7 @@ def _render(node: dict, out: list[str], prefix: str, last: bool, root: bool) -> 
     if t == "assertion":
         gen = node.get("generated_by") or {}
         kinds = "+".join(node.get("kinds") or [node.get("kind", "?")])
-        head = (f"{node['id']}  {node['subject']} —{node['predicate']}→ {node['object']}  "
-                f"[{kinds}, {node['state']}, conf {node['confidence']:g}]")
+        head = f"{node['id']}  {node['subject']} —{node['predicate']}→ {node['object']}  [{kinds}, {node['state']}, conf {node['confidence']:g}]"
         if node.get("rule"):
             head += f"  rule {node['rule']}"
         if gen:
@@ -140,8 +147,7 @@ _REFERENCE, _SHA256 = M.reference.value, M.sha256.value
 _BELIEVED_FROM, _BELIEVED_UNTIL = M.believedFrom.value, M.believedUntil.value
 _OPENED_BY, _CLOSED_BY = M.openedBy.value, M.closedBy.value
 _HAS_SOURCE, _HAS_SELECTOR, _START, _END = OA_.hasSource.value, OA_.hasSelector.value, OA_.start.value, OA_.end.value
-_KINDS = ((M.DerivedAssertion.value, "derived"), (M.ExtractedAssertion.value, "extracted"),
-          (M.SuppliedAssertion.value, "supplied"))
+_KINDS = ((M.DerivedAssertion.value, "derived"), (M.ExtractedAssertion.value, "extracted"), (M.SuppliedAssertion.value, "supplied"))
 
 
 class _Fixed:
@@ -242,9 +248,12 @@ class _Reader:
         if known is None:
             agent = self.first(act, P.wasAssociatedWith)
             started = self.first(act, P.startedAtTime)
-            known = {"activity": act.value, "kind": T.activity_kind(self.store, act),
-                     "agent": self.label(agent) if agent is not None else None,
-                     "at": L.parse_dt(started).isoformat() if started is not None else None}
+            known = {
+                "activity": act.value,
+                "kind": T.activity_kind(self.store, act),
+                "agent": self.label(agent) if agent is not None else None,
+                "at": L.parse_dt(started).isoformat() if started is not None else None,
+            }
             reason = self.first(act, M.reason)
             if reason is not None:
                 known["reason"] = reason.value
@@ -257,8 +266,7 @@ class _Reader:
         if d is None:
             known = self._fixed.docs.get(doc.value)
             if known is None:  # by predicate: a document node has more quads than the two shown
-                known = {"iri": doc.value, "reference": self.first(doc, M.reference).value,
-                         "sha256": self.first(doc, M.sha256).value}
+                known = {"iri": doc.value, "reference": self.first(doc, M.reference).value, "sha256": self.first(doc, M.sha256).value}
                 self._fixed.put(self._fixed.docs, doc.value, known)
             d = self._docs[doc.value] = dict(known)
         return d
@@ -278,12 +286,14 @@ class _Reader:
         for b in beliefs:
             p = self.props(b)
             frm, until = _first(p, _BELIEVED_FROM), _first(p, _BELIEVED_UNTIL)
-            out.append({
-                "from": L.parse_dt(frm).isoformat() if frm is not None else None,
-                "opened_by": self.activity(_first(p, _OPENED_BY)),
-                "until": L.parse_dt(until).isoformat() if until is not None else None,
-                "closed_by": self.activity(_first(p, _CLOSED_BY)),
-            })
+            out.append(
+                {
+                    "from": L.parse_dt(frm).isoformat() if frm is not None else None,
+                    "opened_by": self.activity(_first(p, _OPENED_BY)),
+                    "until": L.parse_dt(until).isoformat() if until is not None else None,
+                    "closed_by": self.activity(_first(p, _CLOSED_BY)),
+                }
+            )
         return sorted(out, key=lambda h: h["from"] or "")
 
 
@@ -319,8 +329,7 @@ def trace(store, aid: str, *, with_text: bool = True) -> Trace:
             docs[d["iri"]] = d
             sel = rd.props(p[_HAS_SELECTOR][0])
             start, end = int(sel[_START][0].value), int(sel[_END][0].value)
-            out = {"type": "span", "iri": src, "document": d, "start": start, "end": end, "generated_by": gen,
-                   "invalidated": inval}
+            out = {"type": "span", "iri": src, "document": d, "start": start, "end": end, "generated_by": gen, "invalidated": inval}
             if with_text:
                 text = rd.text(d["iri"])
                 out["text"] = text[start:end] if text is not None else None
@@ -330,12 +339,18 @@ def trace(store, aid: str, *, with_text: bool = True) -> Trace:
             return out
         if M.CallerStatement.value in types:
             note, who = _first(p, _NOTE), _first(p, _ATTRIBUTED_TO)
-            return {"type": "caller", "iri": src, "agent": rd.label(who) if who is not None else None,
-                    "note": note.value if note is not None else None, "generated_by": gen, "invalidated": inval}
+            return {
+                "type": "caller",
+                "iri": src,
+                "agent": rd.label(who) if who is not None else None,
+                "note": note.value if note is not None else None,
+                "generated_by": gen,
+                "invalidated": inval,
+            }
         return {"type": "unknown", "iri": src}
 
     def assertion_node(iri: str, path: frozenset[str], p: dict[str, list] | None = None) -> dict:
-        aid_ = iri[len(_A):]
+        aid_ = iri[len(_A) :]
         if iri in path:
             return {"type": "assertion", "id": aid_, "iri": iri, "cycle": True}
         if p is None:
@@ -345,19 +360,28 @@ def trace(store, aid: str, *, with_text: bool = True) -> Trace:
             er = rd.activity(_first(p, _INVALIDATED_BY))
             at = _first(p, _INVALIDATED_AT)
             reason = _first(p, _REASON)
-            return {"type": "tombstone", "id": aid_, "iri": iri,
-                    "erased_at": L.parse_dt(at).isoformat() if at is not None else None,
-                    "reason": reason.value if reason is not None else None,
-                    "by": er.get("agent") if er else None, "erasure": er.get("activity") if er else None}
+            return {
+                "type": "tombstone",
+                "id": aid_,
+                "iri": iri,
+                "erased_at": L.parse_dt(at).isoformat() if at is not None else None,
+                "reason": reason.value if reason is not None else None,
+                "by": er.get("agent") if er else None,
+                "erasure": er.get("activity") if er else None,
+            }
         if M.Assertion.value not in types:
             return {"type": "missing", "id": aid_, "iri": iri}
         kind = next((k for c, k in _KINDS if c in types), "unknown")
         rule = _first(p, _RULE)
         history = rd.history(p.get(_BELIEF, []))
         node = {
-            "type": "assertion", "id": aid_, "iri": iri,
-            "subject": rd.label(p[_SUBJECT][0]), "predicate": predicate_name(p[_PREDICATE][0]),
-            "object": rd.label(p[_OBJECT][0]), "kind": kind,
+            "type": "assertion",
+            "id": aid_,
+            "iri": iri,
+            "subject": rd.label(p[_SUBJECT][0]),
+            "predicate": predicate_name(p[_PREDICATE][0]),
+            "object": rd.label(p[_OBJECT][0]),
+            "kind": kind,
             # every way it was observed: extracted and then supplied by a caller is both, not a contradiction
             "kinds": [k for c, k in _KINDS if c in types],
             "state": "believed" if any(h["until"] is None for h in history) else "retracted",
@@ -385,17 +409,29 @@ def trace(store, aid: str, *, with_text: bool = True) -> Trace:
         raise
     except (KeyError, IndexError, ValueError, AttributeError) as exc:  # a node lacks what this tool always writes
         what = f"no {exc.args[0]}" if isinstance(exc, KeyError) and exc.args else " ".join(str(exc).split())[:200]
-        raise InvalidInput(f"the provenance of {aid} is malformed ({what}): the store was not written by "
-                           "semantic-rdf, or was changed outside it") from None
+        raise InvalidInput(
+            f"the provenance of {aid} is malformed ({what}): the store was not written by semantic-rdf, or was changed outside it"
+        ) from None
     return Trace(aid, tree, tuple(sorted(docs.values(), key=lambda d: (d["reference"], d["sha256"]))))
 
 
 # ------------------------------------------------------------------ PROV export
 
 _FOLLOW = {
-    P.wasDerivedFrom.value, P.wasGeneratedBy.value, M.belief.value, M.rule.value, P.wasInvalidatedBy.value,
-    OA_.hasSource.value, OA_.hasSelector.value, P.wasAttributedTo.value, M.openedBy.value, M.closedBy.value,
-    P.wasAssociatedWith.value, P.qualifiedAssociation.value, P.agent.value, P.hadPlan.value,
+    P.wasDerivedFrom.value,
+    P.wasGeneratedBy.value,
+    M.belief.value,
+    M.rule.value,
+    P.wasInvalidatedBy.value,
+    OA_.hasSource.value,
+    OA_.hasSelector.value,
+    P.wasAttributedTo.value,
+    M.openedBy.value,
+    M.closedBy.value,
+    P.wasAssociatedWith.value,
+    P.qualifiedAssociation.value,
+    P.agent.value,
+    P.hadPlan.value,
 }
 
 
@@ -520,4 +556,3 @@ def _prune_provn(text: str) -> str:
             continue
         keep.append(x)
     return "\n".join(keep) + "\n"
-

@@ -37,7 +37,16 @@ from semantic_rdf.core.resources import files
 from semantic_rdf.store.sandbox import Limits, in_big_stack, run_isolated
 from semantic_rdf.core.values import Triple, Validity
 from semantic_rdf.core.vocab import (
-    ENTITY_GRAPH, M, NS, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, assertion_iri, entity_iri, id_of,
+    ENTITY_GRAPH,
+    M,
+    NS,
+    P,
+    PROVENANCE_GRAPH,
+    RDF_TYPE,
+    RDFS_LABEL,
+    assertion_iri,
+    entity_iri,
+    id_of,
     predicate_name,
 )
 
@@ -115,8 +124,14 @@ class DeriveReport:
     by_rule: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict:
-        return {"run": self.run, "rounds": self.rounds, "fixpoint": self.fixpoint, "new": self.new,
-                "reopened": self.reopened, "by_rule": self.by_rule}
+        return {
+            "run": self.run,
+            "rounds": self.rounds,
+            "fixpoint": self.fixpoint,
+            "new": self.new,
+            "reopened": self.reopened,
+            "by_rule": self.by_rule,
+        }
 
 
 @dataclass
@@ -174,6 +189,7 @@ def _intersect(spans: Iterable[Validity | None]) -> tuple[bool, Validity | None]
 def _evaluate(w: ox.Store, rule: Rule, text: str, limits: Limits, deadline: float) -> list:
     """The triples `text` constructs over the working store, evaluated in a forked child under `limits`
     (sandbox.run_isolated): a rule is a user's SPARQL, which Oxigraph cannot cancel."""
+
     def produce():
         try:
             res = w.query(text)
@@ -192,8 +208,7 @@ def _evaluate(w: ox.Store, rule: Rule, text: str, limits: Limits, deadline: floa
 
 def _conclusions(w: ox.Store, rule: Rule, delta: Sequence[str] | None, limits: Limits, deadline: float) -> list[tuple]:
     """(s, p, o, antecedent IRIs) for each solution of the rule, restricted to the delta when given."""
-    texts = [rule.text] if delta is None else [
-        T.bind_rows(rule.text, [v], [(ox.NamedNode(x),) for x in delta]) for v in rule.antecedents]
+    texts = [rule.text] if delta is None else [T.bind_rows(rule.text, [v], [(ox.NamedNode(x),) for x in delta]) for v in rule.antecedents]
     out = []
     for text in texts:
         nodes: dict[str, dict] = {}
@@ -212,8 +227,9 @@ def _conclusions(w: ox.Store, rule: Rule, delta: Sequence[str] | None, limits: L
     return out
 
 
-def derive(store, rules: Sequence[Rule] | None = None, *, max_rounds: int = 10,
-           agent: str = "reasoner", limits: Limits | None = None) -> DeriveReport:
+def derive(
+    store, rules: Sequence[Rule] | None = None, *, max_rounds: int = 10, agent: str = "reasoner", limits: Limits | None = None
+) -> DeriveReport:
     """Run the rules to a fixpoint (or `max_rounds`) over the believed assertions; write what they conclude.
 
     Every rule evaluation runs in a child process; `limits.timeout` bounds the whole derivation's evaluation,
@@ -230,9 +246,11 @@ def derive(store, rules: Sequence[Rule] | None = None, *, max_rounds: int = 10,
     users = [r.checked for r in rules if r.checked is not None]
     if users:  # decide from rdflib's algebra, in a child under the limits, before any rule runs
         preload_checker()
+
         def check():
             in_big_stack(lambda: [check_algebra(q) for q in users])
             yield True
+
         run_isolated(check, limits, deadline=deadline, what="rule check")
     report = DeriveReport(by_rule={r.name: 0 for r in rules})
     w, facts = _working(store)
@@ -321,8 +339,7 @@ def _withdrawn_by_cascade(store, aid: str) -> bool:
 
 
 def _ensure_rule(store, rule: Rule) -> ox.NamedNode:
-    return store.ensure_plan(rule.name, M.Rule, rule.name,
-                             [(ruleFile, L.string(rule.file)), (RDFS_COMMENT, L.string(rule.label))])
+    return store.ensure_plan(rule.name, M.Rule, rule.name, [(ruleFile, L.string(rule.file)), (RDFS_COMMENT, L.string(rule.label))])
 
 
 _ = (RDF_TYPE, id_of)

@@ -34,16 +34,46 @@ from semantic_rdf.rdf.queries import Term
 from semantic_rdf.core.resources import query as load_query
 from semantic_rdf.core.values import MAX_TEXT, Validity, check_text, utc
 from semantic_rdf.core.vocab import (
-    M, NS, P, PROVENANCE_GRAPH, RDF_TYPE, agent_iri, assertion_iri, entity_iri, id_of, predicate_name,
+    M,
+    NS,
+    P,
+    PROVENANCE_GRAPH,
+    RDF_TYPE,
+    agent_iri,
+    assertion_iri,
+    entity_iri,
+    id_of,
+    predicate_name,
     segment_iri,
 )
 
 __all__ = [
-    "Claim", "Change", "Interval", "as_of", "believed", "state", "history", "retract", "retract_set",
-    "reinstate", "close_valid", "retracted", "bind_rows", "activity",
+    "Claim",
+    "Change",
+    "Interval",
+    "as_of",
+    "believed",
+    "state",
+    "history",
+    "retract",
+    "retract_set",
+    "reinstate",
+    "close_valid",
+    "retracted",
+    "bind_rows",
+    "activity",
     # the building blocks erasure, reason and decisions share with the verbs above
-    "Batch", "open_belief", "close_belief", "cascade_withdraw", "has_live_observation", "documents_of",
-    "objects_of", "one_of", "types_of", "check_id", "check_reason",
+    "Batch",
+    "open_belief",
+    "close_belief",
+    "cascade_withdraw",
+    "has_live_observation",
+    "documents_of",
+    "objects_of",
+    "one_of",
+    "types_of",
+    "check_id",
+    "check_reason",
 ]
 
 G = PROVENANCE_GRAPH
@@ -57,6 +87,7 @@ _DERIVED = M.DerivedAssertion
 
 # ------------------------------------------------------------------ values
 
+
 @dataclass(frozen=True)
 class Claim:
     """One assertion as a read returns it. Confidence is the record's current (highest) confidence."""
@@ -69,10 +100,15 @@ class Claim:
     valid: Validity | None = None
 
     def as_dict(self) -> dict:
-        return {"id": self.id, "subject": self.subject, "predicate": self.predicate, "object": self.object,
-                "confidence": self.confidence,
-                "valid_from": self.valid.start.isoformat() if self.valid and self.valid.start else None,
-                "valid_until": self.valid.until.isoformat() if self.valid and self.valid.until else None}
+        return {
+            "id": self.id,
+            "subject": self.subject,
+            "predicate": self.predicate,
+            "object": self.object,
+            "confidence": self.confidence,
+            "valid_from": self.valid.start.isoformat() if self.valid and self.valid.start else None,
+            "valid_until": self.valid.until.isoformat() if self.valid and self.valid.until else None,
+        }
 
 
 @dataclass(frozen=True)
@@ -112,12 +148,20 @@ class Change:
         return self.activity is None
 
     def as_dict(self) -> dict:
-        return {"activity": self.activity, "at": self.at.isoformat(), "changed": list(self.changed),
-                "kept": list(self.kept), "cascaded": list(self.cascaded), "unchanged": list(self.unchanged),
-                "erased": list(self.erased), "nothing_changed": self.nothing_changed}
+        return {
+            "activity": self.activity,
+            "at": self.at.isoformat(),
+            "changed": list(self.changed),
+            "kept": list(self.kept),
+            "cascaded": list(self.cascaded),
+            "unchanged": list(self.unchanged),
+            "erased": list(self.erased),
+            "nothing_changed": self.nothing_changed,
+        }
 
 
 # ------------------------------------------------------------------ query helpers
+
 
 def bind_rows(query_text: str, names: Sequence[str], rows: Iterable[Sequence[Term | None]]) -> str:
     """`query_text` with a multi-row VALUES block (None = UNDEF) first in its outermost WHERE group.
@@ -139,7 +183,7 @@ def bind_rows(query_text: str, names: Sequence[str], rows: Iterable[Sequence[Ter
         body.append("(" + " ".join(cells) + ")")
     m = _first_where(query_text)
     values = f" VALUES ({' '.join('?' + n for n in names)}) {{ {' '.join(body)} }} "
-    return query_text[: m] + values + query_text[m:]
+    return query_text[:m] + values + query_text[m:]
 
 
 _WHERE = re.compile(r"\bWHERE\s*\{", re.IGNORECASE)
@@ -196,6 +240,7 @@ def _instant(t: datetime | None) -> ox.Literal | None:
 
 # ------------------------------------------------------------------ reads
 
+
 def state(store, aid: str) -> str | None:
     """'believed', 'retracted', 'erased', or None when the store never held the id."""
     a = check_id(aid)
@@ -235,9 +280,16 @@ def _open_intervals(store, a: ox.NamedNode) -> list[ox.NamedNode]:
     return [b for b in _beliefs(store, a) if one_of(store, b, M.believedUntil) is None]
 
 
-_KIND_OF = {M.Ingestion.value: "ingestion", M.Statement.value: "statement", M.Derivation.value: "derivation",
-            M.Retraction.value: "retraction", M.Reinstatement.value: "reinstatement", M.Erasure.value: "erasure",
-            M.Decision.value: "decision", ValidTimeClosing.value: "valid-time closing"}
+_KIND_OF = {
+    M.Ingestion.value: "ingestion",
+    M.Statement.value: "statement",
+    M.Derivation.value: "derivation",
+    M.Retraction.value: "retraction",
+    M.Reinstatement.value: "reinstatement",
+    M.Erasure.value: "erasure",
+    M.Decision.value: "decision",
+    ValidTimeClosing.value: "valid-time closing",
+}
 
 
 def activity_kind(store, act: ox.NamedNode) -> str:
@@ -256,11 +308,18 @@ def history(store, aid: str) -> list[Interval]:
         ob, cb = one_of(store, b, M.openedBy), one_of(store, b, M.closedBy)
         reason = one_of(store, cb, M.reason) if cb is not None else None
         wb = one_of(store, b, withdrawnBecause)
-        out.append(Interval(L.parse_dt(f), L.parse_dt(u) if u is not None else None, ob.value,
-                            activity_kind(store, ob), cb.value if cb is not None else None,
-                            activity_kind(store, cb) if cb is not None else None,
-                            reason.value if reason is not None else None,
-                            id_of(wb) if wb is not None else None))
+        out.append(
+            Interval(
+                L.parse_dt(f),
+                L.parse_dt(u) if u is not None else None,
+                ob.value,
+                activity_kind(store, ob),
+                cb.value if cb is not None else None,
+                activity_kind(store, cb) if cb is not None else None,
+                reason.value if reason is not None else None,
+                id_of(wb) if wb is not None else None,
+            )
+        )
     return sorted(out, key=lambda i: i.start)
 
 
@@ -283,10 +342,12 @@ def as_of(store, subject: str, at: datetime | None = None, valid_at: datetime | 
 
     for r in rows:
         vf, vu = r["vf"], r["vu"]
-        valid = Validity(L.parse_dt(vf) if vf is not None else None, L.parse_dt(vu) if vu is not None else None) \
-            if (vf is not None or vu is not None) else None
-        out.append(Claim(id_of(r["a"]), label(r["s"]), predicate_name(r["p"]), label(r["o"]),
-                         float(r["conf"].value), valid))
+        valid = (
+            Validity(L.parse_dt(vf) if vf is not None else None, L.parse_dt(vu) if vu is not None else None)
+            if (vf is not None or vu is not None)
+            else None
+        )
+        out.append(Claim(id_of(r["a"]), label(r["s"]), predicate_name(r["p"]), label(r["o"]), float(r["conf"].value), valid))
     return out
 
 
@@ -294,16 +355,30 @@ def retracted(store, at: datetime | None = None) -> list[dict]:
     """Assertions not believed at `at` (default now) though the store holds them; runs queries/retracted.rq."""
     out = []
     for r in _select(store, "retracted", asof=_instant(at)):
-        out.append({"id": id_of(r["a"]), "closed_at": L.parse_dt(r["closed"]).isoformat() if r["closed"] else None,
-                    "closed_by": r["by"].value if r["by"] is not None else None,
-                    "reason": r["reason"].value if r["reason"] is not None else None})
+        out.append(
+            {
+                "id": id_of(r["a"]),
+                "closed_at": L.parse_dt(r["closed"]).isoformat() if r["closed"] else None,
+                "closed_by": r["by"].value if r["by"] is not None else None,
+                "reason": r["reason"].value if r["reason"] is not None else None,
+            }
+        )
     return out
 
 
 # ------------------------------------------------------------------ writing helpers
 
-def activity(store, cls: ox.NamedNode, agent: str, *, reason: str | None = None, label: str | None = None,
-             agent_kind: str = "person", plan: ox.NamedNode | None = None) -> tuple[ox.NamedNode, datetime, list]:
+
+def activity(
+    store,
+    cls: ox.NamedNode,
+    agent: str,
+    *,
+    reason: str | None = None,
+    label: str | None = None,
+    agent_kind: str = "person",
+    plan: ox.NamedNode | None = None,
+) -> tuple[ox.NamedNode, datetime, list]:
     """A finished activity (started and ended at one store-clock instant) as quads, not yet committed."""
     if not isinstance(agent, str) or not agent.strip():
         raise InvalidInput("an agent name is required")
@@ -336,8 +411,7 @@ class Batch:
         self.store.commit(self.add, self.remove, check=check)
 
 
-def close_belief(batch: Batch, a: ox.NamedNode, act: ox.NamedNode, at: datetime,
-           because: ox.NamedNode | None = None) -> bool:
+def close_belief(batch: Batch, a: ox.NamedNode, act: ox.NamedNode, at: datetime, because: ox.NamedNode | None = None) -> bool:
     """Close the open belief interval(s) of record `a`. False when there was none (closing twice: no change)."""
     store = batch.store
     opened = _open_intervals(store, a)
@@ -363,8 +437,12 @@ def open_belief(batch: Batch, a: ox.NamedNode, act: ox.NamedNode, at: datetime) 
     while store.has(b, RDF_TYPE):  # never reuse an interval node
         n += 1
         b = L.belief_iri(id_of(a), n)
-    batch.add += [ox.Quad(a, M.belief, b, G), ox.Quad(b, RDF_TYPE, M.BeliefInterval, G),
-                  ox.Quad(b, M.believedFrom, L.dt(at), G), ox.Quad(b, M.openedBy, act, G)]
+    batch.add += [
+        ox.Quad(a, M.belief, b, G),
+        ox.Quad(b, RDF_TYPE, M.BeliefInterval, G),
+        ox.Quad(b, M.believedFrom, L.dt(at), G),
+        ox.Quad(b, M.openedBy, act, G),
+    ]
     batch.remove += list(store.ox.quads_for_pattern(a, P.invalidatedAtTime, None, G))
     batch.remove += list(store.ox.quads_for_pattern(a, P.wasInvalidatedBy, None, G))
     batch.touched.add(a.value)
@@ -409,8 +487,7 @@ def spread(store, roots: Iterable[str], seen: set[str], step: Callable[[str, str
     return done
 
 
-def cascade_withdraw(batch: Batch, roots: Iterable[str], act: ox.NamedNode, at: datetime,
-                      skip: AbstractSet[str] = frozenset()) -> list[str]:
+def cascade_withdraw(batch: Batch, roots: Iterable[str], act: ox.NamedNode, at: datetime, skip: AbstractSet[str] = frozenset()) -> list[str]:
     """Withdraw, transitively, derived assertions resting on `roots` that have no observation of their own."""
     store = batch.store
     roots = list(roots)
@@ -437,8 +514,7 @@ def _cascade_reopen(batch: Batch, roots: Iterable[str], act: ox.NamedNode, at: d
         iv = history(store, d)
         if not iv or iv[-1].until is None or iv[-1].withdrawn_because is None:
             return False  # believed, or closed on purpose: only an explicit reinstatement reopens it
-        antes = [id_of(x) for x in objects_of(store, da, P.wasDerivedFrom)
-                 if x.value.startswith("https://w3id.org/semantic-rdf/a/")]
+        antes = [id_of(x) for x in objects_of(store, da, P.wasDerivedFrom) if x.value.startswith("https://w3id.org/semantic-rdf/a/")]
         if not all(x in now_believed or state(store, x) == "believed" for x in antes):
             return False
         open_belief(batch, da, act, at)
@@ -448,6 +524,7 @@ def _cascade_reopen(batch: Batch, roots: Iterable[str], act: ox.NamedNode, at: d
 
 
 # ------------------------------------------------------------------ retraction and reinstatement
+
 
 def require_state(store, aid: str, erased: str | None) -> str:
     """The state of an assertion the store holds (NotFound otherwise); `erased` is the InvalidInput message
@@ -472,8 +549,9 @@ def _no_op(store, aid: str) -> Change:
     return Change(None, store.now(), unchanged=(aid,))
 
 
-def _begin_one(store, aid: str, reason: str, agent: str, cls: ox.NamedNode, verb: str,
-               erased: str, already: str) -> tuple[ox.NamedNode, str, ox.NamedNode, datetime, Batch] | None:
+def _begin_one(
+    store, aid: str, reason: str, agent: str, cls: ox.NamedNode, verb: str, erased: str, already: str
+) -> tuple[ox.NamedNode, str, ox.NamedNode, datetime, Batch] | None:
     """Check a change to one assertion and open its batch with the activity that records it (and uses the
     record): (record, state, activity, time, batch). None, with nothing written, when the assertion is
     already in state `already`."""
@@ -499,8 +577,16 @@ def _published(store, kind: str, ch: Change) -> Change:
 def retract(store, aid: str, reason: str, agent: str = "caller") -> Change:
     """Withdraw belief in one assertion: the record and claim stay, the open belief interval closes now.
     Retracting what is already retracted is a no-op (`Change.nothing_changed`; nothing is written)."""
-    begun = _begin_one(store, aid, reason, agent, M.Retraction, "retract",
-                       erased=f"assertion {aid} was erased; there is nothing left to retract", already="retracted")
+    begun = _begin_one(
+        store,
+        aid,
+        reason,
+        agent,
+        M.Retraction,
+        "retract",
+        erased=f"assertion {aid} was erased; there is nothing left to retract",
+        already="retracted",
+    )
     if begun is None:
         return _no_op(store, aid)
     a, _, act, at, batch = begun
@@ -513,8 +599,9 @@ def retract(store, aid: str, reason: str, agent: str = "caller") -> Change:
 def reinstate(store, aid: str, reason: str, agent: str = "caller") -> Change:
     """Explicitly believe a retracted assertion again, from now on (a new belief interval). Reinstating what
     is already believed is a no-op (`Change.nothing_changed`; nothing is written)."""
-    begun = _begin_one(store, aid, reason, agent, M.Reinstatement, "reinstate",
-                       erased=f"assertion {aid} was erased and cannot be reinstated", already="believed")
+    begun = _begin_one(
+        store, aid, reason, agent, M.Reinstatement, "reinstate", erased=f"assertion {aid} was erased and cannot be reinstated", already="believed"
+    )
     if begun is None:
         return _no_op(store, aid)
     a, _, act, at, batch = begun
@@ -563,8 +650,7 @@ def documents_of(store, ref: str) -> list[ox.NamedNode]:
     return list(found.values())
 
 
-def retract_set(store, *, reason: str, run: str | None = None, agent: str | None = None,
-                source: str | None = None, by: str = "caller") -> Change:
+def retract_set(store, *, reason: str, run: str | None = None, agent: str | None = None, source: str | None = None, by: str = "caller") -> Change:
     """Retract everything one extraction run, one agent (extractor/model) or one source document produced.
 
     Every observation in the set is marked invalidated (prov:wasInvalidatedBy the retraction). A claim
@@ -612,8 +698,7 @@ def retract_set(store, *, reason: str, run: str | None = None, agent: str | None
     changed = [aid for aid in closing if close_belief(batch, assertion_iri(aid), act, at)]
     cascaded = cascade_withdraw(batch, changed, act, at, skip=set(members))
     batch.commit()
-    return _published(store, "retracted",
-                      Change(act.value, at, tuple(changed), tuple(kept), tuple(cascaded), tuple(unchanged)))
+    return _published(store, "retracted", Change(act.value, at, tuple(changed), tuple(kept), tuple(cascaded), tuple(unchanged)))
 
 
 def _derived_support(store, a: ox.NamedNode) -> bool:
@@ -625,6 +710,7 @@ def _derived_support(store, a: ox.NamedNode) -> bool:
 
 
 # ------------------------------------------------------------------ valid time
+
 
 def close_valid(store, aid: str, until: datetime, reason: str, agent: str = "caller") -> Validity:
     """End the valid time of an assertion at `until`. Only ever shortens: a later end changes nothing."""

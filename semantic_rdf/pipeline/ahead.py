@@ -55,7 +55,7 @@ def ahead(pipeline: Pipeline, refs: Iterable[str], mode: Mode = "auto", depth: i
 
 
 def choose(pipeline: Pipeline, refs: list[str], mode: Mode = "auto") -> str:
-    """"child" or "thread". "auto" takes a child when one may run the pipeline (`why_not_child`) and
+    """ "child" or "thread". "auto" takes a child when one may run the pipeline (`why_not_child`) and
     the local input is at least `CHILD_MIN_BYTES`; "child" insists (InvalidInput if it cannot)."""
     if mode == "thread":
         return "thread"
@@ -124,6 +124,7 @@ def _local_bytes(refs: list[str], enough: int) -> int:
 
 
 # ------------------------------------------------------------------ a worker thread
+
 
 class _Raised:
     def __init__(self, exc: BaseException) -> None:
@@ -202,6 +203,7 @@ def in_thread(results: Iterator[PipelineResult], depth: int = DEPTH) -> Generato
 
 # ------------------------------------------------------------------ a forked child
 
+
 def in_child(pipeline: Pipeline, refs: list[str], depth: int = DEPTH) -> Generator[PipelineResult, None, None]:
     """`pipeline.run_all(refs)` run in a forked child process (forked at the first `next`); `pipeline.timings`,
     `bytes_in` and the stages' `counts` gain the child's when it finishes. See the module's notes for when
@@ -271,6 +273,7 @@ def _die_with_parent(parent: int) -> None:
 def _child_main(pipeline: Pipeline, refs: list[str], fd: int) -> None:
     before = {role: Counter(c) for role, c in _counters(pipeline).items()}
     with os.fdopen(fd, "wb", buffering=_FRAME_BYTES) as out:
+
         def send(obj: object) -> None:
             data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
             out.write(_FRAME.pack(len(data)))

@@ -58,7 +58,7 @@ def code_regions(text: str, *, spans: bool = False, indented: bool = False) -> l
         blank = not body.strip()
         if fence is not None:
             m = _FENCE.match(body)
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= fence[1] and not body[m.end():].strip():
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= fence[1] and not body[m.end() :].strip():
                 blocks.append((fence_at, pos))
                 fence = None
                 prev_blank, last_plain = False, True
@@ -71,7 +71,7 @@ def code_regions(text: str, *, spans: bool = False, indented: bool = False) -> l
             blocks.append((block_at, block_end))
             block_at = None
         m = _FENCE.match(body)
-        if m and not (m.group(1)[0] == "`" and "`" in body[m.end():]):
+        if m and not (m.group(1)[0] == "`" and "`" in body[m.end() :]):
             if para_at is not None:
                 paragraphs.append((para_at, start))
                 para_at = None

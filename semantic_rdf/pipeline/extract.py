@@ -123,11 +123,16 @@ _CAPWORD = _UP + r"(?:[^\W_]|[-‐](?=[^\W_])|–(?=" + _UP + r")|['’](?!s\b)(
 _INITIAL = _UP + r"\."
 _NUMTOK = r"(?!(?:1\d|20)\d\d\b)\d+\b"
 _WORDSEQ = rf"(?:{_INITIAL}[^\S\n]*){{0,3}}{_CAPWORD}(?:[^\S\n]+(?:{_CAPWORD}|{_NUMTOK})){{0,7}}"
-_CONN = (r"(?:of(?:[^\S\n]+the)?|de(?:[^\S\n]+la)?|du|des|da|das|do|dos|di|del|della|der|den|van(?:[^\S\n]+de[nr]?)?"
-         r"|von(?:[^\S\n]+der)?|la|le|y|bin|ibn|al|el|ten|ter|zu|af|av)")
-_AWARDCONN = (r"(?:(?:(?<=Prize)|(?<=Award)|(?<=Medal)|(?<=Institute)|(?<=Society)|(?<=Centre)|(?<=Center)"
-              r"|(?<=Foundation)|(?<=School)|(?<=Trophy))[^\S\n]+for|(?:(?<=Prize)|(?<=Medal))[^\S\n]+in)[^\S\n]+")
+_CONN = (
+    r"(?:of(?:[^\S\n]+the)?|de(?:[^\S\n]+la)?|du|des|da|das|do|dos|di|del|della|der|den|van(?:[^\S\n]+de[nr]?)?"
+    r"|von(?:[^\S\n]+der)?|la|le|y|bin|ibn|al|el|ten|ter|zu|af|av)"
+)
+_AWARDCONN = (
+    r"(?:(?:(?<=Prize)|(?<=Award)|(?<=Medal)|(?<=Institute)|(?<=Society)|(?<=Centre)|(?<=Center)"
+    r"|(?<=Foundation)|(?<=School)|(?<=Trophy))[^\S\n]+for|(?:(?<=Prize)|(?<=Medal))[^\S\n]+in)[^\S\n]+"
+)
 _NAME_CORE = rf"(?<![\w\ue000])(?={_UP}){_STOPSTART}{_WORDSEQ}(?:[^\S\n]+{_CONN}[^\S\n]+{_WORDSEQ}|{_AWARDCONN}{_WORDSEQ}){{0,3}}"
+
 
 # The same pattern in a form the regex engine scans fast: it opens on the capital itself (a character class,
 # which `re` skips to at C speed) instead of on look-arounds tried at every offset. The look-behind moves
@@ -150,14 +155,18 @@ def _stop_after_capital(words: Sequence[str]) -> str:
 # Letters are taken a run at a time ([^\W_]+ inside the loop, not one letter per turn): the same characters,
 # because nothing after a name's words is mandatory, so the engine never backtracks into them.
 _CAPWORD_FAST = _CAPWORD.replace(r"(?:[^\W_]|[-‐]", r"(?:[^\W_]+|[-‐]", 1)
-_CAPREST = _CAPWORD_FAST[len(_UP):]
+_CAPREST = _CAPWORD_FAST[len(_UP) :]
 _WORDSEQ_FAST = _WORDSEQ.replace(_CAPWORD, _CAPWORD_FAST)
-_WORDSEQ_AFTER_CAPITAL = (rf"(?:\.[^\S\n]*(?:{_INITIAL}[^\S\n]*){{0,2}}{_CAPWORD_FAST}|{_CAPREST})"
-                          rf"(?:[^\S\n]+(?:{_CAPWORD_FAST}|{_NUMTOK})){{0,7}}")
-_NAME_FAST = (rf"{_UP}(?<![\w\ue000][\s\S]){_stop_after_capital(_STOPSTART_WORDS)}{_WORDSEQ_AFTER_CAPITAL}"
-              # each joining branch first checks, cheaply, what it needs next (a lower-case particle; "for"/"in")
-              rf"(?:(?=[^\S\n]+[a-z])[^\S\n]+{_CONN}[^\S\n]+{_WORDSEQ_FAST}"
-              rf"|(?=[^\S\n]+(?:for|in)[^\S\n]){_AWARDCONN}{_WORDSEQ_FAST}){{0,3}}")
+_WORDSEQ_AFTER_CAPITAL = (
+    rf"(?:\.[^\S\n]*(?:{_INITIAL}[^\S\n]*){{0,2}}{_CAPWORD_FAST}|{_CAPREST})"
+    rf"(?:[^\S\n]+(?:{_CAPWORD_FAST}|{_NUMTOK})){{0,7}}"
+)
+_NAME_FAST = (
+    rf"{_UP}(?<![\w\ue000][\s\S]){_stop_after_capital(_STOPSTART_WORDS)}{_WORDSEQ_AFTER_CAPITAL}"
+    # each joining branch first checks, cheaply, what it needs next (a lower-case particle; "for"/"in")
+    rf"(?:(?=[^\S\n]+[a-z])[^\S\n]+{_CONN}[^\S\n]+{_WORDSEQ_FAST}"
+    rf"|(?=[^\S\n]+(?:for|in)[^\S\n]){_AWARDCONN}{_WORDSEQ_FAST}){{0,3}}"
+)
 
 # Rules never see raw names: each candidate sentence is first rewritten with every name (and gazetteer
 # entry) replaced by a token \ue000<i>\ue001, so a slot is a tiny pattern and NAME is matched once.
@@ -171,7 +180,7 @@ because although though if whereas he she it they we i you his her its their our
 there here once around about until near over under between among through across along against toward towards
 via per jointly together whereby thus hence heavily deeply closely widely first
 The A An He She It They We I You His Her Its Their In On At""".split()
-_NPW = (r"(?:" + _TOK + r"|(?<![\w\ue000])(?=[^\W_])(?!" + _trie(_NPSTOP) + r"(?![\w'’-]))[^\W_](?:[\w'’]|[-–](?=\w))*)")
+_NPW = r"(?:" + _TOK + r"|(?<![\w\ue000])(?=[^\W_])(?!" + _trie(_NPSTOP) + r"(?![\w'’-]))[^\W_](?:[\w'’]|[-–](?=\w))*)"
 _NP = rf"{_NPW}(?:\s+(?:of\s+(?:the\s+)?)?{_NPW}){{0,5}}"
 _NPLOW = r"(?=[^\W\d_])(?!" + _UP + r")" + _NP  # a noun phrase that starts lower-case: "physics", "gas giant"
 _TITLE = rf"(?:On|A|An|The)\s+(?:the\s+)?{_TOK}"
@@ -207,8 +216,10 @@ _AP = r"(?:\s*\([^()]{0,60}\)|\s*,\s*(?:the|a|an)\s+[^,;()]{1,60}?,)?(?:\s*,?\s+
 
 # A noun-phrase subject starts a clause: sentence start, after punctuation, a conjunction or a year,
 # at an article or at a name. Without this every word would be tried as a start (slow, and imprecise).
-_NPSTART = (r"(?:^|(?<=[,;:(])|(?<=[,;:(]\s)|(?<=\band\s)|(?<=\bbut\s)|(?<=\bthat\s)|(?<=\bwhich\s)"
-            r"|(?<=\bwhile\s)|(?<=\d\s)|(?=(?:the|a|an)\s)|(?=\ue000))")
+_NPSTART = (
+    r"(?:^|(?<=[,;:(])|(?<=[,;:(]\s)|(?<=\band\s)|(?<=\bbut\s)|(?<=\bthat\s)|(?<=\bwhich\s)"
+    r"|(?<=\bwhile\s)|(?<=\d\s)|(?=(?:the|a|an)\s)|(?=\ue000))"
+)
 
 _SHAPES = {
     # shape -> (pattern with {g} for the group, is_list)
@@ -225,18 +236,26 @@ _SHAPES = {
     "demonym": (rf"(?P<{{g}}>{_TOK})", False),
 }
 # shapes that are a NAME plus a check on the matched text
-_ORG_WORDS = (r"Club|Society|Party|Academy|Association|Union|League|Guild|Order|Circle|Group|Band|Team|Orchestra|"
-              r"Church|Council|Committee|Movement|Brotherhood|Sisterhood|Federation|Network|Alliance|Congress|"
-              r"Institute|Institution|Foundation|Assembly|Parliament|Senate|Board|Lodge|Fraternity|Sorority|Choir")
+_ORG_WORDS = (
+    r"Club|Society|Party|Academy|Association|Union|League|Guild|Order|Circle|Group|Band|Team|Orchestra|"
+    r"Church|Council|Committee|Movement|Brotherhood|Sisterhood|Federation|Network|Alliance|Congress|"
+    r"Institute|Institution|Foundation|Assembly|Parliament|Senate|Board|Lodge|Fraternity|Sorority|Choir"
+)
 _CHECKS = {
-    "award": re.compile(r"\b(?:Prize|Award|Awards|Medal|Trophy|Cup|Oscar|Emmy|Grammy|Fellowship|Cross|Order|Star|"
-                        r"Laureate|Honou?r|Scholarship|Grant|Chair)\b"),
+    "award": re.compile(
+        r"\b(?:Prize|Award|Awards|Medal|Trophy|Cup|Oscar|Emmy|Grammy|Fellowship|Cross|Order|Star|"
+        r"Laureate|Honou?r|Scholarship|Grant|Chair)\b"
+    ),
     "org": re.compile(rf"\b(?:{_ORG_WORDS})\b"),
     "nonorg": re.compile(rf"^(?!.*\b(?:{_ORG_WORDS})\b)"),
-    "edu": re.compile(r"\b(?:University|Universität|Université|Universidad|Università|College|School|Institute|"
-                      r"Academy|Gymnasium|Lyceum|Lycée|Polytechnic|Conservatory|Conservatoire|Seminary|ETH|MIT)\b"),
-    "company": re.compile(r"\b(?:Company|Corporation|Corp|Inc|Ltd|LLC|GmbH|AG|plc|Laboratories|Labs|Bank|Airlines|"
-                          r"Motors|Industries|Systems|Technologies|Agency|Studios?|Records|Press)\b"),
+    "edu": re.compile(
+        r"\b(?:University|Universität|Université|Universidad|Università|College|School|Institute|"
+        r"Academy|Gymnasium|Lyceum|Lycée|Polytechnic|Conservatory|Conservatoire|Seminary|ETH|MIT)\b"
+    ),
+    "company": re.compile(
+        r"\b(?:Company|Corporation|Corp|Inc|Ltd|LLC|GmbH|AG|plc|Laboratories|Labs|Bank|Airlines|"
+        r"Motors|Industries|Systems|Technologies|Agency|Studios?|Records|Press)\b"
+    ),
 }
 for _k in _CHECKS:
     _SHAPES[_k] = _SHAPES["name"]
@@ -297,102 +316,164 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
     ("born_in", 0.9, "born", r"«s:agent»«ADV»\s+(?:was|is)«ADV»\s+born\s+(?:on\s+[^,.;]{1,25}?\s+|in\s+\d{4}\s+)?in\s+«o:name»"),
     ("born_in", 0.85, "born", r"«s:name»\s*,\s*born\s+(?:in\s+\d{4}\s+)?in\s+«o:name»"),
     ("born_in", 0.85, "born", r"\b[Bb]orn\s+in\s+«o:name»(?:\s+in\s+\d{4})?\s*,\s*(?:the\s+[a-z]+(?:\s+[a-z]+)?\s+)?«s:name»"),
-    ("died_in", 0.85, "died passed perished killed",
-     r"«s:agent»«ADV»\s+(?:died|passed\s+away|perished|was\s+killed)(?:\s+[\w-]+){0,4}?\s+in\s+«o:name»"),
-    ("place_of_birth", 0.9, "birthplace birth",
-     r"\b(?:birthplace|place\s+of\s+birth)\s+of\s+«s:name»\s+(?:was|is)\s+«o:name»"),
-    ("place_of_birth", 0.9, "birthplace birth",
-     r"«o:name»\s+(?:is|was)\s+(?:also\s+)?the\s+(?:birthplace|place\s+of\s+birth)\s+of\s+(?:the\s+[a-z]+\s+)?«s:name»"),
+    (
+        "died_in",
+        0.85,
+        "died passed perished killed",
+        r"«s:agent»«ADV»\s+(?:died|passed\s+away|perished|was\s+killed)(?:\s+[\w-]+){0,4}?\s+in\s+«o:name»",
+    ),
+    ("place_of_birth", 0.9, "birthplace birth", r"\b(?:birthplace|place\s+of\s+birth)\s+of\s+«s:name»\s+(?:was|is)\s+«o:name»"),
+    (
+        "place_of_birth",
+        0.9,
+        "birthplace birth",
+        r"«o:name»\s+(?:is|was)\s+(?:also\s+)?the\s+(?:birthplace|place\s+of\s+birth)\s+of\s+(?:the\s+[a-z]+\s+)?«s:name»",
+    ),
     ("place_of_birth", 0.9, "birthplace birth", r"«s:poss»\s+(?:birthplace|place\s+of\s+birth)\s+(?:is|was)\s+«o:name»"),
     ("place_of_death", 0.9, "death", r"\bplace\s+of\s+death\s+of\s+«s:name»\s+(?:was|is)\s+«o:name»"),
     ("place_of_death", 0.9, "death", r"«o:name»\s+(?:is|was)\s+(?:also\s+)?the\s+place\s+of\s+death\s+of\s+(?:the\s+[a-z]+\s+)?«s:name»"),
     ("place_of_death", 0.9, "death", r"«s:poss»\s+place\s+of\s+death\s+(?:is|was)\s+«o:name»"),
     ("place_of_death", 0.85, "died", r"«o:name»\s+(?:is|was)\s+the\s+(?:place|city|town|village)\s+where\s+«s:name»\s+died"),
-    ("country_of_citizenship", 0.9, "citizen national subject",
-     r"«s:agent»«AUX»«ADV»\s+(?:a|an)\s+(?:naturali[sz]ed\s+)?(?:citizen|national)\s+of\s+(?:the\s+)?«o:name»"),
-    ("country_of_citizenship", 0.85, "citizenship nationality",
-     r"«s:agent»«ADV»\s+(?:was\s+granted|received|obtained|acquired|took|took\s+up|gained|was\s+given|held)\s+"
-     r"(?:citizenship|nationality)\s+(?:of|in)\s+(?:the\s+)?«o:name»"),
-    ("country_of_citizenship", 0.8, "citizenship nationality",
-     r"«s:agent»«ADV»\s+(?:was\s+granted|received|obtained|acquired|took|took\s+up|gained|was\s+given|held)\s+"
-     r"«o:demonym»\s+(?:citizenship|nationality)"),
-    ("country_of_citizenship", 0.8, "citizen national",
-     r"«s:agent»«AUX»«ADV»\s+(?:a|an)\s+(?:naturali[sz]ed\s+)?«o:demonym»\s+(?:citizen|national)\b"),
-    ("resided_in", 0.85, "lived resided resides lives settled dwelt",
-     r"«s:agent»«ADV»\s+(?:lived|resided|resides|lives|settled|dwelt)\s+in\s+(?:the\s+)?«o:name»"),
+    (
+        "country_of_citizenship",
+        0.9,
+        "citizen national subject",
+        r"«s:agent»«AUX»«ADV»\s+(?:a|an)\s+(?:naturali[sz]ed\s+)?(?:citizen|national)\s+of\s+(?:the\s+)?«o:name»",
+    ),
+    (
+        "country_of_citizenship",
+        0.85,
+        "citizenship nationality",
+        r"«s:agent»«ADV»\s+(?:was\s+granted|received|obtained|acquired|took|took\s+up|gained|was\s+given|held)\s+"
+        r"(?:citizenship|nationality)\s+(?:of|in)\s+(?:the\s+)?«o:name»",
+    ),
+    (
+        "country_of_citizenship",
+        0.8,
+        "citizenship nationality",
+        r"«s:agent»«ADV»\s+(?:was\s+granted|received|obtained|acquired|took|took\s+up|gained|was\s+given|held)\s+"
+        r"«o:demonym»\s+(?:citizenship|nationality)",
+    ),
+    (
+        "country_of_citizenship",
+        0.8,
+        "citizen national",
+        r"«s:agent»«AUX»«ADV»\s+(?:a|an)\s+(?:naturali[sz]ed\s+)?«o:demonym»\s+(?:citizen|national)\b",
+    ),
+    (
+        "resided_in",
+        0.85,
+        "lived resided resides lives settled dwelt",
+        r"«s:agent»«ADV»\s+(?:lived|resided|resides|lives|settled|dwelt)\s+in\s+(?:the\s+)?«o:name»",
+    ),
     ("resided_in", 0.85, "home", r"«s:agent»«ADV»\s+made\s+(?:his|her|their|its|a)\s+home\s+in\s+«o:name»"),
-    ("resided_in", 0.75, "spent",
-     r"«s:agent»«ADV»\s+spent\s+(?:his|her|their|its)\s+(?:[a-z]+\s+){0,2}?(?:childhood|youth|years|life|days|"
-     r"boyhood|girlhood|adolescence)\s+in\s+«o:name»"),
-    ("migrated_to", 0.9, "emigrated immigrated migrated",
-     r"«s:agent»«ADV»\s+(?:emigrated|immigrated|migrated)(?:\s+from\s+[\w\s]{1,30}?)?\s+to\s+(?:the\s+)?«o:name»"),
+    (
+        "resided_in",
+        0.75,
+        "spent",
+        r"«s:agent»«ADV»\s+spent\s+(?:his|her|their|its)\s+(?:[a-z]+\s+){0,2}?(?:childhood|youth|years|life|days|"
+        r"boyhood|girlhood|adolescence)\s+in\s+«o:name»",
+    ),
+    (
+        "migrated_to",
+        0.9,
+        "emigrated immigrated migrated",
+        r"«s:agent»«ADV»\s+(?:emigrated|immigrated|migrated)(?:\s+from\s+[\w\s]{1,30}?)?\s+to\s+(?:the\s+)?«o:name»",
+    ),
     ("migrated_to", 0.75, "fled", r"«s:agent»«ADV»\s+fled(?:\s+from\s+[\w\s]{1,30}?)?\s+to\s+(?:the\s+)?«o:name»"),
-    ("moved_to", 0.85, "moved relocated",
-     r"«s:agent»«ADV»\s+(?:moved|relocated)(?:\s+(?:back|permanently|abroad|with\s+(?:his|her|their|its)\s+[a-z]+))?"
-     r"(?:\s+from\s+[\w\s]{1,30}?)?\s+to\s+(?:the\s+)?«o:name»"),
-    ("moved_to", 0.8, "moved relocated",
-     r"«s:agent»«ADV»\s+(?:moved|relocated)\s+(?:its|their|his|her)\s+(?:offices|office|operations|studio|studios|"
-     r"works|factory|family)\s+to\s+(?:the\s+)?«o:name»"),
+    (
+        "moved_to",
+        0.85,
+        "moved relocated",
+        r"«s:agent»«ADV»\s+(?:moved|relocated)(?:\s+(?:back|permanently|abroad|with\s+(?:his|her|their|its)\s+[a-z]+))?"
+        r"(?:\s+from\s+[\w\s]{1,30}?)?\s+to\s+(?:the\s+)?«o:name»",
+    ),
+    (
+        "moved_to",
+        0.8,
+        "moved relocated",
+        r"«s:agent»«ADV»\s+(?:moved|relocated)\s+(?:its|their|his|her)\s+(?:offices|office|operations|studio|studios|"
+        r"works|factory|family)\s+to\s+(?:the\s+)?«o:name»",
+    ),
     # --- social
     ("collaborated_with", 0.9, "collaborated", r"«s:agent»«ADV»\s+collaborated«ADV»\s+with\s+«o:names»"),
     ("collaborated_with", 0.85, "collaborated", r"«s:name»\s+and\s+«o:name»\s+collaborated"),
     ("collaborated_with", 0.7, "collaboration", r"«s:agent»\s+[^.;]{0,60}?\bin\s+collaboration\s+with\s+«o:name»"),
-    ("collaborated_with", 0.8, "collaboration",
-     r"«s:agent»«ADV»\s+(?:began|started|formed)\s+a\s+(?:[a-z]+\s+)?collaboration\s+with\s+«o:name»"),
-    ("worked_with", 0.85, "worked working",
-     r"«s:agent»«ADV»\s+worked«ADV»\s+(?:with|alongside|together\s+with)\s+«o:names»"),
+    ("collaborated_with", 0.8, "collaboration", r"«s:agent»«ADV»\s+(?:began|started|formed)\s+a\s+(?:[a-z]+\s+)?collaboration\s+with\s+«o:name»"),
+    ("worked_with", 0.85, "worked working", r"«s:agent»«ADV»\s+worked«ADV»\s+(?:with|alongside|together\s+with)\s+«o:names»"),
     ("worked_with", 0.85, "worked", r"«s:name»\s+and\s+«o:name»\s+worked\s+together"),
     ("partnered_with", 0.85, "partnered teamed allied", r"«s:agent»«ADV»\s+(?:partnered|teamed\s+up|allied)\s+with\s+(?:the\s+)?«o:name»"),
-    ("partnered_with", 0.85, "partnership alliance venture",
-     r"«s:agent»«ADV»\s+(?:formed|entered\s+into|signed|established|struck|announced|began)\s+(?:a|an)\s+"
-     r"(?:[a-z]+\s+)?(?:partnership|alliance|joint\s+venture)\s+with\s+(?:the\s+)?«o:name»"),
-    ("partnered_with", 0.8, "partnership",
-     r"«s:name»\s+and\s+«o:name»\s+(?:formed|entered\s+into|signed)\s+(?:a|an)\s+(?:[a-z]+\s+)?partnership"),
+    (
+        "partnered_with",
+        0.85,
+        "partnership alliance venture",
+        r"«s:agent»«ADV»\s+(?:formed|entered\s+into|signed|established|struck|announced|began)\s+(?:a|an)\s+"
+        r"(?:[a-z]+\s+)?(?:partnership|alliance|joint\s+venture)\s+with\s+(?:the\s+)?«o:name»",
+    ),
+    ("partnered_with", 0.8, "partnership", r"«s:name»\s+and\s+«o:name»\s+(?:formed|entered\s+into|signed)\s+(?:a|an)\s+(?:[a-z]+\s+)?partnership"),
     ("spouse_of", 0.9, "married", r"«s:agent»«ADV»\s+married\s+«o:name»"),
     ("spouse_of", 0.9, "married", r"«s:agent»«AUX»«ADV»\s+married\s+to\s+«o:name»"),
-    ("spouse_of", 0.9, "wife husband spouse widow widower",
-     r"«s:agent»«AUX»«ADV»\s+the\s+(?:[a-z]+\s+)?(?:wife|husband|spouse|widow|widower)\s+of\s+«o:name»"),
+    (
+        "spouse_of",
+        0.9,
+        "wife husband spouse widow widower",
+        r"«s:agent»«AUX»«ADV»\s+the\s+(?:[a-z]+\s+)?(?:wife|husband|spouse|widow|widower)\s+of\s+«o:name»",
+    ),
     ("spouse_of", 0.9, "married", r"«s:name»\s+and\s+«o:name»\s+(?:were|got|had\s+been)\s+married"),
-    ("spouse_of", 0.85, "wife husband spouse",
-     r"«s:poss»\s+(?:wife|husband|spouse)(?:\s*,|\s+(?:was|is))\s+«o:name»"),
-    ("child_of", 0.9, "son daughter child children sons daughters offspring",
-     r"«s:agent»«AUX»«ADV»\s+(?:the|a|an|one)\s+(?:(?:only|eldest|youngest|oldest|elder|younger|second|third|"
-     r"first|fourth|illegitimate|legitimate|adopted|natural)\s+){0,2}(?:son|daughter|child|children|sons|daughters|"
-     r"offspring)\s+of\s+«o:names»"),
-    ("child_of", 0.85, "son daughter child",
-     r"«s:name»\s*,\s*(?:the|a|an)\s+(?:[a-z]+\s+)?(?:son|daughter|child)\s+of\s+«o:names»"),
+    ("spouse_of", 0.85, "wife husband spouse", r"«s:poss»\s+(?:wife|husband|spouse)(?:\s*,|\s+(?:was|is))\s+«o:name»"),
+    (
+        "child_of",
+        0.9,
+        "son daughter child children sons daughters offspring",
+        r"«s:agent»«AUX»«ADV»\s+(?:the|a|an|one)\s+(?:(?:only|eldest|youngest|oldest|elder|younger|second|third|"
+        r"first|fourth|illegitimate|legitimate|adopted|natural)\s+){0,2}(?:son|daughter|child|children|sons|daughters|"
+        r"offspring)\s+of\s+«o:names»",
+    ),
+    ("child_of", 0.85, "son daughter child", r"«s:name»\s*,\s*(?:the|a|an)\s+(?:[a-z]+\s+)?(?:son|daughter|child)\s+of\s+«o:names»"),
     ("child_of", 0.85, "born", r"«s:agent»«ADV»\s+was\s+born\s+to\s+«o:names»"),
-    ("child_of", 0.85, "father mother parents",
-     r"«s:poss»\s+(?:father|mother|parents)(?:\s*,|\s+(?:was|were|is))\s+«o:names»"),
-    ("parent_of", 0.9, "father mother parent",
-     r"«s:agent»«AUX»«ADV»\s+the\s+(?:[a-z]+\s+)?(?:father|mother|parent)\s+of\s+(?:the\s+[a-z]+\s+)?«o:names»"),
-    ("parent_of", 0.85, "sons daughters children son daughter child",
-     r"«s:agent»«ADV»\s+had\s+(?:a|an|one|two|three|four|five|six|seven|several|many|\d+)\s+(?:[a-z]+\s+)?"
-     r"(?:sons?|daughters?|children|child)\s*(?:,|:|\s+named|\s+called)\s*«o:names»"),
+    ("child_of", 0.85, "father mother parents", r"«s:poss»\s+(?:father|mother|parents)(?:\s*,|\s+(?:was|were|is))\s+«o:names»"),
+    (
+        "parent_of",
+        0.9,
+        "father mother parent",
+        r"«s:agent»«AUX»«ADV»\s+the\s+(?:[a-z]+\s+)?(?:father|mother|parent)\s+of\s+(?:the\s+[a-z]+\s+)?«o:names»",
+    ),
+    (
+        "parent_of",
+        0.85,
+        "sons daughters children son daughter child",
+        r"«s:agent»«ADV»\s+had\s+(?:a|an|one|two|three|four|five|six|seven|several|many|\d+)\s+(?:[a-z]+\s+)?"
+        r"(?:sons?|daughters?|children|child)\s*(?:,|:|\s+named|\s+called)\s*«o:names»",
+    ),
     ("parent_of", 0.8, "son daughter child", r"«s:poss»\s+(?:son|daughter|child)(?:\s*,|\s+(?:was|is))\s+«o:name»"),
     ("member_of", 0.9, "member", r"«s:agent»«AUX»«ADV»\s+(?:a|an)\s+(?:[a-z]+\s+)?member\s+of\s+(?:the\s+)?«o:name»"),
-    ("member_of", 0.9, "elected fellow admitted",
-     r"«s:agent»«AUX»«ADV»\s+(?:elected|made|appointed|admitted)\s+(?:as\s+)?(?:a|an)\s+(?:[Ff]ellow|member|"
-     r"[Ff]oreign\s+[Mm]ember|[Ff]oreign\s+[Ff]ellow)\s+of\s+(?:the\s+)?«o:name»"),
+    (
+        "member_of",
+        0.9,
+        "elected fellow admitted",
+        r"«s:agent»«AUX»«ADV»\s+(?:elected|made|appointed|admitted)\s+(?:as\s+)?(?:a|an)\s+(?:[Ff]ellow|member|"
+        r"[Ff]oreign\s+[Mm]ember|[Ff]oreign\s+[Ff]ellow)\s+of\s+(?:the\s+)?«o:name»",
+    ),
     ("member_of", 0.85, "belonged belongs", r"«s:agent»«ADV»\s+(?:belonged|belongs)\s+to\s+(?:the\s+)?«o:org»"),
     ("member_of", 0.75, "joined", r"«s:agent»«ADV»\s+joined\s+(?:the\s+)?«o:org»"),
     ("affiliated_with", 0.85, "affiliated", r"«s:agent»«AUX»«ADV»\s+affiliated\s+with\s+(?:the\s+)?«o:name»"),
     ("affiliated_with", 0.75, "associated", r"«s:agent»«AUX»«ADV»\s+associated\s+with\s+(?:the\s+)?«o:name»"),
-    ("affiliated_with", 0.85, "affiliation",
-     r"«s:agent»«ADV»\s+(?:had|has|held|maintained|kept)\s+(?:an|a\s+[a-z]+)\s+affiliation\s+with\s+(?:the\s+)?«o:name»"),
+    (
+        "affiliated_with",
+        0.85,
+        "affiliation",
+        r"«s:agent»«ADV»\s+(?:had|has|held|maintained|kept)\s+(?:an|a\s+[a-z]+)\s+affiliation\s+with\s+(?:the\s+)?«o:name»",
+    ),
     # --- creation
     ("discovered", 0.85, "discovered isolated", r"«s:agent»«ADV»\s+(?:discovered|co-discovered|codiscovered|isolated)\s+«o:anys»"),
-    ("discovered", 0.9, "discovered isolated identified",
-     r"«o:nps»\s+(?:was|were)«ADV»\s+(?:discovered|isolated|identified)«YR»\s+by\s+«s:names»"),
+    ("discovered", 0.9, "discovered isolated identified", r"«o:nps»\s+(?:was|were)«ADV»\s+(?:discovered|isolated|identified)«YR»\s+by\s+«s:names»"),
     ("discovered", 0.85, "discoverer", r"«s:agent»«AUX»«ADV»\s+(?:the|a)\s+(?:co-)?discoverer\s+of\s+«o:any»"),
-    ("discovered", 0.8, "discovery",
-     r"«s:agent»«AUX»«ADV»\s+(?:credited\s+with|known\s+for|famous\s+for)\s+(?:the\s+)?discovery\s+of\s+«o:any»"),
+    ("discovered", 0.8, "discovery", r"«s:agent»«AUX»«ADV»\s+(?:credited\s+with|known\s+for|famous\s+for)\s+(?:the\s+)?discovery\s+of\s+«o:any»"),
     ("invented", 0.85, "invented", r"«s:agent»«ADV»\s+invented\s+«o:anys»"),
     ("invented", 0.9, "invented", r"«o:np»\s+(?:was|were)«ADV»\s+invented«YR»\s+by\s+«s:name»"),
     ("invented", 0.8, "inventor", r"«s:agent»\s+[^.;]{0,40}?\bthe\s+(?:[a-z]+\s+)?inventor\s+of\s+«o:any»"),
     ("invented", 0.85, "inventor", r"«s:agent»«AUX»«ADV»\s+the\s+(?:[a-z]+\s+)?inventor\s+of\s+«o:any»"),
-    ("co_invented", 0.9, "invented",
-     r"«s:agent»«ADV»\s+co-?invented\s+«o:any»(?:\s+(?:together\s+)?with\s+«s2:names»)?"),
+    ("co_invented", 0.9, "invented", r"«s:agent»«ADV»\s+co-?invented\s+«o:any»(?:\s+(?:together\s+)?with\s+«s2:names»)?"),
     ("co_invented", 0.9, "invented", r"«o:np»\s+(?:was|were)«ADV»\s+co-?invented«YR»\s+by\s+«s:names»"),
     ("co_invented", 0.88, "invented", r"«s:agent»«ADV»\s+invented\s+«o:any»\s+(?:together\s+)?with\s+«s2:names»"),
     ("co_invented", 0.88, "invented", r"[Tt]ogether\s+with\s+«s2:names»\s*,\s*«s:agent»«ADV»\s+invented\s+«o:any»"),
@@ -402,24 +483,42 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
     ("developed", 0.8, "developer", r"«s:agent»«AUX»«ADV»\s+the\s+(?:[a-z]+\s+)?developer\s+of\s+«o:any»"),
     ("designed", 0.9, "designed", r"«s:agent»«ADV»\s+(?:designed|co-designed)\s+«o:anys»"),
     ("designed", 0.9, "designed", r"«o:np»\s+(?:was|were)«ADV»\s+(?:designed|co-designed)«YR»\s+by\s+«s:names»"),
-    ("designed", 0.85, "architect designer",
-     r"«s:agent»«AUX»«ADV»\s+the\s+(?:[a-z]+\s+)?(?:architect|designer)\s+of\s+«o:any»"),
-    ("founded", 0.85, "founded co-founded cofounded established",
-     r"«s:agent»«ADV»\s+(?:founded|co-founded|cofounded|established|set\s+up)\s+(?:the\s+|a\s+|an\s+)?«FILL»«o:name»"),
-    ("founded", 0.9, "founded co-founded established",
-     r"«o:name»«AP»\s+(?:was|were)«ADV»\s+(?:founded|co-founded|established|set\s+up|started)«YR»\s+by\s+«s:names»"),
-    ("founded", 0.85, "founded established",
-     r"«o:name»\s*,\s*(?:which\s+was\s+|which\s+had\s+been\s+)?(?:founded|established)\s+(?:in\s+\d{4}\s+)?by\s+«s:names»"),
-    ("founded", 0.9, "founder founders co-founder",
-     r"«s:agent»«AUX»«ADV»\s+(?:the|a|one\s+of\s+the)\s+(?:co-?)?founders?\s+of\s+(?:the\s+)?«o:name»"),
-    ("founded", 0.9, "founded co-founded",
-     r"[Tt]ogether\s+with\s+«s2:names»\s*,\s*«s:agent»«ADV»\s+(?:co-)?founded\s+(?:the\s+)?«o:name»"),
+    ("designed", 0.85, "architect designer", r"«s:agent»«AUX»«ADV»\s+the\s+(?:[a-z]+\s+)?(?:architect|designer)\s+of\s+«o:any»"),
+    (
+        "founded",
+        0.85,
+        "founded co-founded cofounded established",
+        r"«s:agent»«ADV»\s+(?:founded|co-founded|cofounded|established|set\s+up)\s+(?:the\s+|a\s+|an\s+)?«FILL»«o:name»",
+    ),
+    (
+        "founded",
+        0.9,
+        "founded co-founded established",
+        r"«o:name»«AP»\s+(?:was|were)«ADV»\s+(?:founded|co-founded|established|set\s+up|started)«YR»\s+by\s+«s:names»",
+    ),
+    (
+        "founded",
+        0.85,
+        "founded established",
+        r"«o:name»\s*,\s*(?:which\s+was\s+|which\s+had\s+been\s+)?(?:founded|established)\s+(?:in\s+\d{4}\s+)?by\s+«s:names»",
+    ),
+    (
+        "founded",
+        0.9,
+        "founder founders co-founder",
+        r"«s:agent»«AUX»«ADV»\s+(?:the|a|one\s+of\s+the)\s+(?:co-?)?founders?\s+of\s+(?:the\s+)?«o:name»",
+    ),
+    ("founded", 0.9, "founded co-founded", r"[Tt]ogether\s+with\s+«s2:names»\s*,\s*«s:agent»«ADV»\s+(?:co-)?founded\s+(?:the\s+)?«o:name»"),
     ("created", 0.85, "created", r"«s:agent»«ADV»\s+(?:created|co-created)\s+«o:anys»"),
     ("created", 0.85, "created", r"«o:np»\s+(?:was|were)«ADV»\s+(?:created|co-created)«YR»\s+by\s+«s:names»"),
     ("created", 0.85, "creator", r"«s:agent»«AUX»«ADV»\s+the\s+(?:[a-z]+\s+)?(?:co-)?creator\s+of\s+«o:any»"),
     ("authored", 0.9, "authored co-authored coauthored", r"«s:agent»«ADV»\s+(?:authored|co-authored|coauthored)\s+«o:anys»"),
-    ("authored", 0.9, "author authors co-author",
-     r"«s:agent»«AUX»«ADV»\s+(?:the|an|a|one\s+of\s+the)\s+(?:[a-z]+\s+)?(?:co-?)?authors?\s+of\s+«o:any»"),
+    (
+        "authored",
+        0.9,
+        "author authors co-author",
+        r"«s:agent»«AUX»«ADV»\s+(?:the|an|a|one\s+of\s+the)\s+(?:[a-z]+\s+)?(?:co-?)?authors?\s+of\s+«o:any»",
+    ),
     ("authored", 0.9, "authored co-authored", r"«o:np»\s+(?:was|were)«ADV»\s+(?:authored|co-authored)«YR»\s+by\s+«s:names»"),
     ("wrote", 0.85, "wrote penned", r"«s:agent»«ADV»\s+(?:wrote|penned)\s+«o:anys»"),
     ("wrote", 0.9, "written penned", r"«o:np»\s+(?:was|were)«ADV»\s+(?:written|penned)«YR»\s+by\s+«s:names»"),
@@ -427,150 +526,264 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
     ("published", 0.85, "published", r"«o:np»\s+(?:was|were)«ADV»\s+published«YR»\s+by\s+«s:names»"),
     ("formulated", 0.85, "formulated articulated", r"«s:agent»«ADV»\s+(?:formulated|articulated)\s+«o:anys»"),
     ("formulated", 0.85, "formulated", r"«o:np»\s+(?:was|were)«ADV»\s+formulated«YR»\s+by\s+«s:names»"),
-    ("proposed", 0.85, "proposed postulated forward hypothesized hypothesised",
-     r"«s:agent»«ADV»\s+(?:proposed|put\s+forward|postulated|hypothesi[sz]ed)\s+«o:anys»"),
-    ("proposed", 0.85, "proposed postulated forward",
-     r"«o:np»\s+(?:was|were)«ADV»\s+(?:proposed|put\s+forward|postulated)«YR»\s+by\s+«s:names»"),
-    ("cracked", 0.85, "cracked decoded deciphered decrypted crack decipher decode",
-     r"«s:agent»«ADV»\s+(?:helped\s+(?:to\s+)?)?(?:cracked|decoded|deciphered|decrypted|crack|decipher|decode)\s+«o:any»"),
+    (
+        "proposed",
+        0.85,
+        "proposed postulated forward hypothesized hypothesised",
+        r"«s:agent»«ADV»\s+(?:proposed|put\s+forward|postulated|hypothesi[sz]ed)\s+«o:anys»",
+    ),
+    ("proposed", 0.85, "proposed postulated forward", r"«o:np»\s+(?:was|were)«ADV»\s+(?:proposed|put\s+forward|postulated)«YR»\s+by\s+«s:names»"),
+    (
+        "cracked",
+        0.85,
+        "cracked decoded deciphered decrypted crack decipher decode",
+        r"«s:agent»«ADV»\s+(?:helped\s+(?:to\s+)?)?(?:cracked|decoded|deciphered|decrypted|crack|decipher|decode)\s+«o:any»",
+    ),
     ("cracked", 0.8, "broke break", r"«s:agent»«ADV»\s+(?:helped\s+(?:to\s+)?)?(?:broke|break)\s+(?P<x>«o:any»)"),
-    ("cracked", 0.85, "cracked broken decoded deciphered decrypted",
-     r"«o:np»\s+(?:was|were)«ADV»\s+(?:cracked|broken|decoded|deciphered|decrypted)«YR»\s+by\s+«s:names»"),
+    (
+        "cracked",
+        0.85,
+        "cracked broken decoded deciphered decrypted",
+        r"«o:np»\s+(?:was|were)«ADV»\s+(?:cracked|broken|decoded|deciphered|decrypted)«YR»\s+by\s+«s:names»",
+    ),
     ("patented", 0.9, "patented", r"«s:agent»«ADV»\s+patented\s+«o:any»"),
-    ("patented", 0.85, "patent",
-     r"«s:agent»«ADV»\s+(?:received|obtained|filed|was\s+granted|secured|was\s+awarded|applied\s+for|held)\s+"
-     r"(?:a|the|his|her|their|its)\s+(?:[a-z]+\s+)?patent\s+(?:for|on)\s+«o:any»"),
+    (
+        "patented",
+        0.85,
+        "patent",
+        r"«s:agent»«ADV»\s+(?:received|obtained|filed|was\s+granted|secured|was\s+awarded|applied\s+for|held)\s+"
+        r"(?:a|the|his|her|their|its)\s+(?:[a-z]+\s+)?patent\s+(?:for|on)\s+«o:any»",
+    ),
     # --- institutional
     ("educated_at", 0.9, "educated", r"«s:agent»«AUX»«ADV»\s+educated\s+at\s+(?:the\s+)?«o:name»"),
     ("educated_at", 0.85, "graduated", r"«s:agent»«ADV»\s+graduated\s+(?:from|at)\s+(?:the\s+)?«o:name»"),
     ("educated_at", 0.8, "attended", r"«s:agent»«ADV»\s+attended\s+(?:the\s+)?«o:edu»"),
-    ("educated_at", 0.85, "graduate alumnus alumna",
-     r"«s:agent»«AUX»\s+(?:a\s+|an\s+)?(?:graduate|alumnus|alumna)\s+of\s+(?:the\s+)?«o:name»"),
-    ("studied_at", 0.85, "studied",
-     r"«s:agent»«ADV»\s+studied(?:\s+[a-z]+(?:\s+and\s+[a-z]+)?)?\s+(?:at|in)\s+(?:the\s+)?«o:name»"),
+    ("educated_at", 0.85, "graduate alumnus alumna", r"«s:agent»«AUX»\s+(?:a\s+|an\s+)?(?:graduate|alumnus|alumna)\s+of\s+(?:the\s+)?«o:name»"),
+    ("studied_at", 0.85, "studied", r"«s:agent»«ADV»\s+studied(?:\s+[a-z]+(?:\s+and\s+[a-z]+)?)?\s+(?:at|in)\s+(?:the\s+)?«o:name»"),
     ("studied_at", 0.85, "student", r"«s:agent»«AUX»\s+(?:a\s+)?student\s+at\s+(?:the\s+)?«o:name»"),
-    ("employed_by", 0.9, "employed hired recruited",
-     r"«s:agent»«AUX»«ADV»\s+(?:employed|hired|recruited)\s+by\s+(?:the\s+)?«o:name»"),
+    ("employed_by", 0.9, "employed hired recruited", r"«s:agent»«AUX»«ADV»\s+(?:employed|hired|recruited)\s+by\s+(?:the\s+)?«o:name»"),
     ("employed_by", 0.85, "worked works", r"«s:agent»«ADV»\s+(?:worked|works)\s+for\s+(?:the\s+)?«o:name»"),
     ("employed_by", 0.75, "joined", r"«s:agent»«ADV»\s+joined\s+(?:the\s+)?«o:company»"),
     ("employed_by", 0.9, "employee", r"«s:agent»«AUX»\s+(?:an\s+)?employee\s+of\s+(?:the\s+)?«o:name»"),
-    ("worked_at", 0.85, "worked works working taught lectured",
-     r"«s:agent»«ADV»\s+(?:worked|works|taught|lectured)\s+at\s+(?:the\s+)?«o:name»"),
+    ("worked_at", 0.85, "worked works working taught lectured", r"«s:agent»«ADV»\s+(?:worked|works|taught|lectured)\s+at\s+(?:the\s+)?«o:name»"),
     ("worked_at", 0.75, "working employed", r"«s:agent»\s+[^.;]{1,80}?\bwhile\s+(?:working|employed)\s+at\s+(?:the\s+)?«o:name»"),
-    ("worked_at", 0.8, "working teaching researching",
-     r"«s:agent»«ADV»\s+spent\s+(?:[\w]+\s+){1,3}?(?:working|teaching|researching)\s+at\s+(?:the\s+)?«o:name»"),
-    ("worked_at", 0.8, "position post job professorship chair fellowship lectureship",
-     r"«s:agent»«ADV»\s+(?:took|accepted|held|obtained|took\s+up)\s+(?:a|an|the)\s+(?:[a-z]+\s+)?(?:position|post|job|"
-     r"professorship|chair|fellowship|lectureship)\s+at\s+(?:the\s+)?«o:name»"),
+    (
+        "worked_at",
+        0.8,
+        "working teaching researching",
+        r"«s:agent»«ADV»\s+spent\s+(?:[\w]+\s+){1,3}?(?:working|teaching|researching)\s+at\s+(?:the\s+)?«o:name»",
+    ),
+    (
+        "worked_at",
+        0.8,
+        "position post job professorship chair fellowship lectureship",
+        r"«s:agent»«ADV»\s+(?:took|accepted|held|obtained|took\s+up)\s+(?:a|an|the)\s+(?:[a-z]+\s+)?(?:position|post|job|"
+        r"professorship|chair|fellowship|lectureship)\s+at\s+(?:the\s+)?«o:name»",
+    ),
     ("worked_at", 0.75, "worked employed served", r"\b[Aa]t\s+«o:name»\s*,\s*«s:agent»«ADV»\s+(?:worked|was\s+employed|served)"),
-    ("field_of_work", 0.8, "field fields area discipline domain",
-     r"«s:agent»\s+(?:[^.;]{0,40}?\s+)?in\s+the\s+(?:field|fields|area|discipline|domain)\s+of\s+«o:anys»"),
-    ("field_of_work", 0.75, "contributions contribution",
-     r"«s:agent»«ADV»\s+(?:made|contributed|published)\s+(?:[a-z]+\s+){0,2}?contributions?\s+to\s+«o:lows»"),
-    ("field_of_work", 0.75, "researcher specialist expert pioneer scholar professor lecturer",
-     r"«s:agent»«AUX»\s+(?:a|an)\s+(?:[a-z]+\s+)?(?:researcher|specialist|expert|pioneer|scholar|professor|lecturer)\s+"
-     r"(?:in|of)\s+«o:lows»"),
+    (
+        "field_of_work",
+        0.8,
+        "field fields area discipline domain",
+        r"«s:agent»\s+(?:[^.;]{0,40}?\s+)?in\s+the\s+(?:field|fields|area|discipline|domain)\s+of\s+«o:anys»",
+    ),
+    (
+        "field_of_work",
+        0.75,
+        "contributions contribution",
+        r"«s:agent»«ADV»\s+(?:made|contributed|published)\s+(?:[a-z]+\s+){0,2}?contributions?\s+to\s+«o:lows»",
+    ),
+    (
+        "field_of_work",
+        0.75,
+        "researcher specialist expert pioneer scholar professor lecturer",
+        r"«s:agent»«AUX»\s+(?:a|an)\s+(?:[a-z]+\s+)?(?:researcher|specialist|expert|pioneer|scholar|professor|lecturer)\s+"
+        r"(?:in|of)\s+«o:lows»",
+    ),
     ("field_of_work", 0.8, "specialized specialised specializing specialising", r"«s:agent»«ADV»\s+speciali[sz]ed\s+in\s+«o:lows»"),
     # --- awards
     ("award_received", 0.9, "awarded", r"«s:agent»«AUX»«ADV»\s+awarded\s+(?:the\s+|a\s+|an\s+)?«o:name»"),
-    ("award_received", 0.85, "received given presented accepted earned honored honoured collected",
-     r"«s:agent»«ADV»\s+(?:received|was\s+given|was\s+presented\s+with|accepted|earned|was\s+honou?red\s+with|"
-     r"collected)\s+(?:the\s+|a\s+|an\s+|his\s+|her\s+|their\s+)?(?:[a-z]+\s+)?«o:award»"),
-    ("award_received", 0.9, "awarded given presented",
-     r"«o:name»\s+(?:was|were)«ADV»\s+(?:awarded|given|presented)«YR»\s+to\s+«s:names»"),
+    (
+        "award_received",
+        0.85,
+        "received given presented accepted earned honored honoured collected",
+        r"«s:agent»«ADV»\s+(?:received|was\s+given|was\s+presented\s+with|accepted|earned|was\s+honou?red\s+with|"
+        r"collected)\s+(?:the\s+|a\s+|an\s+|his\s+|her\s+|their\s+)?(?:[a-z]+\s+)?«o:award»",
+    ),
+    ("award_received", 0.9, "awarded given presented", r"«o:name»\s+(?:was|were)«ADV»\s+(?:awarded|given|presented)«YR»\s+to\s+«s:names»"),
     ("won", 0.85, "won wins win clinched", r"«s:agent»«ADV»\s+(?:won|wins|clinched)\s+(?:the\s+|a\s+|an\s+|his\s+|her\s+|their\s+)?«FILL»«o:name»"),
-    ("won", 0.8, "win", r"«s:agent»«ADV»\s+(?:became|was)\s+the\s+(?:first|second|only|youngest|oldest|last)\s+"
-                        r"[\w\s]{0,30}?\bto\s+win\s+(?:the\s+)?«o:name»"),
+    (
+        "won",
+        0.8,
+        "win",
+        r"«s:agent»«ADV»\s+(?:became|was)\s+the\s+(?:first|second|only|youngest|oldest|last)\s+"
+        r"[\w\s]{0,30}?\bto\s+win\s+(?:the\s+)?«o:name»",
+    ),
     ("won", 0.85, "won", r"«o:name»\s+(?:was|were)«ADV»\s+won«YR»\s+by\s+«s:names»"),
-    ("nominated_for", 0.9, "nominated shortlisted",
-     r"«s:agent»«AUX»«ADV»\s+(?:nominated|shortlisted)(?:\s+[\w]+){0,3}?\s+for\s+(?:the\s+|an?\s+)?«o:name»"),
-    ("nominated_for", 0.9, "nomination nominations",
-     r"«s:agent»«ADV»\s+(?:received|earned|got|garnered)\s+(?:a|an|the|\w+)\s+nominations?\s+for\s+(?:the\s+|an?\s+)?«o:name»"),
+    (
+        "nominated_for",
+        0.9,
+        "nominated shortlisted",
+        r"«s:agent»«AUX»«ADV»\s+(?:nominated|shortlisted)(?:\s+[\w]+){0,3}?\s+for\s+(?:the\s+|an?\s+)?«o:name»",
+    ),
+    (
+        "nominated_for",
+        0.9,
+        "nomination nominations",
+        r"«s:agent»«ADV»\s+(?:received|earned|got|garnered)\s+(?:a|an|the|\w+)\s+nominations?\s+for\s+(?:the\s+|an?\s+)?«o:name»",
+    ),
     # --- geography and hierarchy
-    ("capital_of", 0.9, "capital",
-     r"«s:name»«ADV»\s+(?:is|was|became|remains|serves\s+as|served\s+as)\s+(?:also\s+)?the\s+(?:(?:federal|national|"
-     r"political|administrative|official|current|former|royal|first)\s+)?capital(?:\s+city)?\s+of\s+(?:the\s+)?«o:name»"),
+    (
+        "capital_of",
+        0.9,
+        "capital",
+        r"«s:name»«ADV»\s+(?:is|was|became|remains|serves\s+as|served\s+as)\s+(?:also\s+)?the\s+(?:(?:federal|national|"
+        r"political|administrative|official|current|former|royal|first)\s+)?capital(?:\s+city)?\s+of\s+(?:the\s+)?«o:name»",
+    ),
     ("capital_of", 0.9, "capital", r"«s:name»\s*,\s*the\s+capital(?:\s+city)?\s+of\s+(?:the\s+)?«o:name»"),
     ("capital_of", 0.9, "capital", r"\b[Tt]he\s+capital(?:\s+city)?\s+of\s+(?:the\s+)?«o:name»\s+(?:is|was)\s+«s:name»"),
     ("capital_of", 0.9, "capital", r"«o:poss»\s+capital(?:\s+city)?\s+(?:is|was)\s+«s:name»"),
-    ("located_in", 0.85, "located situated",
-     r"«s:np»«AUX»«ADV»\s+(?:located|situated)\s+in\s+(?:the\s+)?«FILL»«o:name»"),
-    ("located_in", 0.75, "lies lay sits stands",
-     r"«s:name»«ADV»\s+(?:lies|lay|sits|stands)\s+in\s+(?:the\s+)?«FILL»«o:name»"),
-    ("located_in", 0.85, "city town village municipality region province state county district island river mountain "
-     "lake commune suburb port",
-     r"«s:name»\s+(?:is|was)\s+(?:a|an|the)\s+(?:[a-z]+\s+){0,2}?(?:city|town|village|municipality|region|province|"
-     r"state|county|district|island|river|mountain|lake|commune|suburb|port)\s+in\s+(?:the\s+)?(?:(?:province|state|"
-     r"region|county|district|department|canton|country|kingdom|republic)\s+of\s+)?«FILL»«o:name»"),
-    ("located_in", 0.8, "city town village municipality region province district island commune suburb port",
-     r"«s:name»\s*,\s*(?:a|an)\s+(?:[a-z]+\s+){0,2}?(?:city|town|village|municipality|region|province|district|island|"
-     r"commune|suburb|port)\s+in\s+(?:the\s+)?«FILL»«o:name»"),
+    ("located_in", 0.85, "located situated", r"«s:np»«AUX»«ADV»\s+(?:located|situated)\s+in\s+(?:the\s+)?«FILL»«o:name»"),
+    ("located_in", 0.75, "lies lay sits stands", r"«s:name»«ADV»\s+(?:lies|lay|sits|stands)\s+in\s+(?:the\s+)?«FILL»«o:name»"),
+    (
+        "located_in",
+        0.85,
+        "city town village municipality region province state county district island river mountain lake commune suburb port",
+        r"«s:name»\s+(?:is|was)\s+(?:a|an|the)\s+(?:[a-z]+\s+){0,2}?(?:city|town|village|municipality|region|province|"
+        r"state|county|district|island|river|mountain|lake|commune|suburb|port)\s+in\s+(?:the\s+)?(?:(?:province|state|"
+        r"region|county|district|department|canton|country|kingdom|republic)\s+of\s+)?«FILL»«o:name»",
+    ),
+    (
+        "located_in",
+        0.8,
+        "city town village municipality region province district island commune suburb port",
+        r"«s:name»\s*,\s*(?:a|an)\s+(?:[a-z]+\s+){0,2}?(?:city|town|village|municipality|region|province|district|island|"
+        r"commune|suburb|port)\s+in\s+(?:the\s+)?«FILL»«o:name»",
+    ),
     ("headquartered_in", 0.9, "headquartered", r"«s:agent»«AUX»«ADV»\s+headquartered\s+in\s+«o:name»"),
-    ("headquartered_in", 0.9, "headquarters",
-     r"«s:poss»\s+(?:global\s+|main\s+|corporate\s+)?headquarters\s+(?:is|are|was|were)\s+(?:located\s+|based\s+|situated\s+)?in\s+«o:name»"),
-    ("headquartered_in", 0.9, "headquarters",
-     r"\b[Tt]he\s+headquarters\s+of\s+(?:the\s+)?«s:name»\s+(?:is|are|was|were)\s+(?:located\s+|based\s+|situated\s+)?in\s+«o:name»"),
-    ("headquartered_in", 0.9, "headquarters office",
-     r"«s:agent»«ADV»\s+(?:has|had|maintains|keeps)\s+(?:its|their)\s+(?:global\s+|main\s+|corporate\s+)?"
-     r"(?:headquarters|head\s+office|main\s+office)\s+in\s+«o:name»"),
-    ("headquartered_in", 0.8, "headquarters",
-     r"«s:agent»«ADV»\s+(?:moved|relocated)\s+(?:its|their)\s+headquarters\s+to\s+«o:name»"),
-    ("subclass_of", 0.85, "kind type sort form class subclass subtype variety category subset branch",
-     r"«s:nps»\s+(?:is|are)\s+(?:a|an)\s+(?:kind|type|sort|form|class|subclass|subtype|variety|category|subset|branch)"
-     r"\s+of\s+(?:the\s+)?«o:any»"),
-    ("part_of", 0.85, "part",
-     r"«s:np»«ADV»\s+(?:is|are|was|were|forms|formed|form)\s+(?:a\s+|an\s+)?(?:[a-z]+\s+)?part\s+of\s+(?:the\s+)?«o:any»"),
+    (
+        "headquartered_in",
+        0.9,
+        "headquarters",
+        r"«s:poss»\s+(?:global\s+|main\s+|corporate\s+)?headquarters\s+(?:is|are|was|were)\s+(?:located\s+|based\s+|situated\s+)?in\s+«o:name»",
+    ),
+    (
+        "headquartered_in",
+        0.9,
+        "headquarters",
+        r"\b[Tt]he\s+headquarters\s+of\s+(?:the\s+)?«s:name»\s+(?:is|are|was|were)\s+(?:located\s+|based\s+|situated\s+)?in\s+«o:name»",
+    ),
+    (
+        "headquartered_in",
+        0.9,
+        "headquarters office",
+        r"«s:agent»«ADV»\s+(?:has|had|maintains|keeps)\s+(?:its|their)\s+(?:global\s+|main\s+|corporate\s+)?"
+        r"(?:headquarters|head\s+office|main\s+office)\s+in\s+«o:name»",
+    ),
+    ("headquartered_in", 0.8, "headquarters", r"«s:agent»«ADV»\s+(?:moved|relocated)\s+(?:its|their)\s+headquarters\s+to\s+«o:name»"),
+    (
+        "subclass_of",
+        0.85,
+        "kind type sort form class subclass subtype variety category subset branch",
+        r"«s:nps»\s+(?:is|are)\s+(?:a|an)\s+(?:kind|type|sort|form|class|subclass|subtype|variety|category|subset|branch)"
+        r"\s+of\s+(?:the\s+)?«o:any»",
+    ),
+    ("part_of", 0.85, "part", r"«s:np»«ADV»\s+(?:is|are|was|were|forms|formed|form)\s+(?:a\s+|an\s+)?(?:[a-z]+\s+)?part\s+of\s+(?:the\s+)?«o:any»"),
     ("part_of", 0.75, "belongs belonged", r"«s:name»«ADV»\s+(?:belongs|belonged)\s+to\s+(?:the\s+)?«o:nonorg»"),
     # only a bare class noun ("a gas giant"): "was a member of Y" / "a citizen of Y" are relations, not classes
-    ("instance_of", 0.75, "is was", r"^«s:name»\s+(?:is|was)\s+(?:a|an)\s+"
-                                    r"(?P<o>[a-z]+(?:\s+(?!(?:of|in|at|for|from|with|on|by|to|and|or)\b)[a-z]+){0,2})\s*[.!]?$"),
-    ("instance_of", 0.85, "example instance",
-     r"«s:name»\s+(?:is|was)\s+(?:an?\s+)?(?:example|instance)\s+of\s+(?:a\s+|an\s+|the\s+)?«o:low»"),
+    (
+        "instance_of",
+        0.75,
+        "is was",
+        r"^«s:name»\s+(?:is|was)\s+(?:a|an)\s+"
+        r"(?P<o>[a-z]+(?:\s+(?!(?:of|in|at|for|from|with|on|by|to|and|or)\b)[a-z]+){0,2})\s*[.!]?$",
+    ),
+    ("instance_of", 0.85, "example instance", r"«s:name»\s+(?:is|was)\s+(?:an?\s+)?(?:example|instance)\s+of\s+(?:a\s+|an\s+|the\s+)?«o:low»"),
     ("has_part", 0.85, "consists consisted", r"«s:np»«ADV»\s+(?:consists|consisted)\s+of\s+«o:anys»"),
-    ("has_part", 0.8, "comprises comprised composed",
-     r"«s:np»«ADV»\s+(?:comprises|comprised|is\s+made\s+up\s+of|is\s+composed\s+of)\s+«o:anys»"),
-    ("contains", 0.85, "contains contained houses housed home",
-     r"«s:np»«ADV»\s+(?:contains|contained|houses|housed|is\s+home\s+to)\s+«o:anys»"),
+    ("has_part", 0.8, "comprises comprised composed", r"«s:np»«ADV»\s+(?:comprises|comprised|is\s+made\s+up\s+of|is\s+composed\s+of)\s+«o:anys»"),
+    ("contains", 0.85, "contains contained houses housed home", r"«s:np»«ADV»\s+(?:contains|contained|houses|housed|is\s+home\s+to)\s+«o:anys»"),
     # --- influence and succession
-    ("influenced_by", 0.9, "influenced inspired shaped",
-     r"«s:agent»«AUX»«ADV»\s+(?:influenced|inspired|shaped)\s+by\s+(?:the\s+(?:work|works|ideas|writings|thought|"
-     r"philosophy|teachings)\s+of\s+)?«o:names»"),
-    ("influenced_by", 0.8, "influenced inspired",
-     r"(?:[Tt]he\s+(?:work|works|ideas|writings|thought|philosophy|teachings)\s+of\s+)?«o:name»«ADV»\s+"
-     r"(?:influenced|inspired)\s+«s:names»"),
-    ("influenced_by", 0.75, "drew draws",
-     r"«s:agent»«ADV»\s+(?:drew|draws|built)\s+(?:heavily\s+)?(?:on|upon)\s+the\s+(?:work|works|ideas|writings|"
-     r"thought)\s+of\s+«o:name»"),
-    ("influenced_by", 0.75, "follower admirer",
-     r"«s:agent»«AUX»\s+(?:a\s+|an\s+)?(?:[a-z]+\s+)?(?:follower|admirer)\s+of\s+«o:name»"),
-    ("student_of", 0.9, "student pupil disciple apprentice protégé",
-     r"«s:agent»«AUX»«ADV»\s+(?:a|the|an)\s+(?:[a-z]+\s+)?(?:student|pupil|disciple|apprentice|protégé)\s+of\s+«o:name»"),
+    (
+        "influenced_by",
+        0.9,
+        "influenced inspired shaped",
+        r"«s:agent»«AUX»«ADV»\s+(?:influenced|inspired|shaped)\s+by\s+(?:the\s+(?:work|works|ideas|writings|thought|"
+        r"philosophy|teachings)\s+of\s+)?«o:names»",
+    ),
+    (
+        "influenced_by",
+        0.8,
+        "influenced inspired",
+        r"(?:[Tt]he\s+(?:work|works|ideas|writings|thought|philosophy|teachings)\s+of\s+)?«o:name»«ADV»\s+"
+        r"(?:influenced|inspired)\s+«s:names»",
+    ),
+    (
+        "influenced_by",
+        0.75,
+        "drew draws",
+        r"«s:agent»«ADV»\s+(?:drew|draws|built)\s+(?:heavily\s+)?(?:on|upon)\s+the\s+(?:work|works|ideas|writings|"
+        r"thought)\s+of\s+«o:name»",
+    ),
+    ("influenced_by", 0.75, "follower admirer", r"«s:agent»«AUX»\s+(?:a\s+|an\s+)?(?:[a-z]+\s+)?(?:follower|admirer)\s+of\s+«o:name»"),
+    (
+        "student_of",
+        0.9,
+        "student pupil disciple apprentice protégé",
+        r"«s:agent»«AUX»«ADV»\s+(?:a|the|an)\s+(?:[a-z]+\s+)?(?:student|pupil|disciple|apprentice|protégé)\s+of\s+«o:name»",
+    ),
     ("student_of", 0.9, "studied trained apprenticed", r"«s:agent»«ADV»\s+(?:studied|trained|apprenticed)\s+under\s+«o:name»"),
     ("student_of", 0.85, "lessons", r"«s:agent»«ADV»\s+(?:took|received|had)\s+(?:[a-z]+\s+)?lessons\s+(?:from|with)\s+«o:name»"),
-    ("student_of", 0.85, "taught tutored mentored supervised trained",
-     r"«s:agent»«AUX»«ADV»\s+(?:taught|tutored|mentored|supervised|trained)\s+by\s+«o:name»"),
-    ("teacher_of", 0.85, "taught tutored mentored supervised trained",
-     r"«s:agent»«ADV»\s+(?:taught|tutored|mentored|supervised|trained)\s+(?:the\s+(?:[a-z]+\s+)?(?:work|thesis|research|"
-     r"studies)\s+of\s+)?«o:name»"),
-    ("teacher_of", 0.9, "teacher tutor mentor supervisor instructor advisor adviser",
-     r"«s:agent»«AUX»«ADV»\s+(?:the|a)\s+(?:[a-z]+\s+)?(?:teacher|tutor|mentor|supervisor|instructor|advisor|adviser)"
-     r"\s+of\s+«o:names»"),
-    ("successor_to", 0.85, "succeeded replaced superseded supplanted",
-     r"«s:np»«ADV»\s+(?:succeeded|replaced|superseded|supplanted)\s+(?:the\s+)?«o:any»"),
+    (
+        "student_of",
+        0.85,
+        "taught tutored mentored supervised trained",
+        r"«s:agent»«AUX»«ADV»\s+(?:taught|tutored|mentored|supervised|trained)\s+by\s+«o:name»",
+    ),
+    (
+        "teacher_of",
+        0.85,
+        "taught tutored mentored supervised trained",
+        r"«s:agent»«ADV»\s+(?:taught|tutored|mentored|supervised|trained)\s+(?:the\s+(?:[a-z]+\s+)?(?:work|thesis|research|"
+        r"studies)\s+of\s+)?«o:name»",
+    ),
+    (
+        "teacher_of",
+        0.9,
+        "teacher tutor mentor supervisor instructor advisor adviser",
+        r"«s:agent»«AUX»«ADV»\s+(?:the|a)\s+(?:[a-z]+\s+)?(?:teacher|tutor|mentor|supervisor|instructor|advisor|adviser)"
+        r"\s+of\s+«o:names»",
+    ),
+    (
+        "successor_to",
+        0.85,
+        "succeeded replaced superseded supplanted",
+        r"«s:np»«ADV»\s+(?:succeeded|replaced|superseded|supplanted)\s+(?:the\s+)?«o:any»",
+    ),
     ("successor_to", 0.9, "successor", r"«s:np»«AUX»«ADV»\s+(?:the|a)\s+successor\s+(?:of|to)\s+(?:the\s+)?«o:any»"),
     ("successor_to", 0.85, "preceded", r"«s:np»\s+(?:was|were|is|are)«ADV»\s+preceded\s+by\s+(?:the\s+)?«o:any»"),
     ("predecessor_to", 0.85, "preceded", r"«s:np»«ADV»\s+preceded\s+(?:the\s+)?«o:any»"),
-    ("predecessor_to", 0.85, "succeeded replaced superseded",
-     r"«s:np»\s+(?:was|were)«ADV»\s+(?:succeeded|replaced|superseded)«YR»\s+by\s+(?:the\s+)?«o:any»"),
-    ("predecessor_to", 0.9, "predecessor",
-     r"«s:np»«AUX»«ADV»\s+the\s+(?:direct\s+|immediate\s+)?predecessor\s+(?:of|to)\s+(?:the\s+)?«o:any»"),
+    (
+        "predecessor_to",
+        0.85,
+        "succeeded replaced superseded",
+        r"«s:np»\s+(?:was|were)«ADV»\s+(?:succeeded|replaced|superseded)«YR»\s+by\s+(?:the\s+)?«o:any»",
+    ),
+    ("predecessor_to", 0.9, "predecessor", r"«s:np»«AUX»«ADV»\s+the\s+(?:direct\s+|immediate\s+)?predecessor\s+(?:of|to)\s+(?:the\s+)?«o:any»"),
     # --- industry
     ("manufactured", 0.85, "manufactures manufactured", r"«s:name»«ADV»\s+(?:manufactures|manufactured)\s+«o:anys»"),
     ("manufactured", 0.7, "builds produces makes assembles", r"«s:name»«ADV»\s+(?:builds|produces|makes|assembles)\s+«o:anys»"),
-    ("manufactured", 0.85, "manufactured produced built assembled",
-     r"«o:np»\s+(?:is|was|are|were)«ADV»\s+(?:manufactured|produced|built|assembled)«YR»\s+by\s+(?:the\s+)?«s:name»"),
-    ("operated_by", 0.85, "operated managed maintained",
-     r"«s:np»\s+(?:is|are|was|were)«ADV»\s+(?:operated|managed|owned\s+and\s+operated)«ADV»\s+by\s+(?:the\s+)?«o:names»"),
+    (
+        "manufactured",
+        0.85,
+        "manufactured produced built assembled",
+        r"«o:np»\s+(?:is|was|are|were)«ADV»\s+(?:manufactured|produced|built|assembled)«YR»\s+by\s+(?:the\s+)?«s:name»",
+    ),
+    (
+        "operated_by",
+        0.85,
+        "operated managed maintained",
+        r"«s:np»\s+(?:is|are|was|were)«ADV»\s+(?:operated|managed|owned\s+and\s+operated)«ADV»\s+by\s+(?:the\s+)?«o:names»",
+    ),
     ("operated_by", 0.8, "run", r"«s:np»\s+(?:is|are|was|were)«ADV»\s+run«ADV»\s+by\s+(?:the\s+)?«o:names»"),
     ("operated_by", 0.75, "operates", r"«o:name»«ADV»\s+operates\s+(?:the\s+)?«s:any»"),
 ]
@@ -595,9 +808,9 @@ def _optional_regions(source: str) -> list[tuple[int, int]] | None:
             in_class = c != "]"
         elif c == "[":
             in_class = True
-            if source[i + 1:i + 2] == "^":
+            if source[i + 1 : i + 2] == "^":
                 i += 1
-            if source[i + 1:i + 2] == "]":
+            if source[i + 1 : i + 2] == "]":
                 i += 1
         elif c == "(":
             stack.append([i, False])
@@ -607,7 +820,7 @@ def _optional_regions(source: str) -> list[tuple[int, int]] | None:
             stack[-1][1] = True
         elif c == ")":
             start, alt = stack.pop()
-            after = source[i + 1:i + 4]
+            after = source[i + 1 : i + 4]
             if alt or after[:1] in ("?", "*") or after.startswith("{0"):
                 regions.append((start, i))
         i += 1
@@ -639,10 +852,22 @@ def rules() -> tuple[Rule, ...]:
     out = []
     for i, (pred, score, triggers, source) in enumerate(_RULE_SPECS):
         pat, lists, checks, demonyms = _expand(source)
-        out.append(Rule(f"r{i:03d}-{pred}", pred, score, tuple(triggers.split()), source, re.compile(pat),
-                        frozenset(lists), tuple(checks), frozenset(demonyms), *_requirements(source),
-                        bool(re.match(r"«[a-z0-9]+:(?:agent|poss)»", source)),
-                        tuple(sorted(set(re.compile(pat).groupindex) - {"s", "o"}))))
+        out.append(
+            Rule(
+                f"r{i:03d}-{pred}",
+                pred,
+                score,
+                tuple(triggers.split()),
+                source,
+                re.compile(pat),
+                frozenset(lists),
+                tuple(checks),
+                frozenset(demonyms),
+                *_requirements(source),
+                bool(re.match(r"«[a-z0-9]+:(?:agent|poss)»", source)),
+                tuple(sorted(set(re.compile(pat).groupindex) - {"s", "o"})),
+            )
+        )
     return tuple(out)
 
 
@@ -654,8 +879,17 @@ _PRIVATE = re.compile("[\ue000\ue001]")
 _WORD = re.compile(r"[^\W\d_]+")
 # ASCII letters kept, every other byte a space: bytes.split() then gives _WORD's tokens of an ASCII text
 _LETTERS_ONLY = bytes(c if chr(c).isalpha() else 32 for c in range(128)) + bytes([32] * 128)
-_PRONOUN_VALUE = {"he": "person", "she": "person", "his": "person", "her": "person", "him": "person",
-                  "it": "thing", "its": "thing", "they": "group", "their": "group"}
+_PRONOUN_VALUE = {
+    "he": "person",
+    "she": "person",
+    "his": "person",
+    "her": "person",
+    "him": "person",
+    "it": "thing",
+    "its": "thing",
+    "they": "group",
+    "their": "group",
+}
 # (?<!\s) and possessive blanks: a run of blanks is tried once, not from each of its characters (quadratic)
 _LIST_SPLIT = re.compile(r"(?<!\s)\s*+,\s*+(?:(?:and|&)\s++)?|(?<!\s)\s++(?:and|&)\s++")
 _LEAD_DET = re.compile(r"^(?:the|a|an|his|her|their|its)\s+", re.IGNORECASE)
@@ -685,8 +919,8 @@ def _matches_at(rx: re.Pattern[str], text: str, starts: list[int]) -> list[re.Ma
             end = m.end()
     return out
 
-_MONTHS = {m: i + 1 for i, m in enumerate(
-    "january february march april may june july august september october november december".split())}
+
+_MONTHS = {m: i + 1 for i, m in enumerate("january february march april may june july august september october november december".split())}
 _MONTH_RX = "January|February|March|April|May|June|July|August|September|October|November|December"
 _DATE_DMY = re.compile(rf"\b([0-3]?\d)\s+({_MONTH_RX})\s+(1\d{{3}}|20\d\d)\b")
 _DATE_MDY = re.compile(rf"\b({_MONTH_RX})\s+([0-3]?\d),?\s+(1\d{{3}}|20\d\d)\b")
@@ -820,10 +1054,8 @@ def predicate_hints() -> dict[str, tuple[str | None, str | None]]:
     return {name: (sc.get(iri), oc.get(iri)) for iri, name in names.items()}
 
 
-_SPECIFIC = frozenset({"Person", "Organization", "City", "Country", "Work", "Award", "Field", "Artifact", "Concept",
-                       "Place", "Event"})
-_NON_PERSON = frozenset({"Organization", "City", "Country", "Work", "Award", "Field", "Artifact", "Concept", "Place",
-                         "Event", "Thing"})
+_SPECIFIC = frozenset({"Person", "Organization", "City", "Country", "Work", "Award", "Field", "Artifact", "Concept", "Place", "Event"})
+_NON_PERSON = frozenset({"Organization", "City", "Country", "Work", "Award", "Field", "Artifact", "Concept", "Place", "Event", "Thing"})
 
 # ------------------------------------------------------------------ screening
 
@@ -837,8 +1069,7 @@ class Screened:
     below_floor: tuple[Triple, ...]
 
     def counts(self) -> dict[str, int]:
-        return {"kept": len(self.kept), "out_of_vocabulary": len(self.out_of_vocabulary),
-                "below_floor": len(self.below_floor)}
+        return {"kept": len(self.kept), "out_of_vocabulary": len(self.out_of_vocabulary), "below_floor": len(self.below_floor)}
 
 
 def check_floor(floor: float | None) -> float | None:
@@ -863,8 +1094,7 @@ def check_chunk(chunk: Chunk) -> None:
         raise InvalidInput(f"extract() needs a Chunk, got {type(chunk).__name__}")
 
 
-def screen(triples: Iterable[Triple], floor: float | None = None,
-           vocabulary: Iterable[str] | None = None) -> Screened:
+def screen(triples: Iterable[Triple], floor: float | None = None, vocabulary: Iterable[str] | None = None) -> Screened:
     """Schema check first (predicate must be one of the taxonomy's), then the floor (score < floor is dropped;
     a triple with no score counts as fully confident). The two rejections are reported separately."""
     floor = check_floor(floor)
@@ -908,13 +1138,13 @@ class RuleExtractor:
     Pronouns (he/she/his/her, it/its, they/their) resolve to the most recent compatible entity of the same
     document; chunks of one document should be extracted in order.
     """
+
     process_safe = True  # may run in a child process (ahead.py)
 
     agent = "rules-extractor"
     model = None
 
-    def __init__(self, gazetteer: Mapping[str, str] | None = None, floor: float | None = None,
-                 *, max_sentence: int = 2000) -> None:
+    def __init__(self, gazetteer: Mapping[str, str] | None = None, floor: float | None = None, *, max_sentence: int = 2000) -> None:
         self.floor = check_floor(floor)
         self.gazetteer: dict[str, str] = {}
         for name, cls in (gazetteer or {}).items():
@@ -949,8 +1179,7 @@ class RuleExtractor:
     # -- typing
     def entity_class(self, name: str) -> str | None:
         key = " ".join(name.split()).lower()
-        return (self._gaz_folded.get(key) or self._folded_types.get(key) or gz.builtin_class(name)
-                or gz.suffix_class(name))
+        return self._gaz_folded.get(key) or self._folded_types.get(key) or gz.builtin_class(name) or gz.suffix_class(name)
 
     def _note_type(self, name: str, cls: str | None) -> None:
         key = name.lower()
@@ -979,12 +1208,13 @@ class RuleExtractor:
             name = _clean(m.group(0))
             if not name:
                 continue
-            before = text[max(0, m.start() - 3): m.start()].rstrip()[-1:]
-            out.append((offset + m.start(), name, (before == "" or before in ".!?\n\"“") and " " not in name))
+            before = text[max(0, m.start() - 3) : m.start()].rstrip()[-1:]
+            out.append((offset + m.start(), name, (before == "" or before in '.!?\n"“') and " " not in name))
         return out
 
-    def _mentions_of(self, prev_tail: tuple[int, str, list | None] | None,
-                     chunk: Chunk) -> tuple[list[tuple[int, str, bool]], list[tuple[int, str, bool]]]:
+    def _mentions_of(
+        self, prev_tail: tuple[int, str, list | None] | None, chunk: Chunk
+    ) -> tuple[list[tuple[int, str, bool]], list[tuple[int, str, bool]]]:
         """(all mentions for pronoun resolution, the mentions of this chunk's own text)."""
         got = []
         if prev_tail is not None and prev_tail[0] + len(prev_tail[1]) <= chunk.start:
@@ -1033,8 +1263,7 @@ class RuleExtractor:
                     if len(rules_for) > 4096:
                         rules_for.clear()
                     by = self._by_trigger
-                    got = rules_for[hits] = tuple(sorted({ri for w in hits
-                                                          for ri in by[w.decode() if isinstance(w, bytes) else w]}))
+                    got = rules_for[hits] = tuple(sorted({ri for w in hits for ri in by[w.decode() if isinstance(w, bytes) else w]}))
                 wanted[k] = got
         return wanted
 
@@ -1111,8 +1340,7 @@ class RuleExtractor:
                     found = rule.regex.finditer(shadow)
                 for m in found:
                     if ctx is None:
-                        ctx = [{f"\ue000{i}\ue001": v for i, v in enumerate(names)}, names,
-                               _NEG_LOOSE.search(shadow) is not None]
+                        ctx = [{f"\ue000{i}\ue001": v for i, v in enumerate(names)}, names, _NEG_LOOSE.search(shadow) is not None]
                     got = self._from_match(rule, m, shadow, ctx, k)
                     if got:
                         cands.extend(got)
@@ -1154,8 +1382,7 @@ class RuleExtractor:
         # remember the end of this chunk for pronouns at the start of the next chunk of the document
         # (the mentions of this chunk serve again when the tail is the whole chunk, at the same offset)
         whole = own_mentions is not None and len(text) <= 2000 and chunk.end - len(text) == chunk.start
-        self._doc_tails[chunk.doc_id] = (chunk.end - min(len(text), 2000), text[-2000:],
-                                         own_mentions if whole else None)
+        self._doc_tails[chunk.doc_id] = (chunk.end - min(len(text), 2000), text[-2000:], own_mentions if whole else None)
         self._doc_tails.move_to_end(chunk.doc_id)
         while len(self._doc_tails) > 256:
             self._doc_tails.popitem(last=False)
@@ -1305,8 +1532,7 @@ class ModelExtractor:
 
     agent = "model-extractor"
 
-    def __init__(self, model: Any, floor: float | None = None, *, vocabulary: Iterable[str] | None = None,
-                 max_chars: int = 12000) -> None:
+    def __init__(self, model: Any, floor: float | None = None, *, vocabulary: Iterable[str] | None = None, max_chars: int = 12000) -> None:
         if not callable(getattr(model, "complete", None)):
             raise InvalidInput("a model needs a complete(prompt, schema) method")
         self.model = model
@@ -1321,8 +1547,7 @@ class ModelExtractor:
         from semantic_rdf.core.identity import fnv1a64
 
         nonce = format(fnv1a64(chunk.text.encode("utf-8", "surrogatepass")), "016x")[:8]
-        return _PROMPT.format(predicates=", ".join(sorted(self.vocabulary)), nonce=nonce,
-                              text=chunk.text[: self.max_chars])
+        return _PROMPT.format(predicates=", ".join(sorted(self.vocabulary)), nonce=nonce, text=chunk.text[: self.max_chars])
 
     def extract(self, chunk: Chunk) -> list[Triple]:
         check_chunk(chunk)
@@ -1350,15 +1575,15 @@ class ModelExtractor:
             self.errors.append(msg[:300])
 
     def _judge(self, item: Any, chunk: Chunk, hay: str, spans: Sequence[tuple[int, int]]) -> Triple | None:
-        if not isinstance(item, dict) or not all(isinstance(item.get(k), str) and item.get(k).strip()
-                                                 for k in ("subject", "predicate", "object")):
+        if not isinstance(item, dict) or not all(isinstance(item.get(k), str) and item.get(k).strip() for k in ("subject", "predicate", "object")):
             self.counts["bad_item"] += 1
             self._note(f"item is not an object with subject/predicate/object strings: {str(item)[:120]}")
             return None
         extra = set(item) - {"subject", "predicate", "object", "confidence"}
         conf = item.get("confidence")
-        if extra or (conf is not None and (isinstance(conf, bool) or not isinstance(conf, (int, float))
-                                           or not 0.0 <= float(conf) <= 1.0 or conf != conf)):
+        if extra or (
+            conf is not None and (isinstance(conf, bool) or not isinstance(conf, (int, float)) or not 0.0 <= float(conf) <= 1.0 or conf != conf)
+        ):
             self.counts["bad_item"] += 1
             self._note(f"item has unknown fields or a bad confidence: {str(item)[:120]}")
             return None
@@ -1390,8 +1615,16 @@ class ModelExtractor:
         j = max(0, bisect.bisect_right(starts, hi) - 1)
         a, b = spans[i][0], spans[j][1]
         try:
-            return Triple(s, fold(p), o, chunk=chunk, score=None if conf is None else float(conf),
-                          valid=sentence_validity(chunk.text[a:b]), start=chunk.start + a, end=chunk.start + b)
+            return Triple(
+                s,
+                fold(p),
+                o,
+                chunk=chunk,
+                score=None if conf is None else float(conf),
+                valid=sentence_validity(chunk.text[a:b]),
+                start=chunk.start + a,
+                end=chunk.start + b,
+            )
         except InvalidInput as e:  # e.g. a name longer than values.MAX_NAME: this item, not the document
             self.counts["bad_item"] += 1
             self._note(str(e))

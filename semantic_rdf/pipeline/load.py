@@ -51,8 +51,7 @@ class IngestSummary:
     def text(self, verbose: bool = False) -> str:
         lines = []
         if not self.run and self.unchanged_documents and not self.failed:
-            lines.append(f"nothing new: {len(self.unchanged_documents)} document(s) unchanged since they were "
-                         "ingested; no run recorded")
+            lines.append(f"nothing new: {len(self.unchanged_documents)} document(s) unchanged since they were ingested; no run recorded")
         lines += [
             f"documents   {self.documents}   chunks {self.chunks}"
             + (f"   ({len(self.unchanged_documents)} unchanged, skipped)" if self.unchanged_documents else ""),
@@ -61,8 +60,7 @@ class IngestSummary:
             f"run         {self.run or '(none: nothing was written)'}",
         ]
         if self.no_assertions:
-            lines.append(f"no facts    {len(self.no_assertions)} document(s) gave no assertion"
-                         + ("" if verbose else " (--verbose lists them)"))
+            lines.append(f"no facts    {len(self.no_assertions)} document(s) gave no assertion" + ("" if verbose else " (--verbose lists them)"))
             if verbose:
                 lines += [f"            {ref}" for ref in self.no_assertions]
         for n in self.notes:
@@ -72,11 +70,21 @@ class IngestSummary:
         return "\n".join(lines)
 
 
-def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floor: float | None = None,
-         agent: str | None = None, model: str | None = None,
-         progress: Callable[[str, int], None] | None = None,
-         on_commit: Callable[[WriteReport], None] | None = None, batch_size: int = 20_000,
-         read_ahead: Mode = "auto", allow_erased: bool = False, reread: bool = False) -> IngestSummary:
+def load(
+    store: AssertionStore,
+    pipeline: Pipeline,
+    refs: Iterable[str],
+    *,
+    floor: float | None = None,
+    agent: str | None = None,
+    model: str | None = None,
+    progress: Callable[[str, int], None] | None = None,
+    on_commit: Callable[[WriteReport], None] | None = None,
+    batch_size: int = 20_000,
+    read_ahead: Mode = "auto",
+    allow_erased: bool = False,
+    reread: bool = False,
+) -> IngestSummary:
     """Run `pipeline` over `refs` and write every document and its screened assertions to `store`.
 
     Documents and their assertions are written in checked batches of about `batch_size` triples (a
@@ -88,8 +96,9 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
     ahead.py); the store is written from this thread only, in order. A document stored before with the same
     content whose facts all quote it already is skipped (`summary.unchanged_documents`), so an unchanged
     re-ingest writes nothing, not even a run; `reread` reads it again (its facts count as unchanged)."""
-    ingest = _Ingest(store, pipeline, floor=floor, agent=agent, model=model, on_commit=on_commit,
-                     batch_size=batch_size, allow_erased=allow_erased, reread=reread)
+    ingest = _Ingest(
+        store, pipeline, floor=floor, agent=agent, model=model, on_commit=on_commit, batch_size=batch_size, allow_erased=allow_erased, reread=reread
+    )
     summary = ingest.summary
     try:
         with closing(ahead(pipeline, refs, read_ahead)) as results:
@@ -107,9 +116,19 @@ def load(store: AssertionStore, pipeline: Pipeline, refs: Iterable[str], *, floo
 class _Ingest:
     """One `load`: the documents read and not yet stored, and the summary of what was written."""
 
-    def __init__(self, store: AssertionStore, pipeline: Pipeline, *, floor: float | None, agent: str | None,
-                 model: str | None, on_commit: Callable[[WriteReport], None] | None, batch_size: int,
-                 allow_erased: bool, reread: bool) -> None:
+    def __init__(
+        self,
+        store: AssertionStore,
+        pipeline: Pipeline,
+        *,
+        floor: float | None,
+        agent: str | None,
+        model: str | None,
+        on_commit: Callable[[WriteReport], None] | None,
+        batch_size: int,
+        allow_erased: bool,
+        reread: bool,
+    ) -> None:
         ex = pipeline.extractor
         self.agent = agent or getattr(ex, "agent", None) or ("no-extractor" if ex is None else type(ex).__name__)
         self.store, self.floor, self.model, self.reread = store, floor, model, reread
@@ -139,8 +158,7 @@ class _Ingest:
         if not result.ok:
             self.fail(result.ref, result.error)  # type: ignore[arg-type]
         elif self.revoked and layout.doc_sha256(result.doc) in self.revoked:  # type: ignore[arg-type]
-            self.fail(result.ref, ErasedData("this content was erased from the store (erase --document); "
-                                             "ingest it again only with --allow-erased"))
+            self.fail(result.ref, ErasedData("this content was erased from the store (erase --document); ingest it again only with --allow-erased"))
         else:
             kept = screen(result.triples, self.floor)
             if self.unchanged(result, kept):
@@ -210,8 +228,12 @@ class _Ingest:
         again: list[tuple[str, list]] = []
         known_by_id: dict[str, bool] = {}  # the same assertion comes from many documents
         for ref, kept in stored:
-            known = [known_by_id[a] if (a := assertion_id(t.subject, t.predicate, t.object)) in known_by_id
-                     else known_by_id.setdefault(a, self.store.exists(a)) for t in kept]
+            known = [
+                known_by_id[a]
+                if (a := assertion_id(t.subject, t.predicate, t.object)) in known_by_id
+                else known_by_id.setdefault(a, self.store.exists(a))
+                for t in kept
+            ]
             fresh.append((ref, [t for t, k in zip(kept, known) if not k]))
             again.append((ref, [t for t, k in zip(kept, known) if k]))
         return fresh, again
@@ -257,8 +279,7 @@ class _Ingest:
                     continue
                 types, aliases = self.found([ref])
                 try:
-                    self.record(self.store.assert_triples(list(kept), run=self.run, entity_types=types,
-                                                          aliases=aliases))
+                    self.record(self.store.assert_triples(list(kept), run=self.run, entity_types=types, aliases=aliases))
                 except SemanticError as exc:
                     self.refused.add(ref)
                     self.fail(ref, exc)

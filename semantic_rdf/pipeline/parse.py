@@ -37,8 +37,20 @@ from typing import Any, Callable, Mapping
 from semantic_rdf.core.bounds import ParseLimits
 from semantic_rdf.core.errors import ParseError, SemanticError
 from semantic_rdf.pipeline.sources import (
-    BINARY, BINARY_TYPES, CSV, EMAIL, HTML, JSON, JSONL, MARKDOWN, PDF, RAW_KEY, TEXT, TSV,
-    detect_media_type, decode_text,
+    BINARY,
+    BINARY_TYPES,
+    CSV,
+    EMAIL,
+    HTML,
+    JSON,
+    JSONL,
+    MARKDOWN,
+    PDF,
+    RAW_KEY,
+    TEXT,
+    TSV,
+    detect_media_type,
+    decode_text,
 )
 from semantic_rdf.core.values import Doc
 
@@ -97,7 +109,7 @@ def parse_markdown(doc: Doc) -> Doc:
     m = _FRONT.match(text)
     if m:  # YAML front matter is metadata, not prose
         front = m.group(1)
-        text = text[m.end():]
+        text = text[m.end() :]
     title = None
     tm = _FRONT_TITLE.search(front or "")
     if tm:
@@ -113,14 +125,79 @@ def parse_markdown(doc: Doc) -> Doc:
 # ------------------------------------------------------------------ HTML
 
 _DROP = frozenset({"script", "style", "template", "noscript", "svg", "math", "iframe", "object", "canvas"})
-_BLOCK = frozenset({
-    "address", "article", "aside", "blockquote", "body", "br", "caption", "dd", "details", "dialog", "div", "dl",
-    "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr",
-    "html", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody", "td", "tfoot", "th",
-    "thead", "tr", "ul",
-})
-_PARAGRAPH = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "table", "ul", "ol", "dl",
-                        "section", "article", "header", "footer", "hr", "figure", "main", "aside", "nav"})
+_BLOCK = frozenset(
+    {
+        "address",
+        "article",
+        "aside",
+        "blockquote",
+        "body",
+        "br",
+        "caption",
+        "dd",
+        "details",
+        "dialog",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "footer",
+        "form",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hr",
+        "html",
+        "li",
+        "main",
+        "nav",
+        "ol",
+        "p",
+        "pre",
+        "section",
+        "summary",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+    }
+)
+_PARAGRAPH = frozenset(
+    {
+        "p",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "blockquote",
+        "pre",
+        "table",
+        "ul",
+        "ol",
+        "dl",
+        "section",
+        "article",
+        "header",
+        "footer",
+        "hr",
+        "figure",
+        "main",
+        "aside",
+        "nav",
+    }
+)
 _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"})
 _WS = re.compile(r"[ \t\n\r\f]+")
 # HTML <pre> becomes a Markdown fence in the text, the one way code is marked for every later stage: the
@@ -237,7 +314,7 @@ class _HTMLText(HTMLParser):
     def _close_code(self, at: int) -> None:
         """Write the <code> element that began at out[at] as a Markdown code span: a backtick run longer
         than any inside it, padded with a space where the code itself starts or ends with a backtick."""
-        inner = "".join(x if isinstance(x, str) else " " for x in self.out[at + 1:])
+        inner = "".join(x if isinstance(x, str) else " " for x in self.out[at + 1 :])
         if not inner.strip():
             return
         n = max((len(r) for r in re.findall(r"`+", inner)), default=0) + 1
@@ -300,8 +377,7 @@ def html_to_text(html: str, limits: ParseLimits = LIMITS) -> tuple[str, str | No
         p.feed(_defuse(html))
         p.close()
     except _TooSlow:
-        raise ParseError(f"HTML not parsed within {budget:.1f} s (refused: constructs the parser reads in "
-                         f"quadratic time)") from None
+        raise ParseError(f"HTML not parsed within {budget:.1f} s (refused: constructs the parser reads in quadratic time)") from None
     except (RecursionError, AssertionError) as e:
         raise ParseError(f"malformed HTML ({type(e).__name__})") from None
     parts = ["\n" * x if isinstance(x, int) else x for x in p.out]
@@ -518,20 +594,17 @@ def parse_pdf(doc: Doc, limits: ParseLimits = LIMITS) -> Doc:
             text = (page.extract_text() or "").strip()
             read += 1
             if chars + len(text) > limits.max_text:
-                pages.append(text[:max(0, limits.max_text - chars)])
-                notes.append(f"text cap of {limits.max_text} characters reached at page {i + 1} of {total}; "
-                             "the rest was not read")
+                pages.append(text[: max(0, limits.max_text - chars)])
+                notes.append(f"text cap of {limits.max_text} characters reached at page {i + 1} of {total}; the rest was not read")
                 break
             chars += len(text) + 2
             pages.append(text)
         if total > limits.max_pages:
             notes.append(f"page cap: read the first {limits.max_pages} of {total} pages")
         if too_big:
-            notes.append(f"{len(too_big)} page(s) not read, content over {limits.max_page_content} bytes "
-                         f"(page {_page_list(too_big)})")
+            notes.append(f"{len(too_big)} page(s) not read, content over {limits.max_page_content} bytes (page {_page_list(too_big)})")
         if repeated:
-            notes.append(f"{len(repeated)} page(s) repeat an earlier page's content, text kept once "
-                         f"(page {_page_list(repeated)})")
+            notes.append(f"{len(repeated)} page(s) repeat an earlier page's content, text kept once (page {_page_list(repeated)})")
         title = None
         try:
             info = reader.metadata
@@ -551,12 +624,11 @@ def parse_pdf(doc: Doc, limits: ParseLimits = LIMITS) -> Doc:
         if too_big:
             raise ParseError(f"{doc.source}: no text read from the PDF ({'; '.join(notes)})")
         raise ParseError(f"{doc.source}: PDF has no text layer (a scanned image?)")
-    return _new(doc, text, "pdf", title=title, pages=read, pages_total=total,
-                **{NOTES_KEY: tuple(notes) or None})
+    return _new(doc, text, "pdf", title=title, pages=read, pages_total=total, **{NOTES_KEY: tuple(notes) or None})
 
 
 def _page_list(nums: list[int]) -> str:
-    """"3, 5-9, 12" for page numbers (ascending), at most a few ranges."""
+    """ "3, 5-9, 12" for page numbers (ascending), at most a few ranges."""
     runs: list[list[int]] = []
     for n in nums:
         if runs and n == runs[-1][1] + 1:
@@ -582,10 +654,10 @@ def _part_text(part: Any, notes: list[str]) -> str:
             payload = str(part.get_payload()).encode("utf-8", "surrogateescape")
         charset = part.get_param("charset")
         dec = decode_text(bytes(payload), None)
-        why = f"unknown charset {str(charset)[:60]!r}" if isinstance(e, LookupError) else \
-            f"not {str(charset)[:60]!r}"
-        notes.append(f"{part.get_content_type()} part: {why}, decoded as UTF-8"
-                     + (f" ({dec.errors} undecodable bytes replaced)" if dec.errors else ""))
+        why = f"unknown charset {str(charset)[:60]!r}" if isinstance(e, LookupError) else f"not {str(charset)[:60]!r}"
+        notes.append(
+            f"{part.get_content_type()} part: {why}, decoded as UTF-8" + (f" ({dec.errors} undecodable bytes replaced)" if dec.errors else "")
+        )
         return dec.text
     if isinstance(content, bytes):
         content = decode_text(content, part.get_content_charset()).text
@@ -668,10 +740,10 @@ def _media_type(doc: Doc) -> str:
 class AutoParser:
     """The Parser that dispatches on media type. `overrides` maps a media type to a parser
     function, so a caller can add one (``AutoParser({"text/x-org": my_org_parser})``)."""
+
     process_safe = True  # may run in a child process (ahead.py)
 
-    def __init__(self, overrides: Mapping[str, Callable[[Doc], Doc]] | None = None, *,
-                 limits: ParseLimits = LIMITS) -> None:
+    def __init__(self, overrides: Mapping[str, Callable[[Doc], Doc]] | None = None, *, limits: ParseLimits = LIMITS) -> None:
         self.limits = limits
         self.parsers = dict(PARSERS)
         if limits != LIMITS:  # the built-in parsers that take caps get these
@@ -705,4 +777,3 @@ _DEFAULT = AutoParser()
 def parse(doc: Doc) -> Doc:
     """Parse with the default `AutoParser`."""
     return _DEFAULT.parse(doc)
-

@@ -86,30 +86,68 @@ BINARY = "application/octet-stream"
 BINARY_TYPES = frozenset({PDF, EMAIL, BINARY})
 
 _EXT = {
-    ".txt": TEXT, ".text": TEXT, ".log": TEXT, ".rst": TEXT,
-    ".md": MARKDOWN, ".markdown": MARKDOWN, ".mdown": MARKDOWN,
-    ".html": HTML, ".htm": HTML, ".xhtml": HTML,
-    ".json": JSON, ".jsonl": JSONL, ".ndjson": JSONL,
-    ".csv": CSV, ".tsv": TSV, ".tab": TSV,
-    ".pdf": PDF, ".eml": EMAIL,
+    ".txt": TEXT,
+    ".text": TEXT,
+    ".log": TEXT,
+    ".rst": TEXT,
+    ".md": MARKDOWN,
+    ".markdown": MARKDOWN,
+    ".mdown": MARKDOWN,
+    ".html": HTML,
+    ".htm": HTML,
+    ".xhtml": HTML,
+    ".json": JSON,
+    ".jsonl": JSONL,
+    ".ndjson": JSONL,
+    ".csv": CSV,
+    ".tsv": TSV,
+    ".tab": TSV,
+    ".pdf": PDF,
+    ".eml": EMAIL,
 }
 _TYPE_ALIASES = {
-    "application/jsonl": JSONL, "application/jsonlines": JSONL, "application/x-jsonlines": JSONL,
-    "application/ndjson": JSONL, "text/x-markdown": MARKDOWN, "application/xhtml+xml": HTML,
-    "text/json": JSON, "application/x-pdf": PDF, "text/tsv": TSV,
+    "application/jsonl": JSONL,
+    "application/jsonlines": JSONL,
+    "application/x-jsonlines": JSONL,
+    "application/ndjson": JSONL,
+    "text/x-markdown": MARKDOWN,
+    "application/xhtml+xml": HTML,
+    "text/json": JSON,
+    "application/x-pdf": PDF,
+    "text/tsv": TSV,
 }
 _MAGIC_BINARY = (
-    b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"\x1f\x8b", b"BZh", b"\xfd7zXZ",
-    b"\x7fELF", b"MZ", b"\xca\xfe\xba\xbe", b"\x00asm", b"RIFF", b"OggS", b"ID3", b"fLaC",
-    b"\xd0\xcf\x11\xe0", b"SQLite format 3", b"7z\xbc\xaf", b"Rar!", b"\x28\xb5\x2f\xfd",
+    b"\x89PNG",
+    b"GIF8",
+    b"\xff\xd8\xff",
+    b"PK\x03\x04",
+    b"\x1f\x8b",
+    b"BZh",
+    b"\xfd7zXZ",
+    b"\x7fELF",
+    b"MZ",
+    b"\xca\xfe\xba\xbe",
+    b"\x00asm",
+    b"RIFF",
+    b"OggS",
+    b"ID3",
+    b"fLaC",
+    b"\xd0\xcf\x11\xe0",
+    b"SQLite format 3",
+    b"7z\xbc\xaf",
+    b"Rar!",
+    b"\x28\xb5\x2f\xfd",
 )
 _EMAIL_HEADERS = re.compile(
     rb"^(Received|From|Return-Path|MIME-Version|Message-ID|Delivered-To|Date|To|Subject|X-[\w-]+):[ \t]",
     re.IGNORECASE,
 )
 _BOMS = (  # UTF-32 LE before UTF-16 LE: the first two bytes are the same
-    (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
-    (codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"),
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 11, 12, 13, 27))
 # `[^<>]` (not `[^>]`): a try stops at the next tag, so many "<meta" without a ">" stay linear
@@ -233,7 +271,7 @@ def detect_media_type(data: bytes, name: str = "", declared: str | None = None) 
     # sniff text
     for bom, _ in _BOMS:
         if head.startswith(bom):
-            head = head[len(bom):]
+            head = head[len(bom) :]
             break
     lead = head.lstrip()[:256].lower()
     if lead.startswith((b"<!doctype html", b"<html", b"<head", b"<body")):
@@ -362,12 +400,20 @@ def _html_charset(data: bytes, mt: str) -> str | None:
     return m.group(1).decode("ascii") if m else None
 
 
-def _record_doc(ref: str, base: Mapping[str, Any], index: int, offset: int, raw: bytes, text: str,
-                header: bytes = b"", extra: Mapping[str, Any] | None = None, media_type: str | None = None,
-                id_prefix: Any = None) -> Doc:
+def _record_doc(
+    ref: str,
+    base: Mapping[str, Any],
+    index: int,
+    offset: int,
+    raw: bytes,
+    text: str,
+    header: bytes = b"",
+    extra: Mapping[str, Any] | None = None,
+    media_type: str | None = None,
+    id_prefix: Any = None,
+) -> Doc:
     mt = media_type or base["media_type"]
-    meta = dict(base, media_type=mt, record=index, offset=offset, size=len(raw),
-                sha256=hashlib.sha256(raw).hexdigest())
+    meta = dict(base, media_type=mt, record=index, offset=offset, size=len(raw), sha256=hashlib.sha256(raw).hexdigest())
     if extra:
         meta.update(extra)
     return Doc(_doc_id(mt, raw, header, id_prefix), ref, text, meta)
@@ -465,7 +511,7 @@ def _csv_docs(data: bytes, dec: Decoded, ref: str, base: dict[str, Any], delimit
     spans = [(m.start(), m.end()) for m in _LINE.finditer(s)]
     if not spans:
         raise ParseError(f"{ref}: empty CSV")
-    first = s[spans[0][0]:spans[0][1]]
+    first = s[spans[0][0] : spans[0][1]]
     delim = delimiter or _sniff_delimiter(first)
     consumed = 0
 
@@ -506,11 +552,9 @@ def _csv_docs(data: bytes, dec: Decoded, ref: str, base: dict[str, Any], delimit
                 continue
             rendered += sum((name_len[i] if i < len(name_len) else 12) + len(c) + 3 for i, c in enumerate(row) if c)
             if rendered > budget:
-                raise ParseError(f"{ref}: CSV renders to more than {budget} characters (its column names repeat "
-                                 "on every row); refused")
+                raise ParseError(f"{ref}: CSV renders to more than {budget} characters (its column names repeat on every row); refused")
             raw = raw_full.rstrip(b"\r\n")
-            docs.append(_record_doc(ref, base, len(docs), offset, raw, _clean(piece.rstrip("\r\n")),
-                                    extra=extra, id_prefix=prefix))
+            docs.append(_record_doc(ref, base, len(docs), offset, raw, _clean(piece.rstrip("\r\n")), extra=extra, id_prefix=prefix))
     except csv.Error as e:
         raise ParseError(f"{ref}: malformed CSV at line {consumed}: {e}") from None
     if not docs:
@@ -552,7 +596,7 @@ def default_roots(refs: Iterable[str]) -> list[str]:
 def _strip_prefix(ref: str, scheme: str) -> str:
     for p in (scheme + "://", scheme + ":"):
         if ref.lower().startswith(p):
-            return ref[len(p):]
+            return ref[len(p) :]
     return ref
 
 
@@ -611,9 +655,7 @@ class Registry:
         scheme = self.scheme_of(ref)
         factory = self.factory(scheme)
         if factory is None:
-            raise RefusedByBounds(
-                f"{ref}: no ingest driver for scheme {scheme!r} (known: {', '.join(self.schemes())})"
-            )
+            raise RefusedByBounds(f"{ref}: no ingest driver for scheme {scheme!r} (known: {', '.join(self.schemes())})")
         if config is None:
             config = IngestConfig(Bounds.make(default_roots([ref])))
         return factory(config)
@@ -627,8 +669,7 @@ def scheme_of(ref: str, known: Mapping[str, Any] | None = None) -> str:
     m = _SCHEME.match(ref)
     if m:
         s = m.group(1).lower()
-        if ref[m.end():].startswith("//") or (known is not None and s in known) or s in _BUILTIN_SCHEMES \
-                or not os.path.exists(ref):
+        if ref[m.end() :].startswith("//") or (known is not None and s in known) or s in _BUILTIN_SCHEMES or not os.path.exists(ref):
             return s
     if _glob.has_magic(ref) and not os.path.exists(ref):
         return "glob"
@@ -660,6 +701,7 @@ def _guard(display: str, fn: Callable[[], list[Doc]]) -> list[Doc]:
 class FileDriver:
     """One local file (``path`` or ``file://path``). Undecodable content becomes a failed
     document; a missing, unreadable or out-of-bounds file raises."""
+
     process_safe = True  # may run in a child process (ahead.py)
 
     def __init__(self, config: IngestConfig) -> None:
@@ -688,6 +730,7 @@ class DirDriver:
     and ``exclude`` patterns (default hidden ``.*``) match the path relative to the directory
     or any one component of it. Symlinked folders are not descended; a symlinked file is read
     only if it resolves inside the roots, else it is reported as refused."""
+
     process_safe = True  # may run in a child process (ahead.py)
 
     def __init__(self, config: IngestConfig) -> None:
@@ -713,8 +756,9 @@ class DirDriver:
                     continue
                 files += 1
                 if files > self.config.max_files:
-                    docs.append(_error_doc(display_ref(root, rel), RefusedByBounds(
-                        f"{ref}: more than {self.config.max_files} files; the rest were not read")))
+                    docs.append(
+                        _error_doc(display_ref(root, rel), RefusedByBounds(f"{ref}: more than {self.config.max_files} files; the rest were not read"))
+                    )
                     return docs
                 display = display_ref(root, rel)
                 full = os.path.join(dirpath, name)
@@ -752,9 +796,9 @@ def _glob_closure(parts: list[str], states: Iterable[int]) -> frozenset[int]:
     return frozenset(out)
 
 
-def _glob_walk(base: str, parts: list[str], cap: int,
-               keep: Callable[[str], bool] = lambda rel: True,
-               descend: Callable[[str], bool] = lambda rel: True) -> tuple[list[str], bool]:
+def _glob_walk(
+    base: str, parts: list[str], cap: int, keep: Callable[[str], bool] = lambda rel: True, descend: Callable[[str], bool] = lambda rel: True
+) -> tuple[list[str], bool]:
     """Paths under `base` (relative, '/'-joined) of the files the components match, walking with
     os.walk: symlinked folders are never descended (three symlinks to ".." made ``g/**`` exponential
     in glob.glob), a folder is entered only if the pattern can still match below it, and the walk
@@ -784,6 +828,7 @@ def _glob_walk(base: str, parts: list[str], cap: int,
 class GlobDriver:
     """Files matching a pattern (``**`` recurses), sorted; each must lie inside the roots.
     The walk never follows a symlinked folder and stops at the file cap (`_glob_walk`)."""
+
     process_safe = True  # may run in a child process (ahead.py)
 
     def __init__(self, config: IngestConfig) -> None:
@@ -793,7 +838,7 @@ class GlobDriver:
         pattern = _strip_prefix(ref, "glob")
         docs: list[Doc] = []
         base = _glob_base(pattern)
-        parts = list(Path(pattern).parts)[len(Path(base).parts):]
+        parts = list(Path(pattern).parts)[len(Path(base).parts) :]
         if not parts:  # no wildcard at all: the path itself
             parts, base = [Path(pattern).name], str(Path(pattern).parent)
         cfg = self.config
@@ -811,8 +856,7 @@ class GlobDriver:
             path = os.path.join(base, rel)
             docs.extend(_guard(display, lambda: _read_local(self.config, path, display)))
         if over:
-            docs.append(_error_doc(display_ref(base, rels[cap]), RefusedByBounds(
-                f"{ref}: more than {cap} files; the rest were not read")))
+            docs.append(_error_doc(display_ref(base, rels[cap]), RefusedByBounds(f"{ref}: more than {cap} files; the rest were not read")))
         if not docs:
             raise SourceError(f"{ref}: the pattern matches no file")
         return docs
@@ -828,9 +872,9 @@ class WebDriver:
         got = self.config.bounds.fetch(ref)
         extra = {"status": got.status, "fetched_at": _iso(got.fetched_at), "url": got.url}
         name = urlsplit(got.url).path
-        return _guard(ref, lambda: docs_from_bytes(
-            got.data, ref=ref, name=name, declared_type=got.content_type,
-            modified=got.last_modified, extra=extra))
+        return _guard(
+            ref, lambda: docs_from_bytes(got.data, ref=ref, name=name, declared_type=got.content_type, modified=got.last_modified, extra=extra)
+        )
 
 
 class StdinDriver:
@@ -865,8 +909,9 @@ class MemoryIngester:
     """Sources already in memory, by name: bytes, str or a binary reader (read once).
     ``MemoryIngester({"notes.md": "# Hi"}).ingest("notes.md")``."""
 
-    def __init__(self, sources: Mapping[str, bytes | str | BinaryIO], *, max_bytes: int = DEFAULT_MAX_BYTES,
-                 media_types: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, sources: Mapping[str, bytes | str | BinaryIO], *, max_bytes: int = DEFAULT_MAX_BYTES, media_types: Mapping[str, str] | None = None
+    ) -> None:
         self._sources = dict(sources)
         self._types = dict(media_types or {})
         self.max_bytes = max_bytes
@@ -896,6 +941,7 @@ def ingest_bytes(data: bytes | str, name: str = "memory", media_type: str | None
 class Ingest:
     """The Ingester a pipeline uses: resolves each reference's scheme in a registry and
     delegates to that driver, all under one `IngestConfig`."""
+
     process_safe = True  # may run in a child process (ahead.py)
 
     def __init__(self, config: IngestConfig, registry: "Registry | None" = None) -> None:
@@ -911,8 +957,12 @@ class Ingest:
 
 REGISTRY = Registry()
 for _scheme, _factory in (
-    ("file", FileDriver), ("dir", DirDriver), ("glob", GlobDriver),
-    ("http", WebDriver), ("https", WebDriver), ("stdin", StdinDriver),
+    ("file", FileDriver),
+    ("dir", DirDriver),
+    ("glob", GlobDriver),
+    ("http", WebDriver),
+    ("https", WebDriver),
+    ("stdin", StdinDriver),
 ):
     REGISTRY.register(_scheme, _factory)
 
@@ -925,4 +975,3 @@ def register(scheme: str, factory: Factory, *, replace: bool = False) -> None:
 def resolve(ref: str, config: IngestConfig | None = None):
     """The driver for `ref` from the default registry (roots default to `ref` itself)."""
     return REGISTRY.resolve(ref, config)
-

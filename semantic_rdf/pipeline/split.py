@@ -109,8 +109,10 @@ def _is_boundary(text: str, m: re.Match[str]) -> bool:
     if token in _NEVER_END:
         return False
     bare = token.replace(".", "")
-    if token in _MAYBE_END or (len(bare) == 1 and bare.isalpha()) or (
-        "." in token and bare.isalpha() and all(len(p) <= 2 for p in token.split(".") if p)
+    if (
+        token in _MAYBE_END
+        or (len(bare) == 1 and bare.isalpha())
+        or ("." in token and bare.isalpha() and all(len(p) <= 2 for p in token.split(".") if p))
     ):
         # "Acme Inc. He ...", initials "J. R. R. Tolkien", initialisms "U.S. Army": a boundary
         # only if the next word is one that typically opens a sentence
@@ -195,7 +197,7 @@ def heading_spans(text: str) -> list[Span]:
         if f:
             if fence is None:
                 fence = f
-            elif f[0] == fence[0] and len(f) >= len(fence) and not text[m.end():_line_end(text, m.end())].strip():
+            elif f[0] == fence[0] and len(f) >= len(fence) and not text[m.end() : _line_end(text, m.end())].strip():
                 fence = None
             continue
         if fence is None and m.start() > 0:
@@ -229,7 +231,10 @@ def _regex_cuts(rx: re.Pattern[str]) -> Callable[[str, int, int], list[int]]:
 
 
 _LEVELS: tuple[Callable[[str, int, int], list[int]], ...] = (
-    _regex_cuts(_PARA), _regex_cuts(_NEWLINE), _sentence_cuts, _regex_cuts(_SPACE),
+    _regex_cuts(_PARA),
+    _regex_cuts(_NEWLINE),
+    _sentence_cuts,
+    _regex_cuts(_SPACE),
 )
 
 
@@ -246,8 +251,9 @@ def _safe_cut(text: str, p: int, a: int) -> int:
     return q if q > a and not (_is_mark(text[q]) or text[q - 1] == "\u200d") else p
 
 
-def _pieces(text: str, s: int, e: int, fits: Callable[[int, int], bool], hard: int,
-            levels: Sequence[Callable[[str, int, int], list[int]]] = _LEVELS) -> list[Span]:
+def _pieces(
+    text: str, s: int, e: int, fits: Callable[[int, int], bool], hard: int, levels: Sequence[Callable[[str, int, int], list[int]]] = _LEVELS
+) -> list[Span]:
     if fits(s, e):
         return [(s, e)]
     for i, level in enumerate(levels):
@@ -255,7 +261,7 @@ def _pieces(text: str, s: int, e: int, fits: Callable[[int, int], bool], hard: i
         if cuts:
             out: list[Span] = []
             for a, b in _tile(s, e, cuts):
-                out.extend(_pieces(text, a, b, fits, hard, levels[i + 1:]))
+                out.extend(_pieces(text, a, b, fits, hard, levels[i + 1 :]))
             return out
     out = []
     a = s
@@ -297,12 +303,14 @@ def _space_cuts(text: str, s: int, e: int) -> np.ndarray:
 Cuts = Callable[[str, int, int], "Sequence[int] | np.ndarray"]  # a level's cut positions in text[lo:hi]
 
 _LEVELS_FAST: tuple[Cuts, ...] = (
-    _regex_cuts(_PARA), _regex_cuts(_NEWLINE), _sentence_cuts, _space_cuts,
+    _regex_cuts(_PARA),
+    _regex_cuts(_NEWLINE),
+    _sentence_cuts,
+    _space_cuts,
 )
 
 
-def _piece_ends(text: str, s: int, e: int, limit: int,
-                levels: Sequence[Cuts] = _LEVELS_FAST) -> np.ndarray:
+def _piece_ends(text: str, s: int, e: int, limit: int, levels: Sequence[Cuts] = _LEVELS_FAST) -> np.ndarray:
     """Ends of `_pieces(text, s, e, fits, hard=limit)`, where fits(a, b) is b - a <= limit."""
     if e - s <= limit:
         return np.array([e], dtype=np.int64)
@@ -317,7 +325,7 @@ def _piece_ends(text: str, s: int, e: int, limit: int,
             for k in big.tolist():
                 parts.append(bounds[prev:k])
                 a = s if k == 0 else int(bounds[k - 1])
-                parts.append(_piece_ends(text, a, int(bounds[k]), limit, levels[i + 1:]))
+                parts.append(_piece_ends(text, a, int(bounds[k]), limit, levels[i + 1 :]))
                 prev = k + 1
             parts.append(bounds[prev:])
             return np.concatenate(parts)
@@ -370,8 +378,7 @@ def _cost_fn(unit: str) -> Callable[[int, int], int]:
     raise InvalidInput(f"size unit must be 'chars' or 'tokens', got {unit!r}")
 
 
-def _pack(units: list[Span], size: int, overlap: int, cost: Callable[[int, int], int],
-          overlap_by_cost: bool = False) -> list[Span]:
+def _pack(units: list[Span], size: int, overlap: int, cost: Callable[[int, int], int], overlap_by_cost: bool = False) -> list[Span]:
     n = len(units)
     if n == 0:
         return []
@@ -495,6 +502,7 @@ class Recursive:
     """Cut at the coarsest separator that splits (blank line, line, sentence, word, then a
     hard cut), recursively, until every piece fits; then pack pieces up to `size`.
     `overlap` is in the size unit. ``size=0`` returns the whole text as one chunk."""
+
     process_safe = True  # may run in a child process (ahead.py)
 
     size: int = 2000
@@ -545,4 +553,3 @@ def splitter_from_spec(spec: str):
     splitter = make(*args)
     _check(splitter.size, splitter.overlap, splitter.unit)  # type: ignore[attr-defined]
     return splitter
-

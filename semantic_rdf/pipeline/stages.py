@@ -95,8 +95,14 @@ class Pipeline:
     `timings` accumulates seconds spent in each stage over every `run` (for benchmarks and
     progress reports); `bytes_in` the source bytes of the documents processed."""
 
-    def __init__(self, ingester: Ingester, parser: Parser | None = None, normalizer: Normalizer | None = None,
-                 splitter: Splitter | None = None, extractor: Extractor | None = None) -> None:
+    def __init__(
+        self,
+        ingester: Ingester,
+        parser: Parser | None = None,
+        normalizer: Normalizer | None = None,
+        splitter: Splitter | None = None,
+        extractor: Extractor | None = None,
+    ) -> None:
         if ingester is None:
             raise InvalidInput("a pipeline needs an ingester: there is nothing to read without one")
         _need(ingester, "ingest", "ingester")
@@ -193,12 +199,10 @@ def _without_code(doc: Doc, chunks: Sequence[Chunk]) -> list[Chunk]:
     if not regions:
         return list(chunks)
     masked = mask(doc.text, regions)
-    return [c if masked[c.start:c.end] == c.text else Chunk(c.doc_id, c.index, masked[c.start:c.end], c.start, c.end)
-            for c in chunks]
+    return [c if masked[c.start : c.end] == c.text else Chunk(c.doc_id, c.index, masked[c.start : c.end], c.start, c.end) for c in chunks]
 
 
-def _entity_findings(ex: object, doc_id: str, triples: list[Triple]
-                     ) -> tuple[dict[str, str] | None, dict[str, tuple[str, ...]] | None]:
+def _entity_findings(ex: object, doc_id: str, triples: list[Triple]) -> tuple[dict[str, str] | None, dict[str, tuple[str, ...]] | None]:
     """The classes (`ex.entity_types`) and other names (`ex.aliases(doc_id)`) the extractor found for the
     entities its triples name, read right after it read the document."""
     if ex is None or not triples:
@@ -278,4 +282,3 @@ def build_pipeline(
     else:
         split = splitter
     return Pipeline(Ingest(cfg), parser, normalizer, split, extractor)
-

@@ -18,9 +18,27 @@ from semantic_rdf.rdf import ntriples as N
 from semantic_rdf.core.identity import fold, fnv1a64
 from semantic_rdf.core.values import MAX_NAME, Doc, Triple, Validity, utc
 from semantic_rdf.core.vocab import (
-    DOCUMENT_GRAPH, ENTITY_GRAPH, M, NS, OA_, P, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, XSD_BOOLEAN,
-    XSD_DATETIME, XSD_DECIMAL, XSD_INTEGER, assertion_ref, claim_graph_ref, entity_iri, entity_ref,
-    predicate_ref, segment_iri, segment_ref, SKOS,
+    DOCUMENT_GRAPH,
+    ENTITY_GRAPH,
+    M,
+    NS,
+    OA_,
+    P,
+    PROVENANCE_GRAPH,
+    RDF_TYPE,
+    RDFS_LABEL,
+    XSD_BOOLEAN,
+    XSD_DATETIME,
+    XSD_DECIMAL,
+    XSD_INTEGER,
+    assertion_ref,
+    claim_graph_ref,
+    entity_iri,
+    entity_ref,
+    predicate_ref,
+    segment_iri,
+    segment_ref,
+    SKOS,
 )
 
 Quad = N.NQ
@@ -32,6 +50,7 @@ def h16(*parts: str) -> str:
 
 
 # ------------------------------------------------------------------ literals
+
 
 def _dt_lex(t: datetime) -> str:
     t = utc(t)  # the year zero-padded to four digits, as xsd:dateTime wants (strftime gives "999" for 999)
@@ -120,6 +139,7 @@ DOC_ID = f"<{NS}docId>"
 
 # ------------------------------------------------------------------ IRIs of minted nodes
 
+
 def doc_sha256(doc: Doc) -> str:
     sha = doc.meta.get("sha256")
     if isinstance(sha, str) and len(sha) == 64 and all(c in "0123456789abcdef" for c in sha):
@@ -134,7 +154,7 @@ def doc_iri(doc_id: str, sha256: str) -> ox.NamedNode:
 
 def span_ref(aid: str, doc: Ref, start: int, end: int) -> str:
     d = ref(doc)
-    return segment_ref("src", f"{aid}-{d[d.rindex('/') + 1:-1]}-{int(start)}-{int(end)}")
+    return segment_ref("src", f"{aid}-{d[d.rindex('/') + 1 : -1]}-{int(start)}-{int(end)}")
 
 
 def span_iri(aid: str, doc: Ref, start: int, end: int) -> ox.NamedNode:
@@ -170,6 +190,7 @@ def object_ref(t: Triple) -> str:
 
 
 # ------------------------------------------------------------------ quads (N-Triples text, see ntriples.py)
+
 
 def document_quads(doc: Doc, iri: Ref, sha256: str) -> list[Quad]:
     G, d = PROV_G, ref(iri)
@@ -210,8 +231,10 @@ ALT_LABEL = f"<{SKOS}altLabel>"
 
 # Words that never stand as an entity's other name, even capitalised at a sentence's start: pronouns,
 # determiners and the like (a coreference chain holds "He" and "The company" beside the names).
-_NOT_ALIASES = frozenset("""he she it they we i you him her hers his its them their theirs our ours us me my mine
-your yours himself herself itself themselves this that these those who whom whose which what the a an""".split())
+_NOT_ALIASES = frozenset(
+    """he she it they we i you him her hers his its them their theirs our ours us me my mine
+your yours himself herself itself themselves this that these those who whom whose which what the a an""".split()
+)
 _PARTICLES = frozenset("of the and de du des la le van von der den di da del y for in on at".split())
 
 
@@ -231,8 +254,11 @@ def alias_names(name: str, aliases: Iterable[str]) -> list[str]:
         words = a.split()
         if fold(a) == own or all(w.lower().strip(".,'") in _NOT_ALIASES for w in words):
             continue
-        if words[0].lower() in _NOT_ALIASES and len(words) > 1 or not all(
-                w[:1].isupper() or w[:1].isdigit() or w.lower() in _PARTICLES for w in words[1:]):
+        if (
+            words[0].lower() in _NOT_ALIASES
+            and len(words) > 1
+            or not all(w[:1].isupper() or w[:1].isdigit() or w.lower() in _PARTICLES for w in words[1:])
+        ):
             continue  # "The company", "His father": a description, not a name
         out.setdefault(fold(a), a)
     return sorted(out.values())
@@ -248,8 +274,9 @@ def claim_quad(aid: str, t: Triple) -> Quad:
     return (entity_ref(t.subject), predicate_ref(t.predicate), object_ref(t), claim_graph_ref(aid))
 
 
-def record_quads(aid: str, t: Triple, kinds: Iterable[Ref], confidence: float, count: int,
-                 at: datetime, run: Ref, valid: Validity | None) -> list[Quad]:
+def record_quads(
+    aid: str, t: Triple, kinds: Iterable[Ref], confidence: float, count: int, at: datetime, run: Ref, valid: Validity | None
+) -> list[Quad]:
     a, G, r, when = assertion_ref(aid), PROV_G, ref(run), dt_t(at)
     b = belief_ref(aid, 1)
     q = [
@@ -280,13 +307,11 @@ def record_quads(aid: str, t: Triple, kinds: Iterable[Ref], confidence: float, c
 SPAN_TYPES = [OAt.SpecificResource, Pt.Entity]  # the rdf:types of a span source (span_source_quads)
 
 
-def span_source_quads(src: Ref, doc: Ref, start: int, end: int, chunk_index: int | None,
-                      confidence: float, at: datetime, run: Ref) -> list[Quad]:
+def span_source_quads(src: Ref, doc: Ref, start: int, end: int, chunk_index: int | None, confidence: float, at: datetime, run: Ref) -> list[Quad]:
     return _span_quads(*_span_terms(src, doc, start, end, chunk_index, confidence, at, run))
 
 
-def span_source_text(src: Ref, doc: Ref, start: int, end: int, chunk_index: int | None,
-                     confidence: float, at: datetime, run: Ref) -> str:
+def span_source_text(src: Ref, doc: Ref, start: int, end: int, chunk_index: int | None, confidence: float, at: datetime, run: Ref) -> str:
     """The quads of `span_source_quads` as N-Quads lines, filled into a template made from that function
     (a third less work than building the quads and joining them; a batch writes tens of thousands)."""
     terms = _span_terms(src, doc, start, end, chunk_index, confidence, at, run)
@@ -294,15 +319,24 @@ def span_source_text(src: Ref, doc: Ref, start: int, end: int, chunk_index: int 
     return template % tuple(map(terms.__getitem__, order))
 
 
-def _span_terms(src: Ref, doc: Ref, start: int, end: int, chunk_index: int | None,
-                confidence: float, at: datetime, run: Ref) -> tuple[str, str, str, str, str, str | None, str, str, str]:
+def _span_terms(
+    src: Ref, doc: Ref, start: int, end: int, chunk_index: int | None, confidence: float, at: datetime, run: Ref
+) -> tuple[str, str, str, str, str, str | None, str, str, str]:
     s = ref(src)
-    return (s, selector_ref(s), ref(doc), nni_t(start), nni_t(end),
-            None if chunk_index is None else integer_t(chunk_index), dec_t(confidence), dt_t(at), ref(run))
+    return (
+        s,
+        selector_ref(s),
+        ref(doc),
+        nni_t(start),
+        nni_t(end),
+        None if chunk_index is None else integer_t(chunk_index),
+        dec_t(confidence),
+        dt_t(at),
+        ref(run),
+    )
 
 
-def _span_quads(s: str, sel: str, doc: str, start: str, end: str, chunk_index: str | None,
-                confidence: str, at: str, run: str) -> list[Quad]:
+def _span_quads(s: str, sel: str, doc: str, start: str, end: str, chunk_index: str | None, confidence: str, at: str, run: str) -> list[Quad]:
     G = PROV_G
     q = [
         *((s, TYPE, c, G) for c in SPAN_TYPES),
@@ -323,8 +357,7 @@ def _span_quads(s: str, sel: str, doc: str, start: str, end: str, chunk_index: s
 def _text_template(with_chunk: bool) -> tuple[str, tuple[int, ...]]:
     """`_span_quads` over placeholder terms, as a %-template and the order its slots take the terms in."""
     marks = [f"\x00{i}\x00" for i in range(9)]
-    text = N.document(_span_quads(marks[0], marks[1], marks[2], marks[3], marks[4], marks[5] if with_chunk else None,
-                                  marks[6], marks[7], marks[8]))
+    text = N.document(_span_quads(marks[0], marks[1], marks[2], marks[3], marks[4], marks[5] if with_chunk else None, marks[6], marks[7], marks[8]))
     parts = text.replace("%", "%%").split("\x00")  # odd parts are slot numbers
     return "%s".join(parts[0::2]), tuple(int(i) for i in parts[1::2])
 
@@ -332,8 +365,7 @@ def _text_template(with_chunk: bool) -> tuple[str, tuple[int, ...]]:
 _SPAN_TEXT = {False: _text_template(False), True: _text_template(True)}
 
 
-def caller_source_quads(src: Ref, agent: Ref, note: str, confidence: float,
-                        at: datetime, run: Ref) -> list[Quad]:
+def caller_source_quads(src: Ref, agent: Ref, note: str, confidence: float, at: datetime, run: Ref) -> list[Quad]:
     G, s = PROV_G, ref(src)
     q = [
         (s, TYPE, Mt.CallerStatement, G),
@@ -362,8 +394,7 @@ def agent_quads(agent: Ref, name: str, kind: str, model: str | None = None) -> l
     return q
 
 
-def activity_quads(run: Ref, kind: Ref, agent: Ref, started: datetime,
-                   plan: Ref | None = None, label: str | None = None) -> list[Quad]:
+def activity_quads(run: Ref, kind: Ref, agent: Ref, started: datetime, plan: Ref | None = None, label: str | None = None) -> list[Quad]:
     G, r, ag = PROV_G, ref(run), ref(agent)
     q = [
         (r, TYPE, Pt.Activity, G),

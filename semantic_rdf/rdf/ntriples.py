@@ -119,12 +119,13 @@ def encode(text: str) -> bytes:
 
 # ------------------------------------------------------------------ reading terms back (for the checker)
 
+
 def datatype(t: str) -> str | None:
     """The datatype IRI of a literal term (xsd:string / rdf:langString for plain ones); None for others."""
     if t[0] != '"':
         return None
     end = t.rindex('"')
-    rest = t[end + 1:]
+    rest = t[end + 1 :]
     if rest.startswith("^^<"):
         return rest[3:-1]
     if rest.startswith("@"):
@@ -132,7 +133,7 @@ def datatype(t: str) -> str | None:
     return XSD + "string"
 
 
-_UNESCAPE = re.compile(r'\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))')
+_UNESCAPE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))")
 _SIMPLE = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
 
 
@@ -142,16 +143,33 @@ def lexical(t: str) -> str:
         return t[1:-1]
     if t[0] != '"':
         return t[2:]
-    body = t[1:t.rindex('"')]
+    body = t[1 : t.rindex('"')]
     if "\\" not in body:
         return body
-    return _UNESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)) if m.group(3) is None
-                         else _SIMPLE[m.group(3)], body)
+    return _UNESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)) if m.group(3) is None else _SIMPLE[m.group(3)], body)
 
 
-_NUMERIC = {XSD + n for n in ("integer", "decimal", "double", "float", "nonNegativeInteger", "positiveInteger",
-                              "negativeInteger", "nonPositiveInteger", "long", "int", "short", "byte",
-                              "unsignedLong", "unsignedInt", "unsignedShort", "unsignedByte")}
+_NUMERIC = {
+    XSD + n
+    for n in (
+        "integer",
+        "decimal",
+        "double",
+        "float",
+        "nonNegativeInteger",
+        "positiveInteger",
+        "negativeInteger",
+        "nonPositiveInteger",
+        "long",
+        "int",
+        "short",
+        "byte",
+        "unsignedLong",
+        "unsignedInt",
+        "unsignedShort",
+        "unsignedByte",
+    )
+}
 
 
 def value(t: str) -> tuple[str, object] | None:
@@ -177,12 +195,12 @@ def value(t: str) -> tuple[str, object] | None:
     return None
 
 
-__all__ = ["NQ", "AnyQuad", "OWN", "literal", "iri", "of", "document", "sparql_data", "update", "to_ox", "encode",
-           "datatype", "lexical", "value"]
+__all__ = ["NQ", "AnyQuad", "OWN", "literal", "iri", "of", "document", "sparql_data", "update", "to_ox", "encode", "datatype", "lexical", "value"]
 
 
-def follow_dump(st: ox.Store, path: str, size: int, *, fmt: ox.RdfFormat = ox.RdfFormat.N_QUADS,
-                from_graph: ox.NamedNode | None = None) -> Generator[bytes, None, None]:
+def follow_dump(
+    st: ox.Store, path: str, size: int, *, fmt: ox.RdfFormat = ox.RdfFormat.N_QUADS, from_graph: ox.NamedNode | None = None
+) -> Generator[bytes, None, None]:
     """Chunks of the file `path` while `st.dump` writes it (as `fmt`, of `from_graph` or the whole store) on
     another thread (a dump to a path releases the GIL), so reading starts before the dump ends; the dump's
     error, if any, is raised at the end. Chunks are cut anywhere, not at line ends."""
@@ -205,7 +223,7 @@ def follow_dump(st: ox.Store, path: str, size: int, *, fmt: ox.RdfFormat = ox.Rd
     try:
         with open(path, "rb", buffering=0) as f:
             while True:
-                finished = done.is_set()   # read first: an empty read after the dump ended is the end
+                finished = done.is_set()  # read first: an empty read after the dump ended is the end
                 chunk = f.read(size)
                 if chunk:
                     yield chunk
@@ -217,4 +235,3 @@ def follow_dump(st: ox.Store, path: str, size: int, *, fmt: ox.RdfFormat = ox.Rd
         writer.join()
     if failure:
         raise failure[0]
-

@@ -61,7 +61,7 @@ def bind(query_text: str, params: Mapping[str, Term | None]) -> str:
     pos = 0
     in_projection = in_modifier = False
     for m in _token().finditer(query_text):
-        out.append(query_text[pos:m.start()])
+        out.append(query_text[pos : m.start()])
         pos = m.end()
         kind, text = m.lastgroup, m.group(0)
         if kind == "kw":
@@ -109,10 +109,12 @@ MAX_QUERY_DEPTH = 128
 MAX_QUERY_TOKENS = 4_000  # outside VALUES data; Oxigraph crashes on chains of ~10,000 (docs/security.md)
 _UPDATE_WORDS = frozenset("INSERT DELETE LOAD CLEAR DROP CREATE ADD MOVE COPY WITH".split())
 
-_BASE = ("A-Za-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C-\u200D"
-         "\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\U00010000-\U000EFFFF")
+_BASE = (
+    "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02ff\u0370-\u037d\u037f-\u1fff\u200c-\u200d"
+    "\u2070-\u218f\u2c00-\u2fef\u3001-\ud7ff\uf900-\ufdcf\ufdf0-\ufffd\U00010000-\U000effff"
+)
 _CHARS_U = _BASE + "_"
-_CHARS = _CHARS_U + "\\-0-9\u00B7\u0300-\u036F\u203F-\u2040"
+_CHARS = _CHARS_U + "\\-0-9\u00b7\u0300-\u036f\u203f-\u2040"
 _PLX = r"%[0-9A-Fa-f]{2}|\\[_~.\-!$&'()*+,;=/?#@%]"
 
 
@@ -127,7 +129,7 @@ def _lexer():
         "short1": re.compile(r"'((?:[^'\\\n\r]|\\.)*)'"),
         "short2": re.compile(r'"((?:[^"\\\n\r]|\\.)*)"'),
         "iri": re.compile(r"<((?:[^<>\"{}|^`\\\x00-\x20]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*)>"),
-        "var": re.compile(f"[?$][{_CHARS_U}0-9][{_CHARS_U}0-9\u00B7\u0300-\u036F\u203F-\u2040]*"),
+        "var": re.compile(f"[?$][{_CHARS_U}0-9][{_CHARS_U}0-9\u00b7\u0300-\u036f\u203f-\u2040]*"),
         "bnode": re.compile(f"_:[{_CHARS_U}0-9](?:[{_CHARS}.]*[{_CHARS}])?"),
         "run": re.compile(f"[{_CHARS}.]*"),
         "local": re.compile(f"(?:[{_CHARS_U}:0-9]|{_PLX})(?:(?:[{_CHARS}.:]|{_PLX})*(?:[{_CHARS}:]|{_PLX}))?"),
@@ -166,6 +168,7 @@ class GuardedQuery:
 def _unescape(body: str, what: str, *, echar: bool) -> str:
     if "\\" not in body:
         return body
+
     def one(m: re.Match) -> str:
         if m.group(3) is not None:
             if echar and m.group(3) in _ECHAR:
@@ -175,6 +178,7 @@ def _unescape(body: str, what: str, *, echar: bool) -> str:
         if cp > 0x10FFFF or 0xD800 <= cp <= 0xDFFF:
             raise InvalidInput(f"bad escape (code point U+{cp:X}) in {what}")
         return chr(cp)
+
     return _ESCAPE.sub(one, body)
 
 
@@ -230,7 +234,7 @@ def guard(query_text: str) -> GuardedQuery:
         in_values = "v" in frames
         top = frames[-1] if frames else ""
         if c in "\"'":
-            for key in (("long2", "short2") if c == '"' else ("long1", "short1")):
+            for key in ("long2", "short2") if c == '"' else ("long1", "short1"):
                 m = _LEX[key].match(t, pos)
                 if m:
                     break
@@ -238,9 +242,11 @@ def guard(query_text: str) -> GuardedQuery:
                 raise InvalidInput(f"unterminated or malformed string at {_where(t, pos)}")
             value = _unescape(m.group(1), "a string", echar=True)
             kind, text, neut, pos = "str", '"' + value.translate(_STR_ESC) + '"', '"s"', m.end()
-        elif c == "<" and not (top == "e" and (prev_kind in _OPERAND_KINDS or prev_text in (")", "]")
-                                                or prev_text.upper() in ("TRUE", "FALSE"))) and (
-                m := _LEX["iri"].match(t, pos)):
+        elif (
+            c == "<"
+            and not (top == "e" and (prev_kind in _OPERAND_KINDS or prev_text in (")", "]") or prev_text.upper() in ("TRUE", "FALSE")))
+            and (m := _LEX["iri"].match(t, pos))
+        ):
             value = _unescape(m.group(1), "an IRI", echar=False)
             kind, text, pos = "iri", "<" + value.translate(_IRI_ESC) + ">", m.end()
             neut = f"<urn:x:{pos}>"  # distinct: rdflib binds one prefix per namespace
@@ -254,9 +260,9 @@ def guard(query_text: str) -> GuardedQuery:
             if not (m := _LEX["bnode"].match(t, pos)):
                 raise InvalidInput(f"bad blank node label at {_where(t, pos)}")
             kind, text, pos = "bnode", m.group(0), m.end()
-        elif (c.isdigit() or c in "+-." and pos + 1 < n and (t[pos + 1].isdigit() or t[pos + 1] == "."
-                                                             and t[pos + 2:pos + 3].isdigit())) and (
-                m := _LEX["num"].match(t, pos)):
+        elif (c.isdigit() or c in "+-." and pos + 1 < n and (t[pos + 1].isdigit() or t[pos + 1] == "." and t[pos + 2 : pos + 3].isdigit())) and (
+            m := _LEX["num"].match(t, pos)
+        ):
             kind, text, pos = "num", m.group(0), m.end()
         elif c == "@" and (m := _LEX["lang"].match(t, pos)):
             kind, text, pos = "lang", m.group(0), m.end()
@@ -266,13 +272,13 @@ def guard(query_text: str) -> GuardedQuery:
                 m = _LEX["local"].match(t, e + 1)
                 end = m.end() if m else e + 1
                 kind, text, pos = "pname", t[pos:end], end
-                neut = t[start:e + 1] + ("x" if m else "")
+                neut = t[start : e + 1] + ("x" if m else "")
             else:
                 no_pname_until = e  # every later start inside this run ends at the same place: no colon
         if not text and (m := _LEX["word"].match(t, pos)):
             kind, text, pos = "word", m.group(0), m.end()
         elif not text:
-            two = t[pos:pos + 2]
+            two = t[pos : pos + 2]
             if two in _PUNCT2:
                 text = two
             elif c in _PUNCT1:
@@ -313,8 +319,11 @@ def guard(query_text: str) -> GuardedQuery:
                 opened = "c"
             elif not top:
                 opened = "e"
-            elif prev_kind == "word" and prev_text.upper() not in ("A", "TRUE", "FALSE") or (
-                    prev_kind in ("iri", "pname") and prev2_text.upper() == "FILTER"):
+            elif (
+                prev_kind == "word"
+                and prev_text.upper() not in ("A", "TRUE", "FALSE")
+                or (prev_kind in ("iri", "pname") and prev2_text.upper() == "FILTER")
+            ):
                 opened = "e"
             else:
                 opened = "c"
@@ -338,8 +347,13 @@ def guard(query_text: str) -> GuardedQuery:
         # path modifier written next to its path); joining these cannot make a different token. Oxigraph 0.5
         # also refuses a space between COALESCE, CONCAT or BNODE and its bracket (its grammar reads their
         # argument lists as one token there), which SPARQL allows: those brackets are joined too.
-        glue = kind == "lang" or text == "^^" or prev_text == "^^" or (text in ("*", "+", "?") and start == gap) or (
-            text == "(" and prev_kind == "word" and prev_text.upper() in _JOINED_CALLS)
+        glue = (
+            kind == "lang"
+            or text == "^^"
+            or prev_text == "^^"
+            or (text in ("*", "+", "?") and start == gap)
+            or (text == "(" and prev_kind == "word" and prev_text.upper() in _JOINED_CALLS)
+        )
         sep = "" if glue or not out else "\n" if "\n" in t[gap:start] else " "
         out.append(sep + text)
         if not in_values or v_rows == 0 or (text == "}" and top == "v"):  # rdflib checks one row of VALUES data
@@ -397,8 +411,7 @@ def check_algebra(q: GuardedQuery) -> None:
         if isinstance(node, CompValue):
             if "Service" in node.name:
                 raise InvalidInput("SERVICE (federated query) is refused: queries never reach the network")
-            if node.name in ("Load", "InsertData", "DeleteData", "Modify", "Clear", "Drop", "Create",
-                             "Add", "Move", "Copy", "DeleteWhere"):
+            if node.name in ("Load", "InsertData", "DeleteData", "Modify", "Clear", "Drop", "Create", "Add", "Move", "Copy", "DeleteWhere"):
                 raise InvalidInput(f"query is read-only: {node.name} is an update")
         if isinstance(node, dict):
             stack.extend(node.values())

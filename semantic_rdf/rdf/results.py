@@ -58,9 +58,10 @@ def _json_term(text: str) -> dict:
 
 def json_results(variables: Sequence[str], rows: Iterable[Row]) -> dict:
     """The SPARQL 1.1 Query Results JSON object of a SELECT (unbound variables are left out of a binding)."""
-    return {"head": {"vars": list(variables)},
-            "results": {"bindings": [{v: _json_term(x) for v, x in zip(variables, r) if x is not None}
-                                     for r in rows]}}
+    return {
+        "head": {"vars": list(variables)},
+        "results": {"bindings": [{v: _json_term(x) for v, x in zip(variables, r) if x is not None} for r in rows]},
+    }
 
 
 def json_boolean(value: bool) -> dict:
@@ -113,7 +114,7 @@ def _short(text: str | None) -> str:
     t = term(text)
     if isinstance(t, ox.NamedNode):
         for prefix, ns in _BY_LENGTH:
-            local = t.value[len(ns):]
+            local = t.value[len(ns) :]
             if t.value.startswith(ns) and _LOCAL.fullmatch(local) and not local.endswith("."):
                 return f"{prefix}:{local}"
         return f"<{t.value}>"

@@ -62,7 +62,7 @@ class _Property:
     min1: bool = False
     max_count: int | None = None
     tests: list[tuple[str, ValueTest]] = field(default_factory=list)
-    classes: list[str] = field(default_factory=list)          # sh:class: every value is an instance
+    classes: list[str] = field(default_factory=list)  # sh:class: every value is an instance
     qualified: list[tuple[str, str]] = field(default_factory=list)  # (class, message): some value is an instance
     compare: list[tuple[str, str, bool]] = field(default_factory=list)  # (other path, text, strict)
     paths: frozenset[str] = frozenset()  # `path` and the compared paths, set by ShapeCheck
@@ -83,6 +83,7 @@ def _compare(strict: bool) -> Callable[[str, str], bool]:
         if a is None or b is None or a[0] != b[0]:
             return False
         return a[1] < b[1] if strict else a[1] <= b[1]
+
     return ok
 
 
@@ -96,6 +97,7 @@ def _bound(constant: str, op: str) -> ValueTest:
         if a is None or a[0] != c[0]:
             return False
         return a[1] >= c[1] if op == ">=" else a[1] <= c[1]
+
     return ok
 
 
@@ -105,8 +107,10 @@ _LEXICAL = {
     N.XSD + "integer": re.compile(r"[+-]?[0-9]+"),
     N.XSD + "decimal": re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"),
     N.XSD + "boolean": re.compile(r"true|false|1|0"),
-    N.XSD + "dateTime": re.compile(r"-?[0-9]{4,}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?"
-                                   r"(?:Z|[+-][0-9]{2}:[0-9]{2})?"),
+    N.XSD + "dateTime": re.compile(
+        r"-?[0-9]{4,}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?"
+        r"(?:Z|[+-][0-9]{2}:[0-9]{2})?"
+    ),
 }
 
 
@@ -126,8 +130,7 @@ def _pattern(rx: str) -> ValueTest:
     return lambda v: v[0] != "_" and r.search(N.lexical(v)) is not None
 
 
-_KINDS: dict[str, ValueTest] = {"isIRI": lambda v: v[0] == "<", "isLiteral": lambda v: v[0] == '"',
-                                "isBlank": lambda v: v[0] == "_"}
+_KINDS: dict[str, ValueTest] = {"isIRI": lambda v: v[0] == "<", "isLiteral": lambda v: v[0] == '"', "isBlank": lambda v: v[0] == "_"}
 
 
 def _compile(g: ShapeGraph) -> list[_Shape]:
@@ -164,8 +167,7 @@ def _compile(g: ShapeGraph) -> list[_Shape]:
             for key, strict in (("lessThan", True), ("lessThanOrEquals", False)):
                 v = g.value(prop, sh(key))
                 if v is not None:
-                    P.compare.append((f"<{v.value}>", f"value is not {'<' if strict else '<='} the value of {v.value}",
-                                      strict))
+                    P.compare.append((f"<{v.value}>", f"value is not {'<' if strict else '<='} the value of {v.value}", strict))
             v = g.value(prop, sh("pattern"))
             if v is not None:
                 P.tests.append((f"value does not match {v.value}", _memo(_pattern(v.value))))
@@ -175,9 +177,15 @@ def _compile(g: ShapeGraph) -> list[_Shape]:
                 name = qc.value if qc is not None else ""
                 P.qualified.append((f"<{name}>", f"no value is a {name}"))
             props.append(P)
-        shapes.append(_Shape(shape.value.rsplit("#", 1)[-1], f"<{tc[0]}>" if tc else None,
-                             f"<{ts[0]}>" if ts else None,
-                             [f"<{c.value}>" for c in g.objects(shape, sh("class"))], props))
+        shapes.append(
+            _Shape(
+                shape.value.rsplit("#", 1)[-1],
+                f"<{tc[0]}>" if tc else None,
+                f"<{ts[0]}>" if ts else None,
+                [f"<{c.value}>" for c in g.objects(shape, sh("class"))],
+                props,
+            )
+        )
     return shapes
 
 
@@ -207,9 +215,15 @@ class ShapeCheck:
             for P in shape.props:
                 P.paths = frozenset([P.path] + [other for other, _, _ in P.compare])
 
-    def check(self, quads: Iterable[N.AnyQuad], types_of: Callable[[str], Iterable[str]] | None = None, *,
-              settled: Mapping[str, Settled] | None = None, stored: Callable[[str, str], list[str]] | None = None,
-              limit: int = 20) -> Report:
+    def check(
+        self,
+        quads: Iterable[N.AnyQuad],
+        types_of: Callable[[str], Iterable[str]] | None = None,
+        *,
+        settled: Mapping[str, Settled] | None = None,
+        stored: Callable[[str, str], list[str]] | None = None,
+        limit: int = 20,
+    ) -> Report:
         """Violations among `quads`. `types_of(iri)` gives the rdf:types of a node the batch points at (along
         a path with sh:class or a qualified shape) but does not describe; it is asked lazily, once a node.
         `settled` names stored nodes the batch lists only in part (see `Settled`); `stored(node, path)` gives
@@ -277,9 +291,16 @@ class ShapeCheck:
         return [s for s, props in index.items() if shape.target_subjects_of in props]
 
     @staticmethod
-    def _settled_view(shape: _Shape, P: _Property, node: str, props: dict, st: Settled, full: set[str],
-                      instance: Callable[[str, str], bool],
-                      stored: Callable[[str, str], list[str]]) -> tuple[list[str] | None, bool] | None:
+    def _settled_view(
+        shape: _Shape,
+        P: _Property,
+        node: str,
+        props: dict,
+        st: Settled,
+        full: set[str],
+        instance: Callable[[str, str], bool],
+        stored: Callable[[str, str], list[str]],
+    ) -> tuple[list[str] | None, bool] | None:
         """How `P` is checked on a settled node: None when its stored values stand and met it before, else (the
         values to check, whether its minimum counts are known to hold). Where the listed values cannot decide it,
         the node's values on P's paths are completed in `props` from the store (and named in `full`)."""
@@ -291,8 +312,7 @@ class ShapeCheck:
                 if before:  # the stored values met every constraint: check the added ones, counts only grew
                     return vals, True
                 have = vals or _NONE
-                if not (P.tests or P.classes) and (not P.min1 or have) and all(
-                        any(instance(v, c) for v in have) for c, _ in P.qualified):
+                if not (P.tests or P.classes) and (not P.min1 or have) and all(any(instance(v, c) for v in have) for c, _ in P.qualified):
                     return vals, True
             elif before and not any(p in props or p in st.added for p in paths):
                 return None
@@ -305,16 +325,21 @@ class ShapeCheck:
             vals = props.get(P.path)
         return vals, False
 
-    def _violations(self, index: dict, by_class: dict, instance: Callable[[str, str], bool],
-                    settled: Mapping[str, Settled], stored: Callable[[str, str], list[str]] | None,
-                    limit: int) -> Report:
+    def _violations(
+        self,
+        index: dict,
+        by_class: dict,
+        instance: Callable[[str, str], bool],
+        settled: Mapping[str, Settled],
+        stored: Callable[[str, str], list[str]] | None,
+        limit: int,
+    ) -> Report:
         """Every violation (up to `limit`), named."""
         out: list[str] = []
         full: dict[str, set[str]] = {}  # paths of a settled node whose values `props` now holds in full
 
         def bad(shape: _Shape, node: str, path: str, what: str, v: str | None = None) -> bool:
-            out.append(f"{shape.name}: {node} {path[1:-1] if path else ''}: {what}".replace(" :", ":")
-                       + (f" ({v})" if v is not None else ""))
+            out.append(f"{shape.name}: {node} {path[1:-1] if path else ''}: {what}".replace(" :", ":") + (f" ({v})" if v is not None else ""))
             return len(out) >= limit
 
         for shape in self.shapes:
@@ -331,11 +356,14 @@ class ShapeCheck:
                     else:
                         # the common case of `_settled_view` returning None, without the call: no path of P
                         # listed, added or completed on a node the shape targeted before
-                        if P.paths.isdisjoint(props) and P.paths.isdisjoint(st.added) and P.paths.isdisjoint(
-                                full.get(node, _NONE)) and shape.target_class in st.classes:
+                        if (
+                            P.paths.isdisjoint(props)
+                            and P.paths.isdisjoint(st.added)
+                            and P.paths.isdisjoint(full.get(node, _NONE))
+                            and shape.target_class in st.classes
+                        ):
                             continue
-                        view = self._settled_view(shape, P, node, props, st, full.setdefault(node, set()),
-                                                  instance, stored)  # type: ignore[arg-type]
+                        view = self._settled_view(shape, P, node, props, st, full.setdefault(node, set()), instance, stored)  # type: ignore[arg-type]
                         if view is None:
                             continue
                         vals, known = view
@@ -350,9 +378,11 @@ class ShapeCheck:
                         continue
                     if len(vals) > 1:
                         vals = list(dict.fromkeys(vals))
-                    if P.max_count is not None and len(vals) > P.max_count and bad(
-                            shape, node, P.path, P.label or ("must have no value" if P.max_count == 0
-                                                             else "more than one value"), vals[-1]):
+                    if (
+                        P.max_count is not None
+                        and len(vals) > P.max_count
+                        and bad(shape, node, P.path, P.label or ("must have no value" if P.max_count == 0 else "more than one value"), vals[-1])
+                    ):
                         return Report(False, out)
                     for v in vals:
                         for what, ok in P.tests:
@@ -373,9 +403,14 @@ class ShapeCheck:
                                     return Report(False, out)
         return Report(not out, out)
 
-    def enforce(self, quads: Iterable[N.AnyQuad], types_of: Callable[[str], Iterable[str]] | None = None, *,
-                settled: Mapping[str, Settled] | None = None,
-                stored: Callable[[str, str], list[str]] | None = None) -> None:
+    def enforce(
+        self,
+        quads: Iterable[N.AnyQuad],
+        types_of: Callable[[str], Iterable[str]] | None = None,
+        *,
+        settled: Mapping[str, Settled] | None = None,
+        stored: Callable[[str, str], list[str]] | None = None,
+    ) -> None:
         r = self.check(quads, types_of, settled=settled, stored=stored)
         if not r.conforms:
             raise ShapeViolation(f"write refused by shapes: {r.violations[0]}", r.violations)

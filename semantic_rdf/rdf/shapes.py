@@ -22,8 +22,18 @@ from semantic_rdf.core.errors import ShapeViolation
 from semantic_rdf.core.resources import files
 from semantic_rdf.core.vocab import RDF, RDF_TYPE
 
-__all__ = ["shapes_graph", "ShapeGraph", "packaged_shapes", "FastChecker", "fast_checker", "validate_full",
-           "pyshacl_results", "Report", "required_datatypes", "sh"]
+__all__ = [
+    "shapes_graph",
+    "ShapeGraph",
+    "packaged_shapes",
+    "FastChecker",
+    "fast_checker",
+    "validate_full",
+    "pyshacl_results",
+    "Report",
+    "required_datatypes",
+    "sh",
+]
 
 SHACL = "http://www.w3.org/ns/shacl#"
 
@@ -98,8 +108,7 @@ class ShapeGraph:
 def packaged_shapes() -> ShapeGraph:
     """shapes/*.ttl as a ShapeGraph, what both compiled checkers compile from (`shapes_graph()` is the same
     files as rdflib reads them, for pyshacl)."""
-    return ShapeGraph(q for path in files("shapes", "*.ttl")
-                      for q in ox.parse(path=str(path), format=ox.RdfFormat.TURTLE))
+    return ShapeGraph(q for path in files("shapes", "*.ttl") for q in ox.parse(path=str(path), format=ox.RdfFormat.TURTLE))
 
 
 @lru_cache(maxsize=1)
@@ -164,9 +173,28 @@ class _Check:
     target: str = ""  # "class <iri>" or "subjectsOf <iri>": which delta triples make this check relevant
 
 
-_SUPPORTED_PROPERTY = frozenset(map(sh, (
-    "path", "minCount", "maxCount", "datatype", "class", "in", "nodeKind", "minInclusive", "maxInclusive",
-    "lessThan", "lessThanOrEquals", "pattern", "qualifiedValueShape", "qualifiedMinCount", "message")))
+_SUPPORTED_PROPERTY = frozenset(
+    map(
+        sh,
+        (
+            "path",
+            "minCount",
+            "maxCount",
+            "datatype",
+            "class",
+            "in",
+            "nodeKind",
+            "minInclusive",
+            "maxInclusive",
+            "lessThan",
+            "lessThanOrEquals",
+            "pattern",
+            "qualifiedValueShape",
+            "qualifiedMinCount",
+            "message",
+        ),
+    )
+)
 _SUPPORTED_NODE = frozenset([RDF_TYPE, *map(sh, ("targetClass", "targetSubjectsOf", "property", "class"))])
 NODE_KINDS: dict[Term, str] = {sh("IRI"): "isIRI", sh("Literal"): "isLiteral", sh("BlankNode"): "isBlank"}
 
@@ -182,8 +210,7 @@ def supported_or_raise(g: ShapeGraph, shape: Term) -> None:
     for prop in g.objects(shape, sh("property")):
         extra = set(g.predicates(prop)) - _SUPPORTED_PROPERTY
         if extra:
-            raise ValueError(f"property shape of {shape.value} uses unsupported SHACL features: "
-                             f"{sorted(p.value for p in extra)}")
+            raise ValueError(f"property shape of {shape.value} uses unsupported SHACL features: {sorted(p.value for p in extra)}")
         if not isinstance(g.value(prop, sh("path")), ox.NamedNode):
             raise ValueError(f"property shape of {shape.value}: only IRI paths are supported")
         if (g.integer(prop, sh("minCount")) or 0) > 1:
@@ -212,8 +239,7 @@ def _compile(g: ShapeGraph) -> list[_Check]:
         target, target_key = targets[0]
         name = shape.value.rsplit("#", 1)[-1]
         for c in g.objects(shape, sh("class")):
-            checks.append(_Check(name, "", f"focus node is not a {c.value}",
-                                 _not_instance(target, "?this", _t(c)), target_key))
+            checks.append(_Check(name, "", f"focus node is not a {c.value}", _not_instance(target, "?this", _t(c)), target_key))
         for prop in g.objects(shape, sh("property")):
             path = g.value(prop, sh("path"))
             assert path is not None  # supported_or_raise: an IRI
@@ -234,8 +260,7 @@ def _compile(g: ShapeGraph) -> list[_Check]:
                 add("more than one value", f"{target} ?this {P} ?v . ?this {P} ?_w . FILTER(!sameTerm(?v, ?_w))")
             v = g.value(prop, sh("datatype"))
             if v is not None:
-                add(f"value is not a {v.value}",
-                    f"{target} ?this {P} ?v . FILTER(!isLiteral(?v) || datatype(?v) != {_t(v)})")
+                add(f"value is not a {v.value}", f"{target} ?this {P} ?v . FILTER(!isLiteral(?v) || datatype(?v) != {_t(v)})")
             v = g.value(prop, sh("class"))
             if v is not None:
                 add(f"value is not a {v.value}", _not_instance(f"{{ {target} ?this {P} ?v . }}", "?v", _t(v)))
@@ -249,22 +274,21 @@ def _compile(g: ShapeGraph) -> list[_Check]:
             for key, op in (("minInclusive", ">="), ("maxInclusive", "<=")):
                 v = g.value(prop, sh(key))
                 if v is not None:
-                    add(f"value is not {op} {v.value}",
-                        f"{target} ?this {P} ?v . FILTER(!COALESCE(?v {op} {_t(v)}, false))")
+                    add(f"value is not {op} {v.value}", f"{target} ?this {P} ?v . FILTER(!COALESCE(?v {op} {_t(v)}, false))")
             for key, op in (("lessThan", "<"), ("lessThanOrEquals", "<=")):
                 v = g.value(prop, sh(key))
                 if v is not None:
-                    add(f"value is not {op} the value of {v.value}",
-                        f"{target} ?this {P} ?v . ?this {_t(v)} ?_w . FILTER(!COALESCE(?v {op} ?_w, false))")
+                    add(
+                        f"value is not {op} the value of {v.value}",
+                        f"{target} ?this {P} ?v . ?this {_t(v)} ?_w . FILTER(!COALESCE(?v {op} ?_w, false))",
+                    )
             v = g.value(prop, sh("pattern"))
             if v is not None:
-                add(f"value does not match {v.value}",
-                    f"{target} ?this {P} ?v . FILTER(isBlank(?v) || !REGEX(STR(?v), {_t(ox.Literal(v.value))}))")
+                add(f"value does not match {v.value}", f"{target} ?this {P} ?v . FILTER(isBlank(?v) || !REGEX(STR(?v), {_t(ox.Literal(v.value))}))")
             q = g.value(prop, sh("qualifiedValueShape"))
             if q is not None:
                 qc = g.value(q, sh("class"))
-                add(f"no value is a {qc.value if qc else qc}",
-                    _not_instance(f"{{ {target} }}", "?_q", _t(qc), via=f"?this {P} ?_q ."))
+                add(f"no value is a {qc.value if qc else qc}", _not_instance(f"{{ {target} }}", "?_q", _t(qc), via=f"?this {P} ?_q ."))
     return checks
 
 
@@ -291,13 +315,11 @@ class FastChecker:
         """One SELECT per relevant check. (A single UNION of them all ran superlinearly in Oxigraph.)"""
         qs = self._queries.get(targets)
         if qs is None:
-            qs = [(i, f"SELECT DISTINCT ?this ?v WHERE {{ {c.body} }}")
-                  for i, c in enumerate(self.checks) if c.target in targets]
+            qs = [(i, f"SELECT DISTINCT ?this ?v WHERE {{ {c.body} }}") for i, c in enumerate(self.checks) if c.target in targets]
             self._queries[targets] = qs
         return qs
 
-    def check_store(self, store: ox.Store, *, limit: int = 20, targets: frozenset[str] | None = None,
-                    default_graph: list | None = None) -> Report:
+    def check_store(self, store: ox.Store, *, limit: int = 20, targets: frozenset[str] | None = None, default_graph: list | None = None) -> Report:
         if targets is None:
             targets = frozenset(c.target for c in self.checks)
         queries = self.queries_for(targets)
@@ -324,15 +346,13 @@ class FastChecker:
         s = ox.Store()
         # quads keep their graphs (no re-wrapping in Python); the queries read all of them as one default graph
         given = triples if isinstance(triples, list) else list(triples)
-        quads: list[ox.Quad] = [t if isinstance(t, ox.Quad) else ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph())
-                                for t in given]
+        quads: list[ox.Quad] = [t if isinstance(t, ox.Quad) else ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for t in given]
         s.extend(quads)
         s.extend(ox.Quad(t.subject, CONTEXT_TYPE, t.object, ox.DefaultGraph()) for t in context)
         graphs = [ox.DefaultGraph(), *s.named_graphs()]
         # which shapes can have focus nodes here: ask the (Rust) store rather than scan in Python
         targets = {f"class {r['c'].value}" for r in _solutions(s.query("SELECT DISTINCT ?c WHERE { ?s a ?c }", default_graph=graphs))}
-        targets |= {f"subjectsOf {r['p'].value}"
-                    for r in _solutions(s.query("SELECT DISTINCT ?p WHERE { ?s ?p ?o }", default_graph=graphs))}
+        targets |= {f"subjectsOf {r['p'].value}" for r in _solutions(s.query("SELECT DISTINCT ?p WHERE { ?s ?p ?o }", default_graph=graphs))}
         return self.check_store(s, targets=frozenset(targets), default_graph=graphs)
 
     def enforce(self, triples: Iterable[ox.Triple | ox.Quad], context: Iterable[ox.Triple | ox.Quad] = ()) -> None:
@@ -376,8 +396,7 @@ def pyshacl_results(triples: Iterable[ox.Triple | ox.Quad]) -> tuple[bool, list[
     g = rdflib.Graph()
     for t in triples:
         g.add((_to_rdflib(t.subject), _to_rdflib(t.predicate), _to_rdflib(t.object)))
-    conforms, results_graph, text = pyshacl.validate(g, shacl_graph=shapes_graph(), inference="none",
-                                                     advanced=False, allow_warnings=False)
+    conforms, results_graph, text = pyshacl.validate(g, shacl_graph=shapes_graph(), inference="none", advanced=False, allow_warnings=False)
     found = []
     for r in results_graph.subjects(RDF.type, SH.ValidationResult):
         focus = results_graph.value(r, SH.focusNode)

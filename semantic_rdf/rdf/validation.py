@@ -39,7 +39,7 @@ from semantic_rdf.rdf.shapes import Report, pyshacl_results
 
 __all__ = ["validate_store", "ValidationStats", "BATCH_QUADS"]
 
-BATCH_QUADS = 20_000   # triples a batch holds (a run of whole subjects: one subject's triples are never cut)
+BATCH_QUADS = 20_000  # triples a batch holds (a run of whole subjects: one subject's triples are never cut)
 _RDF_TYPE = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 _SUBCLASS = ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#subClassOf")
 _TYPE_TEXT = str(_RDF_TYPE)
@@ -47,16 +47,22 @@ _TYPE_TEXT = str(_RDF_TYPE)
 
 @dataclass(frozen=True)
 class ValidationStats:
-    quads: int           # triples validated
+    quads: int  # triples validated
     batches: int
-    rechecked: int       # batches the compiled checker sent on to pyshacl
-    split: int           # subjects whose triples came in more than one run, checked again at the end
+    rechecked: int  # batches the compiled checker sent on to pyshacl
+    split: int  # subjects whose triples came in more than one run, checked again at the end
     seconds: float
 
 
-def validate_store(st: ox.Store, graphs: Sequence[ox.NamedNode], *, batch: int = BATCH_QUADS,
-                   pyshacl: bool = False, stats: list | None = None,
-                   progress: Callable[[int], object] | None = None) -> Report:
+def validate_store(
+    st: ox.Store,
+    graphs: Sequence[ox.NamedNode],
+    *,
+    batch: int = BATCH_QUADS,
+    pyshacl: bool = False,
+    stats: list | None = None,
+    progress: Callable[[int], object] | None = None,
+) -> Report:
     """Validate the union of `graphs` of `st` (graph names ignored, as pyshacl over the whole store would) in
     batches of about `batch` triples. `stats`, when given, receives one ValidationStats."""
     t0 = time.perf_counter()
@@ -65,7 +71,7 @@ def validate_store(st: ox.Store, graphs: Sequence[ox.NamedNode], *, batch: int =
     supers = [q for g in graphs for q in st.quads_for_pattern(None, _SUBCLASS, None, g)]
     every = pyshacl or bool(supers)
     context = _Context(st, graphs)
-    found: list[tuple[str, str, int]] = []   # (focus node, violation, batch number)
+    found: list[tuple[str, str, int]] = []  # (focus node, violation, batch number)
     seen: set[int] = set()
     split: set[str] = set()
     counts = {"quads": 0, "batches": 0, "rechecked": 0}
@@ -99,7 +105,7 @@ def validate_store(st: ox.Store, graphs: Sequence[ox.NamedNode], *, batch: int =
         check(pending, number)
         number += 1
     seen.clear()
-    if split:   # their partial checks do not count: all their triples, by index lookup, in batches of their own
+    if split:  # their partial checks do not count: all their triples, by index lookup, in batches of their own
         found = [f for f in found if f[0] not in split]
         pending = []
         for node in sorted(split):
@@ -111,8 +117,7 @@ def validate_store(st: ox.Store, graphs: Sequence[ox.NamedNode], *, batch: int =
             check(pending, number)
     violations = sorted({text for _, text, _ in found})
     if stats is not None:
-        stats.append(ValidationStats(counts["quads"], counts["batches"], counts["rechecked"], len(split),
-                                     time.perf_counter() - t0))
+        stats.append(ValidationStats(counts["quads"], counts["batches"], counts["rechecked"], len(split), time.perf_counter() - t0))
     return Report(not violations, violations)
 
 
@@ -137,8 +142,7 @@ class _Context:
 
     def triples_of(self, node: str) -> list[N.NQ]:
         t = self._term(node)
-        return [(node, str(q.predicate), str(q.object), "") for g in self.graphs
-                for q in self.st.quads_for_pattern(t, None, None, g)]
+        return [(node, str(q.predicate), str(q.object), "") for g in self.graphs for q in self.st.quads_for_pattern(t, None, None, g)]
 
 
 def _subject_runs(st: ox.Store, graphs: Sequence[ox.NamedNode]) -> Iterator[list[N.NQ]]:
@@ -150,7 +154,7 @@ def _subject_runs(st: ox.Store, graphs: Sequence[ox.NamedNode]) -> Iterator[list
             if run and run[0][0] != s:
                 yield run
                 run = []
-            run.append((s, p, rest[:-2], ""))   # "o ." -> "o": the graph name is ignored, as pyshacl's is
+            run.append((s, p, rest[:-2], ""))  # "o ." -> "o": the graph name is ignored, as pyshacl's is
         if run:
             yield run
 

@@ -20,8 +20,7 @@ import pyoxigraph as ox
 from semantic_rdf.core.errors import InvalidInput
 from semantic_rdf.remote.sparql import NS_PREFIX, Backend, iri, to_term
 
-__all__ = ["SparqlTriples", "SparqlGraph", "AssertionTriples", "AssertionGraph", "split_graph_param",
-           "DEFAULT_GRAPH", "NODE", "REL", "PROP"]
+__all__ = ["SparqlTriples", "SparqlGraph", "AssertionTriples", "AssertionGraph", "split_graph_param", "DEFAULT_GRAPH", "NODE", "REL", "PROP"]
 
 NODE = NS_PREFIX + "node/"
 REL = NS_PREFIX + "rel/"
@@ -60,7 +59,7 @@ def node_iri(s: str, base: str = NODE) -> ox.NamedNode:
 def node_str(t: ox.NamedNode | ox.Literal | ox.BlankNode, base: str = NODE) -> str:
     v = t.value
     if isinstance(t, ox.NamedNode) and v.startswith(base):
-        return unquote(v[len(base):])
+        return unquote(v[len(base) :])
     return v
 
 
@@ -98,29 +97,27 @@ class SparqlGraph:
             keys.append(key)
             quads.append(ox.Quad(n, key, to_term(v), self.graph))
         for key in keys:  # a property set again replaces its old value (DELETE/INSERT, not DELETE WHERE + FILTER)
-            self.backend.update("DELETE { GRAPH ?g { ?n ?k ?old } } WHERE { GRAPH ?g { ?n ?k ?old } }",
-                                g=self.graph, n=n, k=key)
+            self.backend.update("DELETE { GRAPH ?g { ?n ?k ?old } } WHERE { GRAPH ?g { ?n ?k ?old } }", g=self.graph, n=n, k=key)
         self.backend.insert(quads)
 
     def edge(self, from_: str, to: str, label: str) -> None:
         a, b = node_iri(from_), node_iri(to)
         rel = ox.NamedNode(REL + quote(_check(label, "an edge label"), safe=""))
-        self.backend.insert([ox.Quad(a, _RDF_TYPE, _NODE_CLASS, self.graph),
-                             ox.Quad(b, _RDF_TYPE, _NODE_CLASS, self.graph),
-                             ox.Quad(a, rel, b, self.graph)])
+        self.backend.insert(
+            [ox.Quad(a, _RDF_TYPE, _NODE_CLASS, self.graph), ox.Quad(b, _RDF_TYPE, _NODE_CLASS, self.graph), ox.Quad(a, rel, b, self.graph)]
+        )
 
     def out(self, id: str, label: str | None = None) -> list[str]:
         b: dict[str, Any] = {"g": self.graph, "n": node_iri(id), "prefix": ox.Literal(REL)}
         if label is not None:
             b["r"] = ox.NamedNode(REL + quote(_check(label, "an edge label"), safe=""))
-        rows = self.backend.select(
-            "SELECT DISTINCT ?o WHERE { GRAPH ?g { ?n ?r ?o } FILTER(STRSTARTS(STR(?r), ?prefix)) }", **b)
+        rows = self.backend.select("SELECT DISTINCT ?o WHERE { GRAPH ?g { ?n ?r ?o } FILTER(STRSTARTS(STR(?r), ?prefix)) }", **b)
         return sorted({node_str(r["o"]) for r in rows})
 
     def props(self, id: str) -> dict[str, Any]:
         rows = self.backend.select(
-            "SELECT ?k ?v WHERE { GRAPH ?g { ?n ?k ?v } FILTER(STRSTARTS(STR(?k), ?prefix)) }",
-            g=self.graph, n=node_iri(id), prefix=ox.Literal(PROP))
+            "SELECT ?k ?v WHERE { GRAPH ?g { ?n ?k ?v } FILTER(STRSTARTS(STR(?k), ?prefix)) }", g=self.graph, n=node_iri(id), prefix=ox.Literal(PROP)
+        )
         return {node_str(r["k"], PROP): _py(r["v"]) for r in rows}
 
 
@@ -171,8 +168,7 @@ class AssertionGraph:
             self.store.assert_(id, _check(k, "a property name"), str(v), agent=self.agent)
 
     def edge(self, from_: str, to: str, label: str) -> None:
-        self.store.assert_(_check(from_, "edge source"), _check(label, "edge label"), _check(to, "edge target"),
-                           agent=self.agent)
+        self.store.assert_(_check(from_, "edge source"), _check(label, "edge label"), _check(to, "edge target"), agent=self.agent)
 
     def out(self, id: str, label: str | None = None) -> list[str]:
         return sorted({r.object for r in self.store.match(_check(id, "node id"), label, None)})

@@ -76,13 +76,13 @@ class Registry:
         d = dsn if isinstance(dsn, Dsn) else Dsn.parse(dsn)
         table = self._openers[self._kind(kind)]
         if d.driver not in table:
-            raise UnknownDriver(
-                f"no {kind} store driver named {d.driver!r}; known: {', '.join(self.names(kind))}")
+            raise UnknownDriver(f"no {kind} store driver named {d.driver!r}; known: {', '.join(self.names(kind))}")
         opener = table[d.driver]
         if opener is None:
             raise DriverNotBuiltIn(
                 f"the {kind} store driver {d.driver!r} is registered but not built into this install; "
-                f"built in: {', '.join(self.built_in(kind))} (register an implementation with registry.register)")
+                f"built in: {', '.join(self.built_in(kind))} (register an implementation with registry.register)"
+            )
         return opener(d)
 
     @staticmethod
@@ -94,6 +94,7 @@ class Registry:
 
 # ----------------------------------------------------------------------------------------------
 # built-in drivers
+
 
 def _dir(d: Dsn) -> str:
     path = d.rest
@@ -109,21 +110,26 @@ def _memory(kind: str) -> Opener:
         if d.rest not in ("", "//"):
             raise InvalidInput(f"memory: takes no path, got {d.raw!r}")
         from semantic_rdf.interfaces import stores
-        return {"vector": stores.MemoryVectorStore, "graph": stores.MemoryGraphStore,
-                "triple": stores.MemoryTripleStore}[kind]()
+
+        return {"vector": stores.MemoryVectorStore, "graph": stores.MemoryGraphStore, "triple": stores.MemoryTripleStore}[kind]()
+
     return opener
 
 
 def _file(kind: str) -> Opener:
     def opener(d: Dsn):
         from semantic_rdf.interfaces import stores
+
         root = _dir(d)
         if os.path.exists(root) and not os.path.isdir(root):
             raise InvalidInput(f"file: store path {root!r} is not a directory")
-        cls, name = {"vector": (stores.FileVectorStore, "vectors.sqlite"),
-                     "graph": (stores.FileGraphStore, "graph.sqlite"),
-                     "triple": (stores.FileTripleStore, "triples.sqlite")}[kind]
+        cls, name = {
+            "vector": (stores.FileVectorStore, "vectors.sqlite"),
+            "graph": (stores.FileGraphStore, "graph.sqlite"),
+            "triple": (stores.FileTripleStore, "triples.sqlite"),
+        }[kind]
         return cls(os.path.join(root, name))
+
     return opener
 
 
@@ -134,11 +140,13 @@ def _oxigraph(kind: str) -> Opener:
 
         if kind == "vector":
             from semantic_rdf.interfaces.stores import FileVectorStore, MemoryVectorStore
+
             if d.rest in ("", "//"):
                 return MemoryVectorStore()
             return FileVectorStore(os.path.join(_dir(d), "vectors.sqlite"))
         store = AssertionStore.open(None if d.rest in ("", "//") else _dir(d))
         return oxstores.AssertionGraph(store) if kind == "graph" else oxstores.AssertionTriples(store)
+
     return opener
 
 
@@ -150,6 +158,7 @@ def _remote(kind: str) -> Opener:
         url, graph = oxstores.split_graph_param(d.raw)
         backend = RemoteBackend(url)
         return oxstores.SparqlGraph(backend, graph) if kind == "graph" else oxstores.SparqlTriples(backend, graph)
+
     return opener
 
 
@@ -170,8 +179,7 @@ def default_registry() -> Registry:
         for name in NOT_BUILT_IN[kind]:
             r.register(kind, name, None)
     for kind in ("graph", "triple"):
-        for scheme in ("oxigraph+http", "oxigraph+https", "virtuoso+http", "virtuoso+https",
-                       "sparql+http", "sparql+https"):
+        for scheme in ("oxigraph+http", "oxigraph+https", "virtuoso+http", "virtuoso+https", "sparql+http", "sparql+https"):
             r.register(kind, scheme, _remote(kind))
     return r
 

@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 
 from semantic_rdf.core.errors import ServerError
 
-__all__ = ["ServerError", "free_port", "OxigraphServer", "VirtuosoServer", "oxigraph_binary",
-           "INSTALL_OXIGRAPH", "INSTALL_VIRTUOSO"]
+__all__ = ["ServerError", "free_port", "OxigraphServer", "VirtuosoServer", "oxigraph_binary", "INSTALL_OXIGRAPH", "INSTALL_VIRTUOSO"]
 
 INSTALL_OXIGRAPH = "pip install 'oxigraph>=0.5.13,<0.6'  (or: pip install -e '.[test]')"
 INSTALL_VIRTUOSO = "sudo .ci/install-servers.sh  (apt-get install virtuoso-opensource)"
@@ -103,8 +102,7 @@ class OxigraphServer:
             raise ServerError("a read-only server needs a store directory")
         if self.union_default_graph:
             cmd.append("--union-default-graph")
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, start_new_session=True)
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         _wait(f"{self.url}/query?query=ASK%7B%7D", self.proc, timeout, "oxigraph server")
         return self
 
@@ -128,7 +126,7 @@ class VirtuosoServer:
     http_port: int = 0
     sql_port: int = 0
     buffers: int = 170000
-    max_rows: int | None = 10_000_000   # ResultSetMaxRows; None keeps the packaged default (10,000)
+    max_rows: int | None = 10_000_000  # ResultSetMaxRows; None keeps the packaged default (10,000)
     proc: subprocess.Popen | None = field(default=None, repr=False)
     _tmp: tempfile.TemporaryDirectory | None = field(default=None, repr=False)
 
@@ -158,8 +156,7 @@ class VirtuosoServer:
     @property
     def bulk_dsn(self) -> str:
         """With the local loader: pushes go through ld_dir/rdf_loader_run."""
-        return (f"virtuoso+{self.url}?isql={self.isql_address}&load-dir={self.load_dir}"
-                f"&password-file={self.password_file}")
+        return f"virtuoso+{self.url}?isql={self.isql_address}&load-dir={self.load_dir}&password-file={self.password_file}"
 
     def start(self, timeout: float = 120.0) -> "VirtuosoServer":
         exe = shutil.which("virtuoso-t")
@@ -200,12 +197,16 @@ class VirtuosoServer:
         with open(self.password_file, "w", encoding="utf-8") as f:
             f.write("dba\n")
         os.chmod(self.password_file, 0o600)
-        self.proc = subprocess.Popen([exe, "+foreground", "+configfile", "virtuoso.ini"], cwd=self.workdir,
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, start_new_session=True)
+        self.proc = subprocess.Popen(
+            [exe, "+foreground", "+configfile", "virtuoso.ini"],
+            cwd=self.workdir,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         try:
-            _wait(f"{self.url}/sparql?query=ASK%7B%7D", self.proc, timeout, "virtuoso-t",
-                  os.path.join(self.workdir, "db", "virtuoso.log"))
+            _wait(f"{self.url}/sparql?query=ASK%7B%7D", self.proc, timeout, "virtuoso-t", os.path.join(self.workdir, "db", "virtuoso.log"))
             self.isql('GRANT SPARQL_UPDATE TO "SPARQL";')
         except BaseException:
             self.stop()
@@ -213,8 +214,7 @@ class VirtuosoServer:
         return self
 
     def isql(self, sql: str, timeout: float = 600.0) -> str:
-        out = subprocess.run(["isql-vt", self.isql_address, "dba", "dba", f"exec={sql}"],
-                             capture_output=True, text=True, timeout=timeout)
+        out = subprocess.run(["isql-vt", self.isql_address, "dba", "dba", f"exec={sql}"], capture_output=True, text=True, timeout=timeout)
         if out.returncode != 0 or "*** Error" in out.stdout + out.stderr:
             raise ServerError(f"isql failed: {(out.stdout + out.stderr).strip()[-500:]}")
         return out.stdout
@@ -222,8 +222,7 @@ class VirtuosoServer:
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             try:
-                subprocess.run(["isql-vt", self.isql_address, "dba", "dba", "exec=shutdown;"],
-                               capture_output=True, timeout=30)
+                subprocess.run(["isql-vt", self.isql_address, "dba", "dba", "exec=shutdown;"], capture_output=True, timeout=30)
                 self.proc.wait(30)
             except Exception:
                 pass

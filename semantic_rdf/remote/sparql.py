@@ -45,9 +45,22 @@ from semantic_rdf.rdf.queries import bind as _bind_terms
 from semantic_rdf.core.errors import InvalidInput, PathTooDeep, RemoteError, TruncatedResult
 
 __all__ = [
-    "Endpoint", "Backend", "EmbeddedBackend", "RemoteBackend", "RemoteError", "TruncatedResult", "PathTooDeep",
-    "ClosurePath", "closure_paths",
-    "term", "to_term", "bind", "canonical", "canonical_rows", "NS_PREFIX", "open_backend",
+    "Endpoint",
+    "Backend",
+    "EmbeddedBackend",
+    "RemoteBackend",
+    "RemoteError",
+    "TruncatedResult",
+    "PathTooDeep",
+    "ClosurePath",
+    "closure_paths",
+    "term",
+    "to_term",
+    "bind",
+    "canonical",
+    "canonical_rows",
+    "NS_PREFIX",
+    "open_backend",
 ]
 
 Term = ox.NamedNode | ox.Literal | ox.BlankNode
@@ -58,6 +71,7 @@ FLAVOURS = ("oxigraph", "virtuoso", "generic")
 
 # ----------------------------------------------------------------------------------------------
 # terms
+
 
 def to_term(v: Any) -> Term:
     """A pyoxigraph term from a term, or from a Python value (str -> xsd:string literal, int, float, bool, datetime)."""
@@ -155,6 +169,7 @@ def canonical_rows(rows: Iterable[Mapping[str, Term]]) -> list[tuple]:
 # ----------------------------------------------------------------------------------------------
 # the interface
 
+
 class Backend(Protocol):
     def select(self, query: str, **bindings: Any) -> list[dict[str, Term]]: ...
     def ask(self, query: str, **bindings: Any) -> bool: ...
@@ -168,8 +183,7 @@ class Backend(Protocol):
 
 
 _COUNT = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STRSTARTS(STR(?g), ?prefix)) }"
-_GRAPHS_AFTER = ("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STRSTARTS(STR(?g), ?prefix) && STR(?g) > ?after) }"
-                 " ORDER BY STR(?g)")
+_GRAPHS_AFTER = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STRSTARTS(STR(?g), ?prefix) && STR(?g) > ?after) } ORDER BY STR(?g)"
 _HOP = {  # one step along ?__p from the nodes bound to ?__x (VALUES added by temporal.bind_rows)
     (True, True): "SELECT DISTINCT ?__y WHERE { GRAPH ?__g { ?__x ?__p ?__y } }",
     (True, False): "SELECT DISTINCT ?__y WHERE { GRAPH ?__g { ?__y ?__p ?__x } }",
@@ -177,16 +191,14 @@ _HOP = {  # one step along ?__p from the nodes bound to ?__x (VALUES added by te
     (False, False): "SELECT DISTINCT ?__y WHERE { ?__y ?__p ?__x }",
 }
 _EDGES = {True: "SELECT ?__x ?__y WHERE { GRAPH ?__g { ?__x ?__p ?__y } }", False: "SELECT ?__x ?__y WHERE { ?__x ?__p ?__y }"}
-_IS_NODE = {True: "ASK { GRAPH ?__g { { ?__t ?__p ?__o } UNION { ?__s ?__p ?__t } } }",
-            False: "ASK { { ?__t ?__p ?__o } UNION { ?__s ?__p ?__t } }"}
+_IS_NODE = {True: "ASK { GRAPH ?__g { { ?__t ?__p ?__o } UNION { ?__s ?__p ?__t } } }", False: "ASK { { ?__t ?__p ?__o } UNION { ?__s ?__p ?__t } }"}
 _IS_NODE_LITERAL = {True: "ASK { GRAPH ?__g { ?__s ?__p ?__t } }", False: "ASK { ?__s ?__p ?__t }"}
 _GRAPHS = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STRSTARTS(STR(?g), ?prefix)) } ORDER BY ?g"
 # dumps from a capped server (VALUES blocks added by temporal.bind_rows)
 _GRAPH_SIZES = "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g"
 _QUADS_OF_GRAPHS = "SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }"
 _QUADS_OF_SUBJECTS = "SELECT ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }"
-_SUBJECT_SIZES_AFTER = ("SELECT ?s (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STR(?s) > ?after) }"
-                        " GROUP BY ?s ORDER BY STR(?s)")
+_SUBJECT_SIZES_AFTER = "SELECT ?s (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STR(?s) > ?after) } GROUP BY ?s ORDER BY STR(?s)"
 
 
 def _runs(keys: Sequence[Term], sizes: Mapping[Term, int], page: int, most: int) -> Iterator[list[Term]]:
@@ -281,8 +293,7 @@ class EmbeddedBackend:
         return [r["g"].value for r in self.select(_GRAPHS, prefix=prefix)]
 
     def dump(self, prefix: str = NS_PREFIX) -> list[ox.Quad]:
-        return sorted((q for q in self.ox if not isinstance(q.graph_name, ox.DefaultGraph)
-                       and q.graph_name.value.startswith(prefix)), key=str)
+        return sorted((q for q in self.ox if not isinstance(q.graph_name, ox.DefaultGraph) and q.graph_name.value.startswith(prefix)), key=str)
 
     def drop(self, prefix: str) -> None:
         for g in self.graphs(prefix):
@@ -295,6 +306,7 @@ class EmbeddedBackend:
 # ----------------------------------------------------------------------------------------------
 # remote endpoints
 
+
 @dataclass(frozen=True)
 class Endpoint:
     """Where a remote store answers, and which server it is (its quirks follow from the flavour)."""
@@ -303,14 +315,14 @@ class Endpoint:
     query_url: str
     update_url: str
     gsp_url: str | None = None
-    isql: str | None = None          # host:port of Virtuoso's SQL port, for bulk loads on the same machine
-    load_dir: str | None = None      # a directory Virtuoso may read (DirsAllowed) that this process may write
+    isql: str | None = None  # host:port of Virtuoso's SQL port, for bulk loads on the same machine
+    load_dir: str | None = None  # a directory Virtuoso may read (DirsAllowed) that this process may write
     password_file: str | None = None  # the dba password is read from here when a load needs it, never held
     isql_user: str = "dba"
-    batch: int = 1000                # quads per INSERT DATA
-    page: int = 5000                 # rows per request when a server caps result sets (Virtuoso: 10,000,
-                                     # and an answer of exactly the cap is flagged as cut)
-    streams: int = 2                 # concurrent bulk-load requests to Oxigraph server
+    batch: int = 1000  # quads per INSERT DATA
+    page: int = 5000  # rows per request when a server caps result sets (Virtuoso: 10,000,
+    # and an answer of exactly the cap is flagged as cut)
+    streams: int = 2  # concurrent bulk-load requests to Oxigraph server
 
     @property
     def key(self) -> str:
@@ -330,8 +342,9 @@ class Endpoint:
             return cls.parse(f"{detect_flavour(dsn)}+{dsn}")
         flavour, _, transport = scheme.partition("+")
         if transport not in ("http", "https"):
-            raise InvalidInput(f"endpoint {dsn!r}: use http(s)://HOST:PORT, or oxigraph+http://, virtuoso+http:// "
-                               "or sparql+http:// (or +https) to name the server")
+            raise InvalidInput(
+                f"endpoint {dsn!r}: use http(s)://HOST:PORT, or oxigraph+http://, virtuoso+http:// or sparql+http:// (or +https) to name the server"
+            )
         if flavour == "sparql":
             flavour = "generic"
         if flavour not in FLAVOURS:
@@ -341,8 +354,7 @@ class Endpoint:
         if not parts.hostname:
             raise InvalidInput(f"endpoint {dsn!r} names no host")
         params = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
-        unknown = set(params) - {"update", "gsp", "isql", "load-dir", "password-file", "batch", "page", "user",
-                                 "streams"}
+        unknown = set(params) - {"update", "gsp", "isql", "load-dir", "password-file", "batch", "page", "user", "streams"}
         if unknown:
             raise InvalidInput(f"endpoint {dsn!r}: unknown parameter(s) {sorted(unknown)}")
         base = urlunsplit((transport, parts.netloc, parts.path.rstrip("/"), "", ""))
@@ -370,8 +382,9 @@ class Endpoint:
             raise InvalidInput("batch, page and streams must be integers") from None
         if not (1 <= batch <= 1000) or page < 1 or not (1 <= streams <= 16):
             raise InvalidInput("batch must be 1..1000, page positive and streams 1..16")
-        return cls(flavour, q, u, g, params.get("isql"), params.get("load-dir"), params.get("password-file"),
-                   params.get("user", "dba"), batch, page, streams)
+        return cls(
+            flavour, q, u, g, params.get("isql"), params.get("load-dir"), params.get("password-file"), params.get("user", "dba"), batch, page, streams
+        )
 
 
 _SERVERS = (("oxigraph/", "oxigraph"), ("virtuoso/", "virtuoso"))
@@ -389,17 +402,21 @@ def detect_flavour(url: str, timeout: float = 10.0) -> str:
         with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client:
             server = client.get(root).headers.get("server", "")
     except httpx.HTTPError as exc:
-        raise InvalidInput(f"endpoint {url!r}: cannot ask the server which it is ({type(exc).__name__}); "
-                           "name it oxigraph+http://, virtuoso+http:// or sparql+http://") from None
+        raise InvalidInput(
+            f"endpoint {url!r}: cannot ask the server which it is ({type(exc).__name__}); "
+            "name it oxigraph+http://, virtuoso+http:// or sparql+http://"
+        ) from None
     low = server.lower()
     for mark, flavour in _SERVERS:
         if low.startswith(mark):
             return flavour
-    raise InvalidInput(f"endpoint {url!r}: the server says it is {server[:60]!r}, neither Oxigraph nor Virtuoso; "
-                       "name a generic endpoint sparql+http://HOST/PATH?update=URL")
+    raise InvalidInput(
+        f"endpoint {url!r}: the server says it is {server[:60]!r}, neither Oxigraph nor Virtuoso; "
+        "name a generic endpoint sparql+http://HOST/PATH?update=URL"
+    )
 
 
-BLOCK = 1 << 22   # bytes of N-Quads per streamed block
+BLOCK = 1 << 22  # bytes of N-Quads per streamed block
 
 
 def line_blocks(chunks: Iterable[bytes]) -> Iterator[bytes]:
@@ -469,19 +486,18 @@ class _VirtuosoStream:
     def __init__(self, argv: list[str], load_dir: str, timeout: float, part: int | None = None):
         self.argv, self.load_dir, self.timeout = argv, load_dir, timeout
         self.part = part or VIRTUOSO_PART
-        self.stem = uuid.uuid4().hex[:24]   # the part files: semantic-rdf-<stem><8 hex>.nq (staging_path's form)
+        self.stem = uuid.uuid4().hex[:24]  # the part files: semantic-rdf-<stem><8 hex>.nq (staging_path's form)
         self.names: list[str] = []
 
     def run(self, blocks: Iterable[bytes]) -> int:
         import tempfile
 
         with tempfile.TemporaryFile() as log:
-            proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
-                                    text=True)
+            proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, text=True)
             try:
                 lines = self._write(blocks, proc)
                 self._say(proc, "checkpoint;\n" + self._check_sql())
-            finally:   # also when `blocks` raised: let isql load what it was given, then clean up
+            finally:  # also when `blocks` raised: let isql load what it was given, then clean up
                 self._say(proc, self._forget_sql())
                 self._finish(proc)
                 for name in self.names:
@@ -515,8 +531,10 @@ class _VirtuosoStream:
         return f"DELETE FROM DB.DBA.load_list WHERE ll_file LIKE '%semantic-rdf-{self.stem}%';\n"
 
     def _check_sql(self) -> str:
-        return (f"SELECT 'loaded', COUNT(*) FROM DB.DBA.load_list WHERE ll_file LIKE '%semantic-rdf-{self.stem}%'"
-                " AND ll_state = 2 AND ll_error IS NULL;\n")
+        return (
+            f"SELECT 'loaded', COUNT(*) FROM DB.DBA.load_list WHERE ll_file LIKE '%semantic-rdf-{self.stem}%'"
+            " AND ll_state = 2 AND ll_error IS NULL;\n"
+        )
 
     @staticmethod
     def _say(proc: subprocess.Popen, sql: str) -> None:
@@ -525,7 +543,7 @@ class _VirtuosoStream:
         try:
             proc.stdin.write(sql)
             proc.stdin.flush()
-        except BrokenPipeError:   # isql has gone (refused login, server down): its output says why
+        except BrokenPipeError:  # isql has gone (refused login, server down): its output says why
             pass
 
     def _finish(self, proc: subprocess.Popen) -> None:
@@ -549,7 +567,7 @@ class _StreamedLoad:
     the server has stopped reading (an in-memory Oxigraph runs concurrent loads one after the other)
     is left alone while the others take the rest, where dealing blocks round robin would deadlock."""
 
-    depth = 4   # blocks queued per request: bounds what is held in memory
+    depth = 4  # blocks queued per request: bounds what is held in memory
 
     def __init__(self, http, url: str, params: Mapping[str, str], n: int):
         self.http, self.url, self.params, self.n = http, url, dict(params), n
@@ -594,7 +612,7 @@ class _StreamedLoad:
                 try:
                     block = self.queue.get(timeout=0.1)
                 except queue.Empty:
-                    if self.failed.is_set():   # another request failed: end this one
+                    if self.failed.is_set():  # another request failed: end this one
                         return
                     continue
                 if block is None:
@@ -602,8 +620,7 @@ class _StreamedLoad:
                 yield block
 
         try:
-            r = self.http.post(self.url, params=self.params, content=body(),
-                               headers={"Content-Type": "application/n-quads"})
+            r = self.http.post(self.url, params=self.params, content=body(), headers={"Content-Type": "application/n-quads"})
             if r.status_code >= 300:
                 self._fail(f"({r.status_code}) {' '.join(r.text.split())[:400]}")
         except (httpx.HTTPError, OSError) as exc:  # the connection went (the server refused the body, or stopped)
@@ -666,7 +683,8 @@ class RemoteBackend:
             raise RemoteError(f"{self.flavour} endpoint answered with something other than SPARQL JSON: {body[:200]!r}") from None
         if "x-sparql-maxrows" in headers and len(data.get("results", {}).get("bindings", [])) >= int(headers["x-sparql-maxrows"]):
             raise TruncatedResult(
-                f"the server capped the answer at {headers['x-sparql-maxrows']} rows (raise ResultSetMaxRows, or page with LIMIT/OFFSET)")
+                f"the server capped the answer at {headers['x-sparql-maxrows']} rows (raise ResultSetMaxRows, or page with LIMIT/OFFSET)"
+            )
         return data
 
     def select(self, query: str, **bindings: Any) -> list[dict[str, Term]]:
@@ -708,7 +726,6 @@ class RemoteBackend:
                 return
             offset += size
 
-
     # transitive paths, evaluated here for Virtuoso --------------------------------------------
     # Virtuoso 7.2 gets `P*` / `P+` wrong: with neither end bound it refuses the query ("TR…: transitive
     # derived table"), a start bound through VALUES is refused ("transitive start not given"), and with a
@@ -719,8 +736,8 @@ class RemoteBackend:
     # and written as a VALUES block of escaped terms.
     # An empty one-variable VALUES block (or a lone FILTER(false)) makes Virtuoso's planner estimate days
     # for the rest of the group and refuse it, hence _NO_ROWS: one row that can never exist, filtered out.
-    path_depth = 256        # breadth-first steps before PathTooDeep
-    path_frontier = 200     # nodes per one-hop request
+    path_depth = 256  # breadth-first steps before PathTooDeep
+    path_frontier = 200  # nodes per one-hop request
 
     def _evaluate_closures(self, text: str) -> str:
         paths = closure_paths(text)
@@ -728,7 +745,7 @@ class RemoteBackend:
             return text
         out, pos = [], 0
         for n, cp in enumerate(paths):
-            out.append(text[pos:cp.start])
+            out.append(text[pos : cp.start])
             out.append(self._closure_pattern(cp, n))
             pos = cp.end
         out.append(text[pos:])
@@ -745,7 +762,7 @@ class RemoteBackend:
         nodes = [t for t in nodes if not (forward and isinstance(t, ox.Literal))]
         template = _HOP[(cp.graph is not None, forward)]
         for i in range(0, len(nodes), self.path_frontier):
-            q = bind_rows(template, ["__x"], [[t] for t in nodes[i:i + self.path_frontier]])
+            q = bind_rows(template, ["__x"], [[t] for t in nodes[i : i + self.path_frontier]])
             found.update(r["__y"] for r in self.select_paged(q, "?__y", **cp.bindings))
         _no_blank(found)
         return found
@@ -812,8 +829,10 @@ class RemoteBackend:
         rows = " ".join(f"({term(x)} {term(y)})" for x, y in pairs if x != y)
         zp, zs, zo = f"?__zp{n}", f"?__zs{n}", f"?__zo{n}"
         nodes = f"{{ {cp.subject} {zp} {zo} }} UNION {{ {zs} {zp} {cp.subject} }}"
-        return (f"{{ {{ SELECT {both} WHERE {{ VALUES ({both}) {{ {rows} }} }} }} UNION "
-                f"{{ SELECT DISTINCT {cp.subject} ({cp.subject} AS {cp.object}) WHERE {{ {nodes} }} }} }}")
+        return (
+            f"{{ {{ SELECT {both} WHERE {{ VALUES ({both}) {{ {rows} }} }} }} UNION "
+            f"{{ SELECT DISTINCT {cp.subject} ({cp.subject} AS {cp.object}) WHERE {{ {nodes} }} }} }}"
+        )
 
     def _is_node(self, cp: "ClosurePath", t: Term) -> bool:
         """Whether `t` is the subject or object of some triple in cp's graph (Oxigraph's zero-length rule): of
@@ -832,13 +851,12 @@ class RemoteBackend:
     def _data(self, verb: str, qs: list[ox.Quad]) -> int:
         b = self.endpoint.batch
         for i in range(0, len(qs), b):
-            self._post_update(f"{verb} DATA {{ {_data_block(qs[i:i + b])} }}")
+            self._post_update(f"{verb} DATA {{ {_data_block(qs[i : i + b])} }}")
         return len(qs)
 
     def _post_update(self, text: str) -> None:
         """One update as a form POST over httpx (no re-parse: built here from escaped terms only)."""
-        r = self._http.post(self.endpoint.update_url, data={"update": text},
-                            headers={"Accept": "application/sparql-results+json, */*;q=0.1"})
+        r = self._http.post(self.endpoint.update_url, data={"update": text}, headers={"Accept": "application/sparql-results+json, */*;q=0.1"})
         if r.status_code >= 300:
             raise RemoteError(f"{self.flavour} update failed ({r.status_code}): {' '.join(r.text.split())[:400]}")
 
@@ -856,8 +874,7 @@ class RemoteBackend:
             n = qs and len(qs)
             if n is None:
                 n = data.count(b"\n")
-            r = self._http.post(self.endpoint.gsp_url, params={"no_transaction": ""}, content=data,
-                                headers={"Content-Type": "application/n-quads"})
+            r = self._http.post(self.endpoint.gsp_url, params={"no_transaction": ""}, content=data, headers={"Content-Type": "application/n-quads"})
             if r.status_code >= 300:
                 raise RemoteError(f"oxigraph bulk load failed ({r.status_code}): {' '.join(r.text.split())[:400]}")
             return n
@@ -982,8 +999,11 @@ class RemoteBackend:
             r = self._http.get(self.endpoint.gsp_url, headers={"Accept": "application/n-quads"})
             if r.status_code >= 300:
                 raise RemoteError(f"oxigraph dump failed ({r.status_code})")
-            quads = [q for q in ox.parse(r.content, format=ox.RdfFormat.N_QUADS)
-                     if not isinstance(q.graph_name, ox.DefaultGraph) and q.graph_name.value.startswith(prefix)]
+            quads = [
+                q
+                for q in ox.parse(r.content, format=ox.RdfFormat.N_QUADS)
+                if not isinstance(q.graph_name, ox.DefaultGraph) and q.graph_name.value.startswith(prefix)
+            ]
         else:
             quads = list(self._dump_by_graph(prefix))
         return sorted(quads, key=str)
@@ -995,7 +1015,7 @@ class RemoteBackend:
     # a FILTER on the graph IRI tests every quad). A graph larger than a page is fetched the same way a
     # run of whole subjects at a time; a single subject with more than a page in one graph raises
     # TruncatedResult (raise page= up to the server's cap).
-    values_batch = 500      # IRIs per VALUES block
+    values_batch = 500  # IRIs per VALUES block
 
     def _dump_by_graph(self, prefix: str) -> Iterator[ox.Quad]:
         from semantic_rdf.lifecycle.temporal import bind_rows
@@ -1016,7 +1036,7 @@ class RemoteBackend:
         subjects: list[Term] = []
         sizes: dict[Term, int] = {}
         after = ""
-        while True:   # subjects and their sizes, by key
+        while True:  # subjects and their sizes, by key
             rows = self.select(f"{_SUBJECT_SIZES_AFTER} LIMIT {int(page)}", g=graph, after=after)
             for r in rows:
                 subjects.append(r["s"])
@@ -1026,8 +1046,10 @@ class RemoteBackend:
             after = rows[-1]["s"].value
         for run in _runs(subjects, sizes, page, self.values_batch):
             if len(run) == 1 and sizes[run[0]] > page:
-                raise TruncatedResult(f"{run[0]} has {sizes[run[0]]} quads in {graph}, more than a page ({page}): "
-                                      "raise page= in the endpoint name (up to the server's result cap)")
+                raise TruncatedResult(
+                    f"{run[0]} has {sizes[run[0]]} quads in {graph}, more than a page ({page}): "
+                    "raise page= in the endpoint name (up to the server's result cap)"
+                )
             _no_blank(run)
             for r in self.select(bind_rows(_QUADS_OF_SUBJECTS, ["s"], [[s] for s in run]), g=graph):
                 yield ox.Quad(r["s"], r["p"], r["o"], graph)
@@ -1037,14 +1059,14 @@ class RemoteBackend:
 
         out: dict[Term, int] = {}
         for i in range(0, len(keys), self.values_batch):
-            for r in self.select(bind_rows(template, [var], [[k] for k in keys[i:i + self.values_batch]])):
+            for r in self.select(bind_rows(template, [var], [[k] for k in keys[i : i + self.values_batch]])):
                 out[r[var]] = int(r["n"].value)
         return out
 
     def drop(self, prefix: str) -> None:
         graphs = self.graphs(prefix)
         for i in range(0, len(graphs), 100):
-            self._post_update(" ; ".join(f"DROP SILENT GRAPH {term(iri(g))}" for g in graphs[i:i + 100]))
+            self._post_update(" ; ".join(f"DROP SILENT GRAPH {term(iri(g))}" for g in graphs[i : i + 100]))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1067,13 +1089,13 @@ _PTOK = re.compile(
 class ClosurePath:
     """One `S P* O` / `S P+ O` triple pattern found in query text: where it is and what it says."""
 
-    start: int           # character span of the triple pattern (without the final '.')
+    start: int  # character span of the triple pattern (without the final '.')
     end: int
-    subject: str         # a variable (?x) or an escaped IRI
-    pred: str            # the predicate as an escaped IRI
-    mod: str             # '*' or '+'
+    subject: str  # a variable (?x) or an escaped IRI
+    pred: str  # the predicate as an escaped IRI
+    mod: str  # '*' or '+'
     object: str
-    graph: str | None    # the enclosing GRAPH's IRI (escaped), None for the default graph
+    graph: str | None  # the enclosing GRAPH's IRI (escaped), None for the default graph
 
     @property
     def subject_term(self) -> ox.NamedNode:
@@ -1103,8 +1125,14 @@ def closure_paths(text: str) -> list[ClosurePath]:
     for i, (kind, val, _s, _e) in enumerate(toks):
         if kind == "word" and val.upper() == "FROM":
             return []
-        if (kind == "word" and val.upper() == "PREFIX" and i + 2 < len(toks) and toks[i + 1][0] == "pname"
-                and toks[i + 1][1].endswith(":") and toks[i + 2][0] == "iri"):
+        if (
+            kind == "word"
+            and val.upper() == "PREFIX"
+            and i + 2 < len(toks)
+            and toks[i + 1][0] == "pname"
+            and toks[i + 1][1].endswith(":")
+            and toks[i + 2][0] == "iri"
+        ):
             prefixes[toks[i + 1][1][:-1]] = toks[i + 2][1][1:-1]
 
     def as_iri(kind: str, val: str) -> str | None:
@@ -1120,7 +1148,7 @@ def closure_paths(text: str) -> list[ClosurePath]:
         return None
 
     found: list[ClosurePath] = []
-    graphs: list[str | None] = [None]   # the graph of each open brace; "?" under a GRAPH variable
+    graphs: list[str | None] = [None]  # the graph of each open brace; "?" under a GRAPH variable
     pending: str | None | bool = False
     paren = 0
     for i, (kind, val, start, _end) in enumerate(toks):

@@ -42,18 +42,17 @@ from semantic_rdf.remote.sparql import (
     term,
 )
 
-__all__ = ["PushReport", "PushMismatch", "push", "pull", "local_nquads", "export_nquads", "nquads_blocks",
-           "molecules", "as_shapes_require"]
+__all__ = ["PushReport", "PushMismatch", "push", "pull", "local_nquads", "export_nquads", "nquads_blocks", "molecules", "as_shapes_require"]
 
 
 @dataclass(frozen=True)
 class PushReport:
     endpoint: str
-    mode: str            # "full" | "incremental"
-    sent: int            # quads loaded
-    removed: int         # molecules deleted remotely before re-sending
-    local: int           # quads in the store under the prefix
-    remote: int          # quads at the endpoint under the prefix, after the push
+    mode: str  # "full" | "incremental"
+    sent: int  # quads loaded
+    removed: int  # molecules deleted remotely before re-sending
+    local: int  # quads in the store under the prefix
+    remote: int  # quads at the endpoint under the prefix, after the push
     seconds: float
 
     def as_dict(self) -> dict[str, Any]:
@@ -83,8 +82,7 @@ def refuse_blank_nodes(data) -> None:
         end = data.find(b"\n", at)
         end = len(data) if end == -1 else end
         for q in ox.parse(data[start:end], format=ox.RdfFormat.N_QUADS):
-            if isinstance(q.subject, ox.BlankNode) or isinstance(q.object, ox.BlankNode) \
-                    or isinstance(q.graph_name, ox.BlankNode):
+            if isinstance(q.subject, ox.BlankNode) or isinstance(q.object, ox.BlankNode) or isinstance(q.graph_name, ox.BlankNode):
                 raise InvalidInput("the store holds blank nodes, which cannot be pushed (skolemise them)")
         at = data.find(b"_:", end)
 
@@ -139,7 +137,7 @@ def nquads_blocks(store, prefix: str = NS_PREFIX, size: int = BLOCK) -> Generato
                 refuse_blank_nodes(block)
                 yield block
         finally:
-            chunks.close()   # waits for the dump when the consumer stopped early
+            chunks.close()  # waits for the dump when the consumer stopped early
     finally:
         os.unlink(path)
 
@@ -155,7 +153,7 @@ _MASK = (1 << 64) - 1
 def _molecule(line: bytes) -> tuple[bytes, int]:
     """The (graph, subject) key of an N-Quads line and the line's 64-bit hash."""
     s = line[: line.index(b" ")]
-    g = line[line.rindex(b" <", 0, len(line) - 1) + 1: line.rindex(b">") + 1]
+    g = line[line.rindex(b" <", 0, len(line) - 1) + 1 : line.rindex(b">") + 1]
     return g + b" " + s, int.from_bytes(hashlib.blake2b(line, digest_size=8).digest(), "little")
 
 
@@ -182,6 +180,7 @@ def _digest_blocks(blocks: queue.Queue[bytes | None]) -> dict[bytes, int]:
 
 # ----------------------------------------------------------------------------------------------
 # push state on disk
+
 
 def _state_paths(state_dir: Path, endpoint: Endpoint) -> tuple[Path, Path]:
     name = hashlib.sha256(endpoint.key.encode()).hexdigest()[:16]
@@ -230,9 +229,18 @@ def default_state_dir(store) -> Path | None:
 
 # ----------------------------------------------------------------------------------------------
 
-def push(store, endpoint: str | Endpoint, *, since_last: bool = False, state_dir: str | Path | None = None,
-         prefix: str = NS_PREFIX, backend: RemoteBackend | None = None, track: bool | None = None,
-         progress: Callable[[int], object] | None = None) -> PushReport:
+
+def push(
+    store,
+    endpoint: str | Endpoint,
+    *,
+    since_last: bool = False,
+    state_dir: str | Path | None = None,
+    prefix: str = NS_PREFIX,
+    backend: RemoteBackend | None = None,
+    track: bool | None = None,
+    progress: Callable[[int], object] | None = None,
+) -> PushReport:
     """Load the store into the endpoint (all of it, or what changed since the last push there) and verify counts.
 
     Change tracking (the per-molecule digests a later `since_last` push compares with) is kept when `track`
@@ -285,8 +293,7 @@ def push(store, endpoint: str | Endpoint, *, since_last: bool = False, state_dir
             n_remote = remote.count(prefix)
         report = PushReport(ep.key, mode, sent, removed, n_local, n_remote, time.perf_counter() - t0)
         if n_remote != n_local:
-            raise PushMismatch(f"after the push {ep.query_url} holds {n_remote} quads under {prefix}, "
-                               f"the store {n_local}")
+            raise PushMismatch(f"after the push {ep.query_url} holds {n_remote} quads under {prefix}, the store {n_local}")
         if sdir is not None:
             if need_digest:
                 _save_state(sdir, ep, digest, report)
@@ -304,8 +311,9 @@ def _counted(blocks: Iterable[bytes], progress: Callable[[int], object]) -> Iter
         progress(block.count(b"\n"))
 
 
-def _stream_full(store, remote: RemoteBackend, prefix: str, need_digest: bool,
-                 progress: Callable[[int], object] | None = None) -> tuple[int, dict[bytes, int]]:
+def _stream_full(
+    store, remote: RemoteBackend, prefix: str, need_digest: bool, progress: Callable[[int], object] | None = None
+) -> tuple[int, dict[bytes, int]]:
     """Stream the store's export into the server while it is written (see nquads_blocks and
     RemoteBackend.load_blocks); the digests, when wanted, are folded on a thread of their own.
     Lenient: the N-Quads are Oxigraph's own, and push checks the count afterwards."""
@@ -323,10 +331,10 @@ def _stream_full(store, remote: RemoteBackend, prefix: str, need_digest: bool,
                 copies.put(None)
             return n, pending.result()
     except InvalidInput:
-        remote.drop(prefix)   # what went before the refused block: the endpoint ends as the drop left it
+        remote.drop(prefix)  # what went before the refused block: the endpoint ends as the drop left it
         raise
     finally:
-        blocks.close()        # a load that stopped early: wait for the dump, remove its file
+        blocks.close()  # a load that stopped early: wait for the dump, remove its file
 
 
 def _teed(blocks: Iterable[bytes], copies: queue.Queue) -> Iterator[bytes]:
@@ -341,11 +349,10 @@ def _delete_molecules(remote: RemoteBackend, keys: list[bytes], per_request: int
         g, s = k.decode("utf-8").split(" ", 1)
         ops.append(f"DELETE WHERE {{ GRAPH {term(iri(g[1:-1]))} {{ {term(iri(s[1:-1]))} ?p ?o }} }}")
     for i in range(0, len(ops), per_request):
-        remote._post_update(" ;\n".join(ops[i:i + per_request]))
+        remote._post_update(" ;\n".join(ops[i : i + per_request]))
 
 
-def pull(store, endpoint: str | Endpoint, *, prefix: str = NS_PREFIX, on_erased: str = "refuse",
-         on_skipped=None) -> int:
+def pull(store, endpoint: str | Endpoint, *, prefix: str = NS_PREFIX, on_erased: str = "refuse", on_skipped=None) -> int:
     """Copy the endpoint's quads under `prefix` into the store (through its import, so shapes are checked).
     Tombstones win: data of erased assertions or documents is refused (ErasedData) or, on_erased='skip',
     left out and passed to `on_skipped` (a tombstones.Screened) — tombstones.screen decides which."""
@@ -371,9 +378,25 @@ def pull(store, endpoint: str | Endpoint, *, prefix: str = NS_PREFIX, on_erased:
 # literals as a server hands them back
 
 _XSD = "http://www.w3.org/2001/XMLSchema#"
-_NUMERIC = frozenset(_XSD + t for t in (
-    "decimal", "integer", "int", "long", "short", "byte", "nonNegativeInteger", "positiveInteger",
-    "nonPositiveInteger", "negativeInteger", "unsignedLong", "unsignedInt", "unsignedShort", "unsignedByte"))
+_NUMERIC = frozenset(
+    _XSD + t
+    for t in (
+        "decimal",
+        "integer",
+        "int",
+        "long",
+        "short",
+        "byte",
+        "nonNegativeInteger",
+        "positiveInteger",
+        "nonPositiveInteger",
+        "negativeInteger",
+        "unsignedLong",
+        "unsignedInt",
+        "unsignedShort",
+        "unsignedByte",
+    )
+)
 _DATETIME = re.compile(r"(-?[0-9]{4,}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?")
 _DT_NODES = {t: ox.NamedNode(_XSD + t) for t in ("decimal", "integer", "boolean", "dateTime")}
 
@@ -421,7 +444,7 @@ def as_shapes_require(quads: Iterable[ox.Quad]) -> list[ox.Quad]:
         if isinstance(o, ox.Literal) and not o.language:
             source = o.datatype.value
             target = want.get(q.predicate.value, source)
-            short = target[len(_XSD):] if target.startswith(_XSD) else None
+            short = target[len(_XSD) :] if target.startswith(_XSD) else None
             if short in _DT_NODES:
                 lexical = _canonical_lexical(o.value, source, target)
                 if lexical is not None and (lexical != o.value or target != source):

@@ -29,8 +29,26 @@ from semantic_rdf.core.identity import assertion_id, fold
 from semantic_rdf.rdf.queries import Term, bind, packaged
 from semantic_rdf.core.values import MAX_NAME, MAX_TEXT, Doc, Triple, Validity, check_text
 from semantic_rdf.core.vocab import (
-    BASE, DOCUMENT_GRAPH, ENTITY_GRAPH, M, NS, OA_, P, PREFIXES, PROVENANCE_GRAPH, RDF_TYPE, RDFS_LABEL, agent_iri,
-    assertion_iri, assertion_ref, entity_iri, id_of, predicate_iri, predicate_name, segment_iri, slug,
+    BASE,
+    DOCUMENT_GRAPH,
+    ENTITY_GRAPH,
+    M,
+    NS,
+    OA_,
+    P,
+    PREFIXES,
+    PROVENANCE_GRAPH,
+    RDF_TYPE,
+    RDFS_LABEL,
+    agent_iri,
+    assertion_iri,
+    assertion_ref,
+    entity_iri,
+    id_of,
+    predicate_iri,
+    predicate_name,
+    segment_iri,
+    slug,
 )
 from semantic_rdf.core.vocab import SKOS
 
@@ -58,8 +76,13 @@ _TEXT_KIND = {v: k for k, v in _KIND_REF.items()}
 _COUNT, _CONFIDENCE, _TOMBSTONE = L.Mt.count, L.Mt.confidence, L.Mt.Tombstone
 _ADDED = frozenset({L.Pt.wasDerivedFrom})  # a repeat only adds sources to a record
 _ACTIVITY_CLASS = {
-    "ingestion": M.Ingestion, "statement": M.Statement, "derivation": M.Derivation, "retraction": M.Retraction,
-    "reinstatement": M.Reinstatement, "erasure": M.Erasure, "decision": M.Decision,
+    "ingestion": M.Ingestion,
+    "statement": M.Statement,
+    "derivation": M.Derivation,
+    "retraction": M.Retraction,
+    "reinstatement": M.Reinstatement,
+    "erasure": M.Erasure,
+    "decision": M.Decision,
 }
 # A batch of fresh quads larger than this (on disk) is written with Oxigraph's bulk loader (faster than a
 # transaction) behind a redo journal (AssertionStore._journaled). Other batches are one transaction.
@@ -154,8 +177,13 @@ class Record:
 
     def as_dict(self) -> dict:
         return {
-            "id": self.id, "subject": self.subject, "predicate": self.predicate, "object": self.object,
-            "confidence": self.confidence, "count": self.count, "kinds": list(self.kinds),
+            "id": self.id,
+            "subject": self.subject,
+            "predicate": self.predicate,
+            "object": self.object,
+            "confidence": self.confidence,
+            "count": self.count,
+            "kinds": list(self.kinds),
             "retracted": self.retracted,
             "valid_from": self.valid.start.isoformat() if self.valid and self.valid.start else None,
             "valid_until": self.valid.until.isoformat() if self.valid and self.valid.until else None,
@@ -209,6 +237,7 @@ class _Source(NamedTuple):
 @dataclass
 class _RecordState:
     """What a repeat reads of a stored record: not its sources, which it only adds to (count = distinct sources)."""
+
     types: list[N.NQ]  # its rdf:type quads
     count_q: N.NQ | None = None
     conf_q: N.NQ | None = None
@@ -462,8 +491,7 @@ class AssertionStore:
             raise InvalidInput("store is open read-only")
 
     # ------------------------------------------------------------------ low-level commit
-    def has(self, s: ox.NamedNode, p: ox.NamedNode, g: ox.NamedNode = PROVENANCE_GRAPH,
-            o: ox.NamedNode | None = None) -> bool:
+    def has(self, s: ox.NamedNode, p: ox.NamedNode, g: ox.NamedNode = PROVENANCE_GRAPH, o: ox.NamedNode | None = None) -> bool:
         """Whether the store holds a quad `s p o g` (any object when `o` is None; the provenance graph by default)."""
         if o is not None:
             return ox.Quad(s, p, o, g) in self.ox
@@ -479,13 +507,19 @@ class AssertionStore:
     def _stored_values(self, iri: str, path: str) -> list[str]:
         """The values (as text) of a node on a path in the provenance graph: the shape check asks for those of
         a node a batch lists in part (`settled`) where the listed ones cannot decide a constraint."""
-        return [str(q.object) for q in self.ox.quads_for_pattern(ox.NamedNode(iri[1:-1]), ox.NamedNode(path[1:-1]),
-                                                                   None, PROVENANCE_GRAPH)]
+        return [str(q.object) for q in self.ox.quads_for_pattern(ox.NamedNode(iri[1:-1]), ox.NamedNode(path[1:-1]), None, PROVENANCE_GRAPH)]
 
-    def commit(self, add: Sequence[N.AnyQuad], remove: Sequence[N.AnyQuad] = (), *,
-               check: Sequence[N.AnyQuad] | None = None, settled: Mapping[str, Settled] | None = None,
-               unlinked: Sequence[N.NQ] = (), types: Mapping[str, list[str]] | None = None,
-               rendered: str = "") -> int:
+    def commit(
+        self,
+        add: Sequence[N.AnyQuad],
+        remove: Sequence[N.AnyQuad] = (),
+        *,
+        check: Sequence[N.AnyQuad] | None = None,
+        settled: Mapping[str, Settled] | None = None,
+        unlinked: Sequence[N.NQ] = (),
+        types: Mapping[str, list[str]] | None = None,
+        rendered: str = "",
+    ) -> int:
         """Check the batch against the shapes, then write it in one transaction (or, for a big batch of
         fresh quads on disk, through the journaled bulk loader). Quads may be pyoxigraph or text made by
         layout.py / ntriples.py only: Oxigraph reads the text without validating its IRIs again (`N.OWN`).
@@ -496,19 +530,25 @@ class AssertionStore:
         self._writable()
         with self._lock:
             pending = dict(self._pending) if (add or remove or unlinked or rendered) else {}
-            written = self._commit([q for qs in pending.values() for q in qs], add, remove, check, settled,
-                                   unlinked, types, rendered)
+            written = self._commit([q for qs in pending.values() for q in qs], add, remove, check, settled, unlinked, types, rendered)
             for key in pending:  # written with this transaction
                 self._pending.pop(key, None)
                 self._known_nodes.add(key)
             return written
 
-    def _commit(self, pending: list[N.AnyQuad], add: Sequence[N.AnyQuad], remove: Sequence[N.AnyQuad],
-                check: Sequence[N.AnyQuad] | None, settled: Mapping[str, Settled] | None, unlinked: Sequence[N.NQ],
-                types: Mapping[str, list[str]] | None, rendered: str) -> int:
+    def _commit(
+        self,
+        pending: list[N.AnyQuad],
+        add: Sequence[N.AnyQuad],
+        remove: Sequence[N.AnyQuad],
+        check: Sequence[N.AnyQuad] | None,
+        settled: Mapping[str, Settled] | None,
+        unlinked: Sequence[N.NQ],
+        types: Mapping[str, list[str]] | None,
+        rendered: str,
+    ) -> int:
         add = [q if type(q) is tuple else N.of(q) for q in list(pending) + list(add)]
-        described = list(unlinked) + add if check is None else \
-            [q if type(q) is tuple else N.of(q) for q in list(pending) + list(check)]
+        described = list(unlinked) + add if check is None else [q if type(q) is tuple else N.of(q) for q in list(pending) + list(check)]
         checked = [q for q in described if q[3] in _SHAPED]
         types_of = self._stored_types if not types else (lambda node: types.get(node) or self._stored_types(node))
         from semantic_rdf.rdf.shapecheck import shape_check
@@ -572,8 +612,9 @@ class AssertionStore:
             return a, []
         return a, list(L.agent_quads(a, name, kind, model))
 
-    def ensure_plan(self, name: str, cls: ox.NamedNode = M.Rule, label: str | None = None,
-                    extra: Sequence[tuple[ox.NamedNode, ox.Literal | ox.NamedNode]] = ()) -> ox.NamedNode:
+    def ensure_plan(
+        self, name: str, cls: ox.NamedNode = M.Rule, label: str | None = None, extra: Sequence[tuple[ox.NamedNode, ox.Literal | ox.NamedNode]] = ()
+    ) -> ox.NamedNode:
         """A prov:Plan (an m:Rule or m:Policy) by name, written once, with `extra` (predicate, object) pairs."""
         plan = segment_iri("rule" if cls == M.Rule else "policy", slug(name) + "-" + L.h16(name)[:8])
         if plan.value not in self._known_nodes and not self.has(plan, RDF_TYPE):
@@ -581,19 +622,25 @@ class AssertionStore:
         self._known_nodes.add(plan.value)
         return plan
 
-    def begin_run(self, kind: str = "ingestion", *, agent: str = "caller", agent_kind: str | None = None,
-                  model: str | None = None, plan: ox.NamedNode | None = None, label: str | None = None) -> Run:
+    def begin_run(
+        self,
+        kind: str = "ingestion",
+        *,
+        agent: str = "caller",
+        agent_kind: str | None = None,
+        model: str | None = None,
+        plan: ox.NamedNode | None = None,
+        label: str | None = None,
+    ) -> Run:
         if kind not in _ACTIVITY_CLASS:
             raise InvalidInput(f"unknown activity kind {kind!r}")
-        akind = agent_kind or ("person" if kind in {"statement", "retraction", "erasure", "reinstatement"}
-                               and agent == "caller" else "software")
+        akind = agent_kind or ("person" if kind in {"statement", "retraction", "erasure", "reinstatement"} and agent == "caller" else "software")
         a, agent_q = self._agent(agent, akind, model)
         started = self.now()
         run = Run(segment_iri("run", uuid.uuid4().hex), kind, a, started)
         # Not committed now: the run's first write carries its activity (and its agent, if new), so a run
         # that writes nothing is never recorded. Its agent goes with it, not alone: dropped with the run.
-        self._pending[run.iri.value] = agent_q + list(
-            L.activity_quads(run.iri, _ACTIVITY_CLASS[kind], a, started, plan, label))
+        self._pending[run.iri.value] = agent_q + list(L.activity_quads(run.iri, _ACTIVITY_CLASS[kind], a, started, plan, label))
         return run
 
     def record_run(self, run: Run) -> None:
@@ -655,8 +702,7 @@ class AssertionStore:
         return self.has(self.document_iri(doc), M.sha256)
 
     def document_text(self, doc: Doc | str | ox.NamedNode) -> str:
-        iri = doc if isinstance(doc, ox.NamedNode) else (
-            self.document_iri(doc) if isinstance(doc, Doc) else self._doc_iri_by_id(doc))
+        iri = doc if isinstance(doc, ox.NamedNode) else (self.document_iri(doc) if isinstance(doc, Doc) else self._doc_iri_by_id(doc))
         for q in self.ox.quads_for_pattern(iri, M.text, None, DOCUMENT_GRAPH):
             return q.object.value
         raise NotFound(f"no stored text for document {iri.value}")
@@ -664,16 +710,25 @@ class AssertionStore:
     def _doc_iri_by_id(self, doc_id: str) -> ox.NamedNode:
         if doc_id.startswith("https://"):
             return ox.NamedNode(doc_id)
-        found = [q.subject for q in self.ox.quads_for_pattern(None, ox.NamedNode(NS + "docId"), ox.Literal(doc_id),
-                                                                PROVENANCE_GRAPH)]
+        found = [q.subject for q in self.ox.quads_for_pattern(None, ox.NamedNode(NS + "docId"), ox.Literal(doc_id), PROVENANCE_GRAPH)]
         if not found:
             raise NotFound(f"no document with id {doc_id!r}")
         return found[-1]  # type: ignore[return-value]
 
     # ------------------------------------------------------------------ writing assertions
-    def assert_(self, subject: str, predicate: str, obj: str, *, score: float | None = None,
-                valid: Validity | None = None, agent: str = "caller", note: str = "",
-                entity_types: Mapping[str, str] | None = None, on_erased: str = "refuse") -> str:
+    def assert_(
+        self,
+        subject: str,
+        predicate: str,
+        obj: str,
+        *,
+        score: float | None = None,
+        valid: Validity | None = None,
+        agent: str = "caller",
+        note: str = "",
+        entity_types: Mapping[str, str] | None = None,
+        on_erased: str = "refuse",
+    ) -> str:
         """Write one caller-supplied assertion; returns its id. An erased id is refused (ErasedData) or, with
         on_erased='skip', not written (nothing is recorded) and its id returned."""
         t = Triple(subject, predicate, obj, score=score, valid=valid)
@@ -689,9 +744,15 @@ class AssertionStore:
         with self.run("statement", agent=agent) as run:
             return self.assert_triples([t], run=run, note=note, entity_types=entity_types).ids[0]
 
-    def assert_triples(self, triples: Iterable[Triple], *, run: Run, note: str = "",
-                       entity_types: Mapping[str, str] | None = None,
-                       aliases: Mapping[str, Iterable[str]] | None = None) -> WriteReport:
+    def assert_triples(
+        self,
+        triples: Iterable[Triple],
+        *,
+        run: Run,
+        note: str = "",
+        entity_types: Mapping[str, str] | None = None,
+        aliases: Mapping[str, Iterable[str]] | None = None,
+    ) -> WriteReport:
         """Write a batch atomically. Triples with a chunk are source-read (their document must have
         been added with `add_document`); triples without are caller-supplied (attributed to the run's agent).
         `entity_types` names the ontology class of a new entity; `aliases` an entity's other names, stored
@@ -702,12 +763,12 @@ class AssertionStore:
         with self._lock, _gc_paused():
             report = self._assert_batch(triples, run, note, entity_types or {}, aliases or {})
         if report.quads_added:  # outside the lock: no subscriber runs while it is held
-            self.publish(StoreEvent("committed", tuple(dict.fromkeys(report.ids)),
-                                    observed=tuple(sorted(report.observed))))
+            self.publish(StoreEvent("committed", tuple(dict.fromkeys(report.ids)), observed=tuple(sorted(report.observed))))
         return report
 
-    def _assert_batch(self, triples: list[Triple], run: Run, note: str,
-                      entity_types: Mapping[str, str], aliases: Mapping[str, Iterable[str]] = {}) -> WriteReport:
+    def _assert_batch(
+        self, triples: list[Triple], run: Run, note: str, entity_types: Mapping[str, str], aliases: Mapping[str, Iterable[str]] = {}
+    ) -> WriteReport:
         report = WriteReport()
         w = _BatchWrites(self.now(), str(run.iri), str(run.agent), run.agent.value, note)
         groups, docs = self._group(triples, report)
@@ -727,8 +788,9 @@ class AssertionStore:
                 report.repeated += 1
         self._other_names(w, aliases)
         if w.add:
-            report.quads_added = self.commit(w.add, w.remove, check=w.check, settled=w.settled, unlinked=w.unlinked,
-                                             types=w.unchecked, rendered="".join(w.rendered))
+            report.quads_added = self.commit(
+                w.add, w.remove, check=w.check, settled=w.settled, unlinked=w.unlinked, types=w.unchecked, rendered="".join(w.rendered)
+            )
             self._known_entities.update(w.new_entities)
         return report
 
@@ -754,16 +816,15 @@ class AssertionStore:
         for src_ in sources:
             seen.setdefault(src_.node, src_)
         node = assertion_iri(aid)
-        return list(seen.values()) if state is None else [
-            v for k, v in seen.items() if not self.has(node, P.wasDerivedFrom, o=ox.NamedNode(k[1:-1]))]
+        return list(seen.values()) if state is None else [v for k, v in seen.items() if not self.has(node, P.wasDerivedFrom, o=ox.NamedNode(k[1:-1]))]
 
-    def _new_record(self, w: _BatchWrites, aid: str, first: Triple, fresh: list[_Source],
-                    entity_types: Mapping[str, str], aliases: Mapping[str, Iterable[str]]) -> None:
+    def _new_record(
+        self, w: _BatchWrites, aid: str, first: Triple, fresh: list[_Source], entity_types: Mapping[str, str], aliases: Mapping[str, Iterable[str]]
+    ) -> None:
         a = assertion_ref(aid)
         kinds = sorted({f.kind for f in fresh})
         conf = max(f.confidence for f in fresh)
-        new_q = L.record_quads(aid, first, [_KIND_REF[k] for k in kinds], conf, len(fresh), w.at, w.run_ref,
-                               first.valid)
+        new_q = L.record_quads(aid, first, [_KIND_REF[k] for k in kinds], conf, len(fresh), w.at, w.run_ref, first.valid)
         new_q.append(L.claim_quad(aid, first))
         for f in fresh:
             w.source(f, w.add)
@@ -772,8 +833,7 @@ class AssertionStore:
         w.check += new_q
         self._new_entities(w, first, entity_types, aliases)
 
-    def _new_entities(self, w: _BatchWrites, first: Triple, entity_types: Mapping[str, str],
-                      aliases: Mapping[str, Iterable[str]]) -> None:
+    def _new_entities(self, w: _BatchWrites, first: Triple, entity_types: Mapping[str, str], aliases: Mapping[str, Iterable[str]]) -> None:
         """The entities a new record names that neither the store nor the batch holds yet, with their class
         and other names."""
         for name in (first.subject,) + (() if first.datatype else (first.object,)):
@@ -784,8 +844,7 @@ class AssertionStore:
                 else:
                     w.new_entities[key] = None
                     cls = entity_types.get(name)
-                    cq = L.entity_quads(name, ox.NamedNode(NS + cls) if cls and cls.isidentifier() else None,
-                                        aliases.get(name, ()))
+                    cq = L.entity_quads(name, ox.NamedNode(NS + cls) if cls and cls.isidentifier() else None, aliases.get(name, ()))
                     w.add += cq
                     w.check += cq
                     w.named.add(name)
@@ -823,8 +882,7 @@ class AssertionStore:
                 continue
             if fold(name) not in w.new_entities and not self.has(e, M.folded, ENTITY_GRAPH):
                 continue  # not an entity this batch or the store holds (its triples were refused or erased)
-            aq = L.alias_quads(name, [a for a in L.alias_names(name, other)
-                                      if not self.has(e, _ALT_LABEL, ENTITY_GRAPH, o=ox.Literal(a))])
+            aq = L.alias_quads(name, [a for a in L.alias_names(name, other) if not self.has(e, _ALT_LABEL, ENTITY_GRAPH, o=ox.Literal(a))])
             w.add += aq
             w.check += aq
 
@@ -878,8 +936,9 @@ class AssertionStore:
             raise
         except (KeyError, ValueError, AttributeError) as exc:  # a record this tool never writes: say so
             missing = f"no {exc.args[0]}" if isinstance(exc, KeyError) else " ".join(str(exc).split())[:200]
-            raise InvalidInput(f"assertion {aid} has a malformed record ({missing}): the store was not "
-                               "written by semantic-rdf, or was changed outside it") from None
+            raise InvalidInput(
+                f"assertion {aid} has a malformed record ({missing}): the store was not written by semantic-rdf, or was changed outside it"
+            ) from None
 
     def _record(self, aid: str, one: dict, kinds: list[str], srcs: list, beliefs: list) -> Record:
         valid = None
@@ -941,24 +1000,29 @@ class AssertionStore:
                 for q in self.ox.quads_for_pattern(doc, M.reference, None, PROVENANCE_GRAPH):
                     ref = q.object.value
             ci = props.get(M.chunkIndex.value)
-            return Source("span", s.value, conf, doc.value if doc else None, ref, start, end,
-                          int(ci.value) if ci is not None else None)
+            return Source("span", s.value, conf, doc.value if doc else None, ref, start, end, int(ci.value) if ci is not None else None)
         if M.CallerStatement.value in types:
             note = props.get(M.note.value)
             ag = props.get(P.wasAttributedTo.value)
-            return Source("caller", s.value, conf, note=note.value if note else None,
-                          agent=self.label(ag) if isinstance(ag, ox.NamedNode) else None)
+            return Source("caller", s.value, conf, note=note.value if note else None, agent=self.label(ag) if isinstance(ag, ox.NamedNode) else None)
         return Source("assertion", s.value, conf)
 
     def span_text(self, source: Source) -> str:
         """The exact text a span source points at."""
         if source.kind != "span" or source.doc_iri is None or source.start is None:
             raise InvalidInput("not a text span")
-        return self.document_text(ox.NamedNode(source.doc_iri))[source.start:source.end]
+        return self.document_text(ox.NamedNode(source.doc_iri))[source.start : source.end]
 
-    def match(self, s: str | None = None, p: str | None = None, o: str | None = None, *,
-              as_of: datetime | None = None, valid_at: datetime | None = None,
-              object_literal: ox.Literal | None = None) -> list[Record]:
+    def match(
+        self,
+        s: str | None = None,
+        p: str | None = None,
+        o: str | None = None,
+        *,
+        as_of: datetime | None = None,
+        valid_at: datetime | None = None,
+        object_literal: ox.Literal | None = None,
+    ) -> list[Record]:
         """Assertions matching a pattern (None = wildcard), as believed at `as_of` and valid at `valid_at`."""
         params: dict[str, Term | None] = {
             "s": entity_iri(s) if s is not None else None,
@@ -1042,8 +1106,7 @@ class AssertionStore:
                 try:
                     self.ox = ox.Store(str(self.path / "oxigraph"))
                 except OSError as exc:
-                    raise StoreInUse(f"store {str(self.path)!r} was opened by another process during "
-                                     f"compaction: {exc}") from None
+                    raise StoreInUse(f"store {str(self.path)!r} was opened by another process during compaction: {exc}") from None
         self.publish(StoreEvent("compacted", path=str(self.path)))
         return report
 
@@ -1065,10 +1128,9 @@ class AssertionStore:
         out = []
         for row in self.run_query("integrity"):
             out.append(f"{row['a'].value}: {row['problem'].value}")
-        for row in self.ox.query(packaged("records")):   # streamed: one row per record (bounded memory)
+        for row in self.ox.query(packaged("records")):  # streamed: one row per record (bounded memory)
             aid = id_of(row["a"])
-            want = assertion_id(row["sf"].value, predicate_name(row["p"]),
-                                row["of"].value if row["of"] is not None else row["o"].value)
+            want = assertion_id(row["sf"].value, predicate_name(row["p"]), row["of"].value if row["of"] is not None else row["o"].value)
             if want != aid:
                 out.append(f"{row['a'].value}: id does not match its folded triple (expected {want})")
         return out

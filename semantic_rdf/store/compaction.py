@@ -30,8 +30,7 @@ class CompactReport:
     side_tables: tuple[str, ...]
 
     def as_dict(self) -> dict:
-        return {"quads": self.quads, "bytes_before": self.bytes_before, "bytes_after": self.bytes_after,
-                "side_tables": list(self.side_tables)}
+        return {"quads": self.quads, "bytes_before": self.bytes_before, "bytes_after": self.bytes_after, "side_tables": list(self.side_tables)}
 
 
 def _size(path: Path) -> int:

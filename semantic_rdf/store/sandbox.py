@@ -45,10 +45,12 @@ class Limits:
     max_memory: int = 1024
 
     @classmethod
-    def resolve(cls, timeout: float | None = None, max_rows: int | None = None, max_memory: int | None = None,
-                *, default_rows: int = 100_000) -> "Limits":
+    def resolve(
+        cls, timeout: float | None = None, max_rows: int | None = None, max_memory: int | None = None, *, default_rows: int = 100_000
+    ) -> "Limits":
         """Explicit values, else the environment (SEMANTIC_RDF_QUERY_TIMEOUT / _MAX_ROWS / _MAX_MEMORY),
         else the defaults. A value that is not a positive number is InvalidInput."""
+
         def pick(value, env, conv, default, flag):
             if value is None:
                 raw = os.environ.get(env, "").strip()
@@ -61,9 +63,12 @@ class Limits:
             if not value > 0 or value != value or value == float("inf"):
                 raise InvalidInput(f"{flag} must be a positive number, got {value!r}")
             return value
-        return cls(pick(timeout, ENV_TIMEOUT, float, cls.timeout, "--timeout"),
-                   pick(max_rows, ENV_MAX_ROWS, int, default_rows, "--max-rows"),
-                   pick(max_memory, ENV_MAX_MEMORY, int, cls.max_memory, "--max-memory"))
+
+        return cls(
+            pick(timeout, ENV_TIMEOUT, float, cls.timeout, "--timeout"),
+            pick(max_rows, ENV_MAX_ROWS, int, default_rows, "--max-rows"),
+            pick(max_memory, ENV_MAX_MEMORY, int, cls.max_memory, "--max-memory"),
+        )
 
 
 def _status_kb(pid: int | str, field: str) -> int | None:
@@ -115,8 +120,7 @@ def _child(produce: Callable[[], Iterable[Any]], fd: int, limits: Limits) -> Non
         pass
 
 
-def run_isolated(produce: Callable[[], Iterable[Any]], limits: Limits, *, deadline: float | None = None,
-                 what: str = "query") -> list[Any]:
+def run_isolated(produce: Callable[[], Iterable[Any]], limits: Limits, *, deadline: float | None = None, what: str = "query") -> list[Any]:
     """The items `produce()` yields, computed in a forked child under `limits` (and `deadline`, a
     time.monotonic() instant, when it comes first). Items must be JSON values. Raises LimitExceeded when a
     limit is hit (the child is killed), the child's own SemanticError (same class, same message), or
@@ -152,16 +156,16 @@ def run_isolated(produce: Callable[[], Iterable[Any]], limits: Limits, *, deadli
         while True:
             left = end - time.monotonic()
             if left <= 0:
-                raise LimitExceeded(f"{what} stopped: time limit of {limits.timeout:g} s reached "
-                                    f"(--timeout, {ENV_TIMEOUT})")
+                raise LimitExceeded(f"{what} stopped: time limit of {limits.timeout:g} s reached (--timeout, {ENV_TIMEOUT})")
             if sel.select(min(left, _POLL)):
                 chunk = os.read(rfd, 1 << 20)
                 if not chunk:
                     break
                 got += len(chunk)
                 if got > budget:
-                    raise LimitExceeded(f"{what} stopped: its result passed the memory limit of "
-                                        f"{limits.max_memory} MiB (--max-memory, {ENV_MAX_MEMORY})")
+                    raise LimitExceeded(
+                        f"{what} stopped: its result passed the memory limit of {limits.max_memory} MiB (--max-memory, {ENV_MAX_MEMORY})"
+                    )
                 buf += chunk
                 *lines, buf = buf.split(b"\n")
                 for line in lines:
@@ -172,8 +176,7 @@ def run_isolated(produce: Callable[[], Iterable[Any]], limits: Limits, *, deadli
                         outcome = msg
             rss = _status_kb(pid, "VmRSS")
             if rss is not None and (rss - base) * 1024 > budget:
-                raise LimitExceeded(f"{what} stopped: memory limit of {limits.max_memory} MiB reached "
-                                    f"(--max-memory, {ENV_MAX_MEMORY})")
+                raise LimitExceeded(f"{what} stopped: memory limit of {limits.max_memory} MiB reached (--max-memory, {ENV_MAX_MEMORY})")
     except LimitExceeded:
         os.kill(pid, signal.SIGKILL)
         killed = True
@@ -190,15 +193,13 @@ def run_isolated(produce: Callable[[], Iterable[Any]], limits: Limits, *, deadli
     if outcome is None:
         sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
         if sig == signal.SIGABRT:
-            raise LimitExceeded(f"{what} stopped: memory limit of {limits.max_memory} MiB reached "
-                                f"(--max-memory, {ENV_MAX_MEMORY})")
+            raise LimitExceeded(f"{what} stopped: memory limit of {limits.max_memory} MiB reached (--max-memory, {ENV_MAX_MEMORY})")
         name = signal.Signals(sig).name if sig else f"exit {os.WEXITSTATUS(status)}"
         raise InvalidInput(f"{what} stopped: the query engine ended abnormally ({name})")
     if outcome.get("limit") == "rows":
         raise LimitExceeded(f"{what} stopped: more than {limits.max_rows:,} results (--max-rows, {ENV_MAX_ROWS})")
     if outcome.get("limit") == "memory":
-        raise LimitExceeded(f"{what} stopped: memory limit of {limits.max_memory} MiB reached "
-                            f"(--max-memory, {ENV_MAX_MEMORY})")
+        raise LimitExceeded(f"{what} stopped: memory limit of {limits.max_memory} MiB reached (--max-memory, {ENV_MAX_MEMORY})")
     if "error" in outcome:
         cls = getattr(errors, str(outcome.get("type")), None)
         if isinstance(cls, type) and issubclass(cls, errors.SemanticError) and cls is not errors.ShapeViolation:
@@ -246,8 +247,9 @@ class QueryResult:
     triples: tuple[str, ...] = ()
 
 
-def run_user_query(store: Any, query_text: str, *, params: Mapping[str, Any] | None = None, union: bool = False,
-                   limits: Limits | None = None) -> QueryResult:
+def run_user_query(
+    store: Any, query_text: str, *, params: Mapping[str, Any] | None = None, union: bool = False, limits: Limits | None = None
+) -> QueryResult:
     """Run a user's read-only SPARQL query under the guard (queries.guard, then queries.check_algebra) and
     `limits`. `store` is a store directory (opened read-only in the child) or an AssertionStore (its
     directory, or for an in-memory store the store itself as the child inherits it)."""

@@ -35,6 +35,5 @@ def seed(store) -> list[str]:
     from semantic_rdf.core.values import Triple
 
     with store.run("statement", agent="hillock-seed", agent_kind="software") as run:
-        report = store.assert_triples([Triple(s, p, o) for s, p, o in TRIPLES], run=run, note="hillock seed",
-                                      entity_types=ENTITIES)
+        report = store.assert_triples([Triple(s, p, o) for s, p, o in TRIPLES], run=run, note="hillock seed", entity_types=ENTITIES)
     return report.ids

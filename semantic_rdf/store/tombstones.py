@@ -15,8 +15,19 @@ import pyoxigraph as ox
 from semantic_rdf.core.errors import ErasedData, InvalidInput
 from semantic_rdf.core.vocab import ENTITY_GRAPH, M, NS, OA_, P, PREFIXES, PROVENANCE_GRAPH, RDF_TYPE, assertion_iri, id_of
 
-__all__ = ["erased_documents", "tombstoned", "refuse_erased", "screen", "Screened", "entity_in_use",
-           "erasedSha256", "target", "redacted", "RECORD", "SOURCE"]
+__all__ = [
+    "erased_documents",
+    "tombstoned",
+    "refuse_erased",
+    "screen",
+    "Screened",
+    "entity_in_use",
+    "erasedSha256",
+    "target",
+    "redacted",
+    "RECORD",
+    "SOURCE",
+]
 
 G = PROVENANCE_GRAPH
 erasedSha256 = ox.NamedNode(NS + "erasedSha256")  # the sha256 of a document version an erasure revoked
@@ -45,8 +56,7 @@ def erased_documents(store) -> set[str]:
 
 def tombstoned(store) -> set[str]:
     """Ids of every erased assertion."""
-    return {id_of(q.subject) for q in store.ox.quads_for_pattern(None, RDF_TYPE, M.Tombstone, G)
-            if q.subject.value.startswith(_A)}
+    return {id_of(q.subject) for q in store.ox.quads_for_pattern(None, RDF_TYPE, M.Tombstone, G) if q.subject.value.startswith(_A)}
 
 
 def refuse_erased(store, aid: str) -> None:
@@ -68,8 +78,7 @@ class Screened:
         return bool(self.quads)
 
     def as_dict(self) -> dict:
-        return {"ids": list(self.ids), "documents": list(self.documents), "redacted": self.redacted,
-                "quads": self.quads}
+        return {"ids": list(self.ids), "documents": list(self.documents), "redacted": self.redacted, "quads": self.quads}
 
     def text(self) -> str:
         parts = []
@@ -91,7 +100,7 @@ def _erased_id_of(value: str) -> str | None:
     """The assertion id a record, claim graph, source, selector or belief IRI is minted from, else None."""
     for prefix in (_A, "https://w3id.org/semantic-rdf/g/", _SRC, "https://w3id.org/semantic-rdf/belief/"):
         if value.startswith(prefix):
-            head = value[len(prefix):][:16]
+            head = value[len(prefix) :][:16]
             if len(head) == 16 and all(c in "0123456789abcdef" for c in head):
                 return head
     return None
@@ -107,8 +116,7 @@ def screen(store, quads: list[ox.Quad], on_erased: str = "refuse") -> tuple[list
         raise InvalidInput("on_erased is 'refuse' or 'skip'")
     tombs = tombstoned(store)
     shas = erased_documents(store)
-    docs = {_text(q.object) for q in store.ox.quads_for_pattern(None, target, None, G)
-            if store.has(q.subject, RDF_TYPE, o=M.Erasure)}
+    docs = {_text(q.object) for q in store.ox.quads_for_pattern(None, target, None, G) if store.has(q.subject, RDF_TYPE, o=M.Erasure)}
     docs |= {_text(q.subject) for q in quads if q.predicate == M.sha256 and _text(q.object) in shas}
     red = {_text(q.object) for q in store.ox.quads_for_pattern(None, redacted, None, G)}
     if not tombs and not docs and not red:
@@ -157,6 +165,5 @@ def screen(store, quads: list[ox.Quad], on_erased: str = "refuse") -> tuple[list
             rest.append(q)
     rep = Screened(tuple(ids), tuple(hit_docs), n_red, sum(q not in store.ox for q in dropped))
     if on_erased == "refuse":
-        raise ErasedData(f"the input holds {rep.text()}; nothing was written (tombstones win; skip them with "
-                         f"--skip-erased)", rep.ids)
+        raise ErasedData(f"the input holds {rep.text()}; nothing was written (tombstones win; skip them with --skip-erased)", rep.ids)
     return rest, rep

@@ -31,7 +31,7 @@ def gold_index(doc: GoldDoc) -> dict[str, int]:
     """Folded surface form -> gold entity (the first entity wins a shared surface)."""
     idx: dict[str, int] = {}
     for m in doc.mentions:
-        s = doc.text[m.start:m.end]
+        s = doc.text[m.start : m.end]
         for v in (s, clean_name(s), gz.country_of_demonym(clean_name(s)) or ""):
             if v:
                 idx.setdefault(fold(v), m.entity)

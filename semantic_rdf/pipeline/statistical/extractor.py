@@ -23,14 +23,34 @@ import numpy as np
 from semantic_rdf.pipeline import gazetteer as gz
 from semantic_rdf.core.errors import InvalidInput, NotFound
 from semantic_rdf.pipeline.extract import check_chunk, check_floor, predicate_hints, sentence_spans
-from semantic_rdf.pipeline.statistical.model import (CrossContext, CrossPair, DocState, SentMention, alignment,
-                                            candidate_pairs, cross_pairs, ner_features, pair_features,
-                                            together_in)
+from semantic_rdf.pipeline.statistical.model import (
+    CrossContext,
+    CrossPair,
+    DocState,
+    SentMention,
+    alignment,
+    candidate_pairs,
+    cross_pairs,
+    ner_features,
+    pair_features,
+    together_in,
+)
 from semantic_rdf.pipeline.statistical.text import Token, tokenize
 from semantic_rdf.core.values import Chunk, Triple
 
-__all__ = ["StatisticalExtractor", "load_manifest", "Weights", "WEIGHTS_DIR", "WEIGHT_FILES", "sha256_file",
-           "CrossHead", "CrossScored", "score_cross", "calibrated", "CROSS"]
+__all__ = [
+    "StatisticalExtractor",
+    "load_manifest",
+    "Weights",
+    "WEIGHTS_DIR",
+    "WEIGHT_FILES",
+    "sha256_file",
+    "CrossHead",
+    "CrossScored",
+    "score_cross",
+    "calibrated",
+    "CROSS",
+]
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 WEIGHT_FILES = ("ner.crfsuite", "relations.npz", "features.json", "cross.npz", "cross.json", "calibration.json")
@@ -82,8 +102,7 @@ def _curves(cal: dict | None, pids: tuple[str, ...], prefix: str) -> tuple[list[
     return xs, ys
 
 
-def calibrated(p: np.ndarray, cal_x: list[np.ndarray], cal_y: list[np.ndarray], cache: dict,
-               least: float = 0.02) -> np.ndarray:
+def calibrated(p: np.ndarray, cal_x: list[np.ndarray], cal_y: list[np.ndarray], cache: dict, least: float = 0.02) -> np.ndarray:
     """Raw probabilities (pairs x relations) -> calibrated. Only entries that can reach `least` are
     interpolated (the rest are left at 0): below its curve's last knot under `least`, a raw probability
     cannot calibrate to `least` or more, the curves being non-decreasing. `cache` keeps each `least`'s
@@ -176,8 +195,9 @@ class Weights:
         d = Path(directory or WEIGHTS_DIR)
         for name in WEIGHT_FILES[:5]:
             if not (d / name).is_file():
-                raise NotFound(f"statistical extractor weights: {d / name} is missing"
-                               " (rebuild with python -m semantic_rdf.pipeline.statistical.train)")
+                raise NotFound(
+                    f"statistical extractor weights: {d / name} is missing (rebuild with python -m semantic_rdf.pipeline.statistical.train)"
+                )
         try:
             tagger = pycrfsuite.Tagger()
             tagger.open(str(d / "ner.crfsuite"))
@@ -207,8 +227,7 @@ class Weights:
         cal_x, cal_y = _curves(cal, rels, "")
         manifest = load_manifest(d) if (d / "manifest.json").is_file() else {}
         vocab = {name: i for i, name in enumerate(meta["features"])}
-        cross = CrossHead({name: i for i, name in enumerate(xmeta["features"])}, xcoef, xintercept, xrels,
-                          *_curves(cal, xrels, CROSS))
+        cross = CrossHead({name: i for i, name in enumerate(xmeta["features"])}, xcoef, xintercept, xrels, *_curves(cal, xrels, CROSS))
         return cls(d, tagger, vocab, coef, intercept, rels, cal_x, cal_y, floor, manifest, cross)
 
     def calibrate(self, p: np.ndarray, least: float = 0.02) -> np.ndarray:
@@ -296,14 +315,15 @@ class Annotator:
     def __init__(self, weights: Weights) -> None:
         self.w = weights
 
-    def sentence(self, state: DocState, tokens: list[Token],
-                 gold: list[tuple[int, int, str, int | None]] | None = None) -> tuple[list[SentMention], list[Scored]]:
+    def sentence(
+        self, state: DocState, tokens: list[Token], gold: list[tuple[int, int, str, int | None]] | None = None
+    ) -> tuple[list[SentMention], list[Scored]]:
         mentions, scored, _ = self.sentences(state, [tokens], gold)[0]
         return mentions, scored
 
-    def sentences(self, state: DocState, sents: list[list[Token]],
-                  gold: list[tuple[int, int, str, int | None]] | None = None
-                  ) -> list[tuple[list[SentMention], list[Scored], dict[int, str]]]:
+    def sentences(
+        self, state: DocState, sents: list[list[Token]], gold: list[tuple[int, int, str, int | None]] | None = None
+    ) -> list[tuple[list[SentMention], list[Scored], dict[int, str]]]:
         """Several consecutive sentences of a document: per sentence its mentions, its scored pairs and the
         types its entities had then (a later mention can change an entity's majority type).
 
@@ -327,8 +347,9 @@ class Annotator:
             types = {m.entity: ents[m.entity].type for m in mentions}
             if pairs:
                 if len(pairs) > _MAX_PAIRS:  # a list of hundreds of names: score the closest pairs only (bounded work)
-                    pairs = sorted(pairs, key=lambda p: (abs(p[0].a - p[1].a) if -1 not in (p[0].a, p[1].a) else 0,
-                                                         p[0].entity, p[1].entity))[:_MAX_PAIRS]
+                    pairs = sorted(pairs, key=lambda p: (abs(p[0].a - p[1].a) if -1 not in (p[0].a, p[1].a) else 0, p[0].entity, p[1].entity))[
+                        :_MAX_PAIRS
+                    ]
                 lower = [w.lower() for w in words]
                 feats.extend(features_of(state, lower, h, t, mentions) for h, t in pairs)
             per.append((mentions, pairs, types, state.sent))
@@ -364,8 +385,9 @@ class CrossScored:
     p: float
 
 
-def score_cross(w: Weights, state: DocState, sents: list[list[SentMention]], words: list[list[str]],
-                together: set[tuple[int, int]]) -> list[CrossScored]:
+def score_cross(
+    w: Weights, state: DocState, sents: list[list[SentMention]], words: list[list[str]], together: set[tuple[int, int]]
+) -> list[CrossScored]:
     """The pairs of `sents` (consecutive sentences of a document, their lower-cased `words`) whose entities
     never shared a sentence of the document (`together`), scored by the cross-sentence classifiers."""
     pairs = cross_pairs(state, sents, together, _MAX_PAIRS)
@@ -377,11 +399,21 @@ def score_cross(w: Weights, state: DocState, sents: list[list[SentMention]], wor
     return [CrossScored(pairs[k], rel[j], float(probs[k, j])) for k, j in zip(ks.tolist(), js.tolist())]
 
 
-def features_of(state: DocState, lower: list[str], h: SentMention, t: SentMention,
-                mentions: list[SentMention]) -> list[str]:
+def features_of(state: DocState, lower: list[str], h: SentMention, t: SentMention, mentions: list[SentMention]) -> list[str]:
     eh, et = state.entities[h.entity], state.entities[t.entity]
-    return pair_features(lower, h, t, eh.type, et.type, h.entity == state.first, t.entity == state.first,
-                         mentions, state.sent, gz.builtin_class(et.name), gz.builtin_class(eh.name))
+    return pair_features(
+        lower,
+        h,
+        t,
+        eh.type,
+        et.type,
+        h.entity == state.first,
+        t.entity == state.first,
+        mentions,
+        state.sent,
+        gz.builtin_class(et.name),
+        gz.builtin_class(eh.name),
+    )
 
 
 class _Doc:
@@ -413,8 +445,7 @@ class StatisticalExtractor:
 
     process_safe = True  # the weights are read-only: a forked child (ahead.py) extracts the same
 
-    def __init__(self, floor: float | None = None, *, weights: Weights | str | Path | None = None,
-                 max_sentence: int = 2000) -> None:
+    def __init__(self, floor: float | None = None, *, weights: Weights | str | Path | None = None, max_sentence: int = 2000) -> None:
         self.w = weights if isinstance(weights, Weights) else _cached_weights(str(weights or WEIGHTS_DIR))
         # a floor given is checked and returned as given (None only when none is given)
         self.floor: float = self.w.floor if floor is None else cast(float, check_floor(floor))
@@ -426,8 +457,7 @@ class StatisticalExtractor:
         man = self.w.manifest
         wsha = man.get("weights_sha256", "unversioned")
         self.agent = f"statistical-extractor-{wsha[:12]}"
-        self.model_id = (f"semantic_rdf.pipeline.statistical weights sha256:{wsha} training data sha256:"
-                         f"{man.get('training_data_sha256', 'unknown')}")
+        self.model_id = f"semantic_rdf.pipeline.statistical weights sha256:{wsha} training data sha256:{man.get('training_data_sha256', 'unknown')}"
         self.entity_types: dict[str, str] = {}
         self.surfaces: OrderedDict[tuple, tuple[str, str]] = OrderedDict()
         self._docs: OrderedDict[str, _Doc] = OrderedDict()
@@ -496,8 +526,9 @@ class StatisticalExtractor:
         out.extend(self._cross(doc, chunk, spans, sents, [m for m, _, _ in results]))
         return out
 
-    def _cross(self, doc: _Doc, chunk: Chunk, spans: list[tuple[int, int]], sents: list[list[Token]],
-               mentions: list[list[SentMention]]) -> list[Triple]:
+    def _cross(
+        self, doc: _Doc, chunk: Chunk, spans: list[tuple[int, int]], sents: list[list[Token]], mentions: list[list[SentMention]]
+    ) -> list[Triple]:
         """Facts between entities of this chunk that share no sentence of the document: the evidence is the
         passage from the first of the two sentences to the last (at most `max_sentence` characters)."""
         if doc.lists:
@@ -514,8 +545,9 @@ class StatisticalExtractor:
                 out.extend(self._triple(doc, chunk, c.pair.h, c.pair.t, c.pid, c.p, start, end, types))
         return out
 
-    def _triple(self, doc: _Doc, chunk: Chunk, sh: SentMention, stl: SentMention, pid: str, p: float,
-                sa: int, sb: int, types: dict[int, str]) -> list[Triple]:
+    def _triple(
+        self, doc: _Doc, chunk: Chunk, sh: SentMention, stl: SentMention, pid: str, p: float, sa: int, sb: int, types: dict[int, str]
+    ) -> list[Triple]:
         """The triple of a pair scored for a property, evidenced by doc.text[sa:sb] (and by the antecedent's
         mention when a side was a pronoun or nominal); none when the document has stated it already."""
         st = doc.state
@@ -539,9 +571,10 @@ class StatisticalExtractor:
         self.entity_types[et.name] = self._class(et.name, types[t.entity], ho)
         if len(self.entity_types) > 200_000:
             self.entity_types.clear()
+
         def surface(m: SentMention) -> str:
             a, b = (doc.topic_at or (-1, -1)) if m.kind == "implicit" else (m.start, m.end)
-            return chunk.text[a - chunk.start:b - chunk.start] if chunk.start <= a < b <= chunk.end else m.surface
+            return chunk.text[a - chunk.start : b - chunk.start] if chunk.start <= a < b <= chunk.end else m.surface
 
         surf_h, surf_t = surface(h), surface(t)
         score = round(p, 4)
@@ -552,9 +585,8 @@ class StatisticalExtractor:
         for m, e, side in ((h, eh, 0), (t, et, 1)):
             at = doc.named_at.get(m.entity) if m.kind in ("pron", "nominal") else None
             if at is not None and chunk.start <= at[0] and at[1] <= sa:
-                name = chunk.text[at[0] - chunk.start:at[1] - chunk.start]
-                self._note(chunk.doc_id, at[0], at[1], key, (name, "", "antecedent", "") if side == 0
-                           else ("", name, "", "antecedent"))
+                name = chunk.text[at[0] - chunk.start : at[1] - chunk.start]
+                self._note(chunk.doc_id, at[0], at[1], key, (name, "", "antecedent", "") if side == 0 else ("", name, "", "antecedent"))
                 out.append(Triple(eh.name, pred, et.name, chunk, score, None, at[0], at[1]))
         return out
 

@@ -105,8 +105,6 @@ def resolution_scores(gum_dir: Path, genres: tuple[str, ...] = ("bio", "news", "
     tot: Counter[str] = Counter()
     for g, c in sorted(res.items()):
         tot.update(c)
-        out[g] = {"resolved": c["resolved"], "precision": round(c["correct"] / max(1, c["resolved"]), 3),
-                  "pronouns": c["pronouns"]}
-    out["all"] = {"resolved": tot["resolved"], "precision": round(tot["correct"] / max(1, tot["resolved"]), 3),
-                  "pronouns": tot["pronouns"]}
+        out[g] = {"resolved": c["resolved"], "precision": round(c["correct"] / max(1, c["resolved"]), 3), "pronouns": c["pronouns"]}
+    out["all"] = {"resolved": tot["resolved"], "precision": round(tot["correct"] / max(1, tot["resolved"]), 3), "pronouns": tot["pronouns"]}
     return out

@@ -17,9 +17,22 @@ from semantic_rdf.pipeline import gazetteer as gz
 from semantic_rdf.core.identity import fold as _fold_uncached
 from semantic_rdf.pipeline.statistical.text import Token
 
-__all__ = ["alignment", "ner_features", "DocState", "SentMention", "pair_features", "ENTITY_TYPES", "CrossPair",
-           "cross_pairs", "cross_features", "DocPlaces", "CrossContext", "together_in", "CROSS_TAIL",
-           "sentence_bag"]
+__all__ = [
+    "alignment",
+    "ner_features",
+    "DocState",
+    "SentMention",
+    "pair_features",
+    "ENTITY_TYPES",
+    "CrossPair",
+    "cross_pairs",
+    "cross_features",
+    "DocPlaces",
+    "CrossContext",
+    "together_in",
+    "CROSS_TAIL",
+    "sentence_bag",
+]
 
 ENTITY_TYPES = ("PER", "ORG", "LOC", "MISC")  # TIME and NUM are tagged but never become entities
 
@@ -52,7 +65,7 @@ def alignment() -> dict[str, tuple[str, bool]]:
                 names[t.subject.value] = t.object.value
             elif p in rank and t.object.value.startswith(wdt):
                 order += 1
-                links.append((rank[p], order, t.object.value[len(wdt):], t.subject.value, p == ns + "inverseMatch"))
+                links.append((rank[p], order, t.object.value[len(wdt) :], t.subject.value, p == ns + "inverseMatch"))
     out: dict[str, tuple[str, bool]] = {}
     for _, _, pid, iri, inverse in sorted(links):
         if pid not in out and iri in names:
@@ -61,7 +74,6 @@ def alignment() -> dict[str, tuple[str, bool]]:
 
 
 # ------------------------------------------------------------------ entity tagger features
-
 
 
 @lru_cache(maxsize=200_000)
@@ -160,12 +172,13 @@ _GENDER = {"he": "m", "him": "m", "his": "m", "she": "f", "her": "f", "hers": "f
 _PRON_IT = {"it": "subj", "its": "poss"}
 # definite nominals and the entity type they refer back to
 _NOMINALS = {
-    **dict.fromkeys("company firm band group team club university college school party newspaper magazine "
-                    "label organization organisation agency corporation airline network".split(), "ORG"),
-    **dict.fromkeys("album film movie song single novel book series game show opera play episode "
-                    "single poem painting magazine".split(), "MISC"),
-    **dict.fromkeys("city town village river municipality county district region province island lake "
-                    "station church".split(), "LOC"),
+    **dict.fromkeys(
+        "company firm band group team club university college school party newspaper magazine "
+        "label organization organisation agency corporation airline network".split(),
+        "ORG",
+    ),
+    **dict.fromkeys("album film movie song single novel book series game show opera play episode single poem painting magazine".split(), "MISC"),
+    **dict.fromkeys("city town village river municipality county district region province island lake station church".split(), "LOC"),
 }
 _RESOLVABLE = frozenset(_PRON_PER) | frozenset(_PRON_IT) | frozenset(_NOMINALS)
 _LEAD_STRIP = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
@@ -244,9 +257,13 @@ class DocState:
             if key not in self.by_key and typ == "PER":
                 words = set(key.split())
                 cands = set.intersection(*(self.by_word.get(w, set()) for w in words)) if words else set()
-                hits = [i for i in sorted(cands) if self.entities[i].type == "PER"
-                        and len(self.entities[i].name.split()) > len(words)
-                        and words <= set(fold(self.entities[i].name).split())]
+                hits = [
+                    i
+                    for i in sorted(cands)
+                    if self.entities[i].type == "PER"
+                    and len(self.entities[i].name.split()) > len(words)
+                    and words <= set(fold(self.entities[i].name).split())
+                ]
                 if len(hits) == 1:
                     self.by_key[key] = hits[0]
         i = self.by_key.get(key)
@@ -286,8 +303,8 @@ class DocState:
                 i += 1
                 continue
             for n in range(min(6, len(words) - i), 0, -1):
-                typ = self.known.get(tuple(words[i:i + n]))
-                if typ is not None and not any(taken[i:i + n]) and (i + n == len(words) or not taken[i + n]):
+                typ = self.known.get(tuple(words[i : i + n]))
+                if typ is not None and not any(taken[i : i + n]) and (i + n == len(words) or not taken[i + n]):
                     out.append((i, i + n, typ, None))
                     i += n
                     break
@@ -340,8 +357,9 @@ class DocState:
                     if w in _GENDER and conf >= 0.85 and not self.entities[i].gender:
                         self.entities[i].gender = _GENDER[w]
                     a = k - 1 if w in _NOMINALS else k
-                    out.append(SentMention(a, k + 1, i, "nominal" if w in _NOMINALS else "pron", conf,
-                                           _surface(tokens, a, k + 1), tokens[a].start, tok.end))
+                    out.append(
+                        SentMention(a, k + 1, i, "nominal" if w in _NOMINALS else "pron", conf, _surface(tokens, a, k + 1), tokens[a].start, tok.end)
+                    )
         present = {m.entity for m in out}
         if self.first is not None and self.first not in present and self.sent > 0:
             out.append(SentMention(-1, -1, self.first, "implicit", 1.0, ""))
@@ -420,9 +438,19 @@ def _sentence_words(words: list[str], side: str) -> list[str]:
     return got
 
 
-def pair_features(words: list[str], h: SentMention, t: SentMention, ht: str, tt: str,
-                  h_topic: bool, t_topic: bool, mentions: list[SentMention], sent_index: int,
-                  t_class: str | None, h_class: str | None) -> list[str]:
+def pair_features(
+    words: list[str],
+    h: SentMention,
+    t: SentMention,
+    ht: str,
+    tt: str,
+    h_topic: bool,
+    t_topic: bool,
+    mentions: list[SentMention],
+    sent_index: int,
+    t_class: str | None,
+    h_class: str | None,
+) -> list[str]:
     """Features of the ordered pair (head h, tail t) in a sentence of lower-cased `words`."""
     hk, tk = h.kind, t.kind
     tp = f"{ht}|{tt}"
@@ -526,8 +554,7 @@ class CrossPair:
     t_sent: int
 
 
-def cross_pairs(state: DocState, sents: list[list[SentMention]], together: set[tuple[int, int]],
-                limit: int = 400) -> list[CrossPair]:
+def cross_pairs(state: DocState, sents: list[list[SentMention]], together: set[tuple[int, int]], limit: int = 400) -> list[CrossPair]:
     """The ordered entity pairs of `sents` (consecutive sentences of one document) that never shared a
     sentence of the document (`together` holds the pairs that did), each by its closest named mentions
     (not pronouns: the passage between them then names both; the first closest in reading order), the
@@ -621,11 +648,12 @@ class CrossContext:
         h, t = pair.h, pair.t
         ht, tt = ents[h.entity].type, ents[t.entity].type
         out: list[tuple] = [
-            ("p", ht, tt, "ht" if pair.h_sent < pair.t_sent else "th", abs(pair.h_sent - pair.t_sent),
-             self.cls(h.entity), self.cls(t.entity)),
+            ("p", ht, tt, "ht" if pair.h_sent < pair.t_sent else "th", abs(pair.h_sent - pair.t_sent), self.cls(h.entity), self.cls(t.entity)),
             ("h", h.entity, pair.h_sent, h.a, h.b, h.kind, tt),
             ("t", t.entity, pair.t_sent, t.a, t.b, t.kind, ht),
-            ("hb", pair.h_sent), ("tb", pair.t_sent)]
+            ("hb", pair.h_sent),
+            ("tb", pair.t_sent),
+        ]
         nh, nt = self.near.get(h.entity), self.near.get(t.entity)
         if nh and nt:
             via = (nh & nt) - {h.entity, t.entity}

@@ -33,8 +33,7 @@ class Token:
 
 def tokenize(text: str, start: int = 0, end: int | None = None, offset: int = 0) -> list[Token]:
     """Tokens of text[start:end] with offsets into `text`, plus `offset` (a chunk's start in its document)."""
-    return [Token(m.group(), m.start() + offset, m.end() + offset)
-            for m in _TOKEN_RX.finditer(text, start, len(text) if end is None else end)]
+    return [Token(m.group(), m.start() + offset, m.end() + offset) for m in _TOKEN_RX.finditer(text, start, len(text) if end is None else end)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +79,15 @@ def detokenize(sents: list[list[str]]) -> tuple[str, list[list[tuple[int, int]]]
                 if quote_open:
                     space = False
                 quote_open = not quote_open
-            if tok in ("-", "–") and ti > 0 and ti + 1 < len(toks) and toks[ti - 1][-1:].isalnum() and toks[ti + 1][:1].isalnum() \
-                    and toks[ti - 1][:1].isupper() == toks[ti + 1][:1].isupper() and not toks[ti + 1][:1].isdigit():
+            if (
+                tok in ("-", "–")
+                and ti > 0
+                and ti + 1 < len(toks)
+                and toks[ti - 1][-1:].isalnum()
+                and toks[ti + 1][:1].isalnum()
+                and toks[ti - 1][:1].isupper() == toks[ti + 1][:1].isupper()
+                and not toks[ti + 1][:1].isdigit()
+            ):
                 space = False  # "Jean - Pierre" was one hyphenated word
                 glue = True
             else:

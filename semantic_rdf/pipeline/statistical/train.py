@@ -25,8 +25,16 @@ from pathlib import Path
 
 import numpy as np
 
-from semantic_rdf.pipeline.statistical.model import (CrossContext, DocState, alignment, candidate_pairs, cross_features,
-                                            cross_pairs, ner_features, together_in)
+from semantic_rdf.pipeline.statistical.model import (
+    CrossContext,
+    DocState,
+    alignment,
+    candidate_pairs,
+    cross_features,
+    cross_pairs,
+    ner_features,
+    together_in,
+)
 from semantic_rdf.pipeline.statistical.text import GoldDoc, Token, load_redocred, tokenize
 
 REDOCRED = "redocred/dev_revised.json"
@@ -84,8 +92,7 @@ def train_tagger(docs: list[GoldDoc], path: Path, iterations: int) -> None:
                 trainer.append(ner_features([t.text for t in toks]), bio(toks, gold_spans(d, si, toks)))
                 n += 1
     # L-BFGS with L1+L2: deterministic (no shuffling); the L1 term keeps the model file small
-    trainer.set_params({"c1": 0.05, "c2": 0.01, "max_iterations": iterations,
-                        "feature.possible_transitions": True})
+    trainer.set_params({"c1": 0.05, "c2": 0.01, "max_iterations": iterations, "feature.possible_transitions": True})
     log(f"tagger: {n} sentences, {iterations} iterations")
     trainer.train(str(path))
 
@@ -254,8 +261,7 @@ def fewrel_samples(path: Path, pids: list[str], tagger_path: Path):
                 return "MISC"
 
             spans = [(hs[0], hs[1], typ(hs), 0), (ts[0], ts[1], typ(ts), 1)]
-            spans += [(a, b, ty, 2 + k) for k, (a, b, ty) in enumerate(tagged)
-                      if not any(a < sb and sa < b for sa, sb, _, _ in spans[:2])]
+            spans += [(a, b, ty, 2 + k) for k, (a, b, ty) in enumerate(tagged) if not any(a < sb and sa < b for sa, sb, _, _ in spans[:2])]
             spans.sort()
             state = DocState()
             mentions = state.add_sentence(toks, spans)
@@ -317,7 +323,7 @@ def scored_facts(docs: list[GoldDoc], weights) -> list[tuple[float, bool, str]]:
             gh, gt = match_entity(eh.name, eh.aliases, idx), match_entity(et.name, et.aliases, idx)
             key = (gh, gt, pid) if gh is not None and gt is not None else (eh.name, et.name, pid)
             seen[key] = max(seen.get(key, 0.0), p)
-        for (gh, gt, pid) in [k for k in seen if k[2].startswith(CROSS)]:
+        for gh, gt, pid in [k for k in seen if k[2].startswith(CROSS)]:
             if (gh, gt, pid.removeprefix(CROSS)) in seen:  # the sentence-level fact stands for it
                 del seen[(gh, gt, pid)]
         for key, p in seen.items():
@@ -375,11 +381,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--C", type=float, default=0.5, help="inverse L2 strength of the relation classifiers")
     ap.add_argument("--min-count", type=int, default=2, help="a feature must occur this often to be kept")
     ap.add_argument("--target-precision", type=float, default=0.82)
-    ap.add_argument("--fewrel", action=argparse.BooleanOptionalAction, default=False,
-                    help="add FewRel's sentences to the relation training data (measured: lowers recall at the floor; docs/extraction.md)")
-    ap.add_argument("--crossfit", action=argparse.BooleanOptionalAction, default=True,
-                    help="fit on all of 0-399 and calibrate on two folds' out-of-fold facts (the shipped weights);"
-                         " --no-crossfit: fit on --fit, calibrate on --tune")
+    ap.add_argument(
+        "--fewrel",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="add FewRel's sentences to the relation training data (measured: lowers recall at the floor; docs/extraction.md)",
+    )
+    ap.add_argument(
+        "--crossfit",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="fit on all of 0-399 and calibrate on two folds' out-of-fold facts (the shipped weights);"
+        " --no-crossfit: fit on --fit, calibrate on --tune",
+    )
     ap.add_argument("--crossfit-docs", type=int, default=400, help="with --crossfit: documents 0..N-1 (tests use few)")
     args = ap.parse_args(argv)
     np.random.seed(SEED)
@@ -458,10 +472,11 @@ def main(argv: list[str] | None = None) -> int:
         log(f"tagger on tuning documents: {ner}")
         facts = scored_facts(tune, Weights.load(out, calibrated=False))
     cal = calibrate(facts, args.target_precision)
-    kept_ok = [c for p, c, r in facts if np.interp(p, *(lambda c_: (c_["x"], c_["y"]))(cal["by"].get(r, cal["pooled"])))
-               >= cal["floor"]]
-    log(f"calibration: {len(facts)} tuning facts, floor {cal['floor']}: {len(kept_ok)} kept, "
-        f"{sum(kept_ok)} correct (precision {sum(kept_ok) / max(1, len(kept_ok)):.3f})")
+    kept_ok = [c for p, c, r in facts if np.interp(p, *(lambda c_: (c_["x"], c_["y"]))(cal["by"].get(r, cal["pooled"]))) >= cal["floor"]]
+    log(
+        f"calibration: {len(facts)} tuning facts, floor {cal['floor']}: {len(kept_ok)} kept, "
+        f"{sum(kept_ok)} correct (precision {sum(kept_ok) / max(1, len(kept_ok)):.3f})"
+    )
     with open(out / "calibration.json", "w", encoding="utf-8") as f:
         json.dump(cal, f, separators=(",", ":"))
 
@@ -477,11 +492,21 @@ def main(argv: list[str] | None = None) -> int:
         "files": files,
         # one hash over every training file's (name, sha256), and each file's
         "training_data_sha256": sha256_bytes("".join(f"{n}:{h}\n" for n, h in sorted(used.items())).encode()),
-        "training_data": {"files": used, "redocred_fit_documents": [fa, fb], "redocred_tune_documents": [ta, tb],
-                          "crossfit_folds": folds if args.crossfit else None,
-                          "held_out_documents": [400, 500]},
-        "params": {"iterations": args.iterations, "C": args.C, "min_count": args.min_count,
-                   "target_precision": args.target_precision, "seed": SEED, "crossfit": args.crossfit},
+        "training_data": {
+            "files": used,
+            "redocred_fit_documents": [fa, fb],
+            "redocred_tune_documents": [ta, tb],
+            "crossfit_folds": folds if args.crossfit else None,
+            "held_out_documents": [400, 500],
+        },
+        "params": {
+            "iterations": args.iterations,
+            "C": args.C,
+            "min_count": args.min_count,
+            "target_precision": args.target_precision,
+            "seed": SEED,
+            "crossfit": args.crossfit,
+        },
         "tagger_on_tuning_documents": ner,
         "relations": kept,
         "cross_relations": json.loads((out / "cross.json").read_text(encoding="utf-8"))["relations"],
