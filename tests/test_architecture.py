@@ -2,7 +2,8 @@
 
 - the layer contract in pyproject.toml ([tool.importlinter]) holds: no import goes up a layer (import-linter
   reads every import, function-level ones included), and every module of the package is in a layer;
-- no module uses another module's private (`_underscore`) names.
+- no module uses another module's private (`_underscore`) names;
+- nothing outside `store/` touches the pyoxigraph handle (`AssertionStore.ox`).
 """
 
 from __future__ import annotations
@@ -99,6 +100,11 @@ def private_uses(source: str, module: str) -> list[str]:
             found.append(f"{node.value.id}.{node.attr} ({owner})")
         elif node.value.id == "store" and module != "semantic_rdf.store.assertions":
             found.append(f"store.{node.attr}")
+    for node in ast.walk(tree):  # getattr(x, "_name"): the same reach, spelled as a string
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "setattr", "hasattr"):
+            arg = node.args[1] if len(node.args) > 1 else None
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.startswith("_") and not arg.value.startswith("__"):
+                found.append(f"{node.func.id}(…, {arg.value!r})")
     return found
 
 
@@ -115,10 +121,33 @@ def test_no_module_uses_another_modules_private_names():
 def test_the_private_name_check_finds_each_kind():
     src = (
         "from semantic_rdf.lifecycle import temporal as T\nfrom semantic_rdf.pipeline.extract import _check\n"
-        "def f(store):\n    T._close(1)\n    store._has(2)\n    T.retract(3)\n"
+        "def f(store):\n    T._close(1)\n    store._has(2)\n    T.retract(3)\n    getattr(store, '_known', None)\n"
     )
     assert private_uses(src, "semantic_rdf.lifecycle.erasure") == [
         "from semantic_rdf.pipeline.extract import _check",
         "T._close (semantic_rdf.lifecycle.temporal)",
         "store._has",
+        "getattr(…, '_known')",
     ]
+
+
+def handle_uses(source: str) -> list[int]:
+    """Lines of `source` that read an `.ox` attribute: the pyoxigraph handle of an AssertionStore."""
+    return sorted(node.lineno for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Attribute) and node.attr == "ox")
+
+
+def test_nothing_outside_the_store_layer_touches_the_pyoxigraph_handle():
+    """The layers above read through the store's own API (quads, query, select, named_graphs, dump, …)."""
+    bad = {}
+    for path in sorted(PKG.rglob("*.py")):
+        if path.relative_to(PKG).parts[0] == "store":
+            continue
+        lines = handle_uses(path.read_text(encoding="utf-8"))
+        if lines:
+            bad[_module_name(path)] = lines
+    assert bad == {}
+
+
+def test_the_handle_check_finds_a_use():
+    assert handle_uses("def f(store):\n    return store.ox.query('ASK {}')\n") == [2]
+    assert handle_uses("def f(store):\n    return store.query('ASK {}')\n") == []

@@ -108,7 +108,7 @@ def _texts(store, built, name: str) -> list[str]:
 def test_every_query_gives_the_same_rows_on_every_store(rich, any_store, tmp_path, name):
     store, built = rich
     if isinstance(any_store, EmbeddedBackend):
-        any_store.ox.bulk_extend(list(store.ox))
+        any_store.insert(list(store.ox))
     else:
         report = push(store, any_store.endpoint, state_dir=tmp_path, backend=any_store)
         assert report.remote == report.local == len(store.ox)

@@ -90,6 +90,23 @@ def test_retracting_an_antecedent_withdraws_the_derived_and_reinstating_reopens_
     _ = a
 
 
+def test_a_cascade_withdrawn_derivation_reopens_on_new_support_and_keeps_both_supports():
+    s = AssertionStore.memory()
+    a = s.assert_("x", "located_in", "y")
+    b = s.assert_("y", "located_in", "z")
+    derive(s, [r for r in builtin_rules() if r.name == "located-in-transitive"])
+    d = assertion_id("x", "located_in", "z")
+    T.retract(s, b, "wrong")
+    assert T.state(s, d) == "retracted"
+    c = s.assert_("x", "located_in", "w")
+    e = s.assert_("w", "located_in", "z")
+    rep = derive(s, [r for r in builtin_rules() if r.name == "located-in-transitive"])
+    assert rep.reopened == [d] and T.state(s, d) == "believed"
+    assert _antecedents(s, d) == sorted([a, b, c, e])  # the first support is kept beside the new one
+    assert s.require(d).count == 4
+    assert s.validate().conforms
+
+
 def test_shapes_refuse_a_derived_assertion_without_antecedents():
     s = AssertionStore.memory()
     aid = assertion_id("p", "located_in", "q")

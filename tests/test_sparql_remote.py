@@ -208,7 +208,7 @@ QUERY_NAMES = sorted(p.stem for p in files("queries", "*.rq"))
 def test_push_then_every_query_gives_the_same_rows(demo_store, any_store, tmp_path, name):
     store, _ = demo_store
     if isinstance(any_store, EmbeddedBackend):
-        any_store.ox.bulk_extend(list(store.ox))
+        any_store.insert(list(store.ox))
     else:
         report = push(store, any_store.endpoint, state_dir=tmp_path, backend=any_store)
         assert report.mode == "full" and report.remote == report.local == len(store.ox)

@@ -910,7 +910,7 @@ class Answerer:
         rec = store.get(fid)
         if rec is None or not T.believed(store, fid, as_of):
             return None
-        claim = list(store.ox.quads_for_pattern(None, None, None, claim_graph(fid)))
+        claim = list(store.quads(None, None, None, claim_graph(fid)))
         if len(claim) != 1 or claim[0].predicate != predicate_iri(rec.predicate):
             return None
         cites = []

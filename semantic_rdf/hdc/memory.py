@@ -24,7 +24,7 @@ from itertools import chain
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import AbstractSet, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, AbstractSet, Callable, Iterable, Sequence
 
 import pyoxigraph as ox
 
@@ -51,6 +51,9 @@ from semantic_rdf.core.vocab import (
     id_of,
     predicate_name,
 )
+
+if TYPE_CHECKING:  # for annotations only: the store module is not loaded by importing this one
+    from semantic_rdf.store.assertions import AssertionStore
 
 __all__ = ["Memory", "Entity", "SyncReport", "believed_facts", "believed_ids", "after_ingest_hook", "follow", "shared_encoder"]
 
@@ -91,15 +94,15 @@ class SyncReport:
 _ALT_LABEL = ox.NamedNode(SKOS + "altLabel")
 
 
-def _label_map(store) -> dict[str, str]:
-    return {q.subject.value: q.object.value for q in store.ox.quads_for_pattern(None, RDFS_LABEL, None, ENTITY_GRAPH)}
+def _label_map(store: AssertionStore) -> dict[str, str]:
+    return {q.subject.value: q.object.value for q in store.quads(None, RDFS_LABEL, None, ENTITY_GRAPH)}
 
 
 _CHUNK = 1_000  # assertion ids or documents bound per VALUES block
 
 
 def believed_facts(
-    store, as_of: datetime | None = None, labels: dict[str, str] | None = None, ids: Iterable[str] | None = None
+    store: AssertionStore, as_of: datetime | None = None, labels: dict[str, str] | None = None, ids: Iterable[str] | None = None
 ) -> list[tuple[str, str, str, str]]:
     """(id, subject, predicate, object) display names of every assertion believed now (or at `as_of`),
     ordered by id; only those of `ids` when given. Runs queries/believed.rq (unordered; sorting the rows
@@ -114,11 +117,11 @@ def believed_facts(
         order = sorted(wanted)
         text = packaged("believed-of", asof=asof)
         found = chain.from_iterable(
-            store.ox.query(T.bind_rows(text, ["a"], [(assertion_iri(i),) for i in order[k : k + _CHUNK]])) for k in range(0, len(order), _CHUNK)
+            store.query(T.bind_rows(text, ["a"], [(assertion_iri(i),) for i in order[k : k + _CHUNK]])) for k in range(0, len(order), _CHUNK)
         )
         labels = {} if labels is None else labels
     else:
-        found = store.ox.query(packaged("believed", asof=asof))
+        found = store.query(packaged("believed", asof=asof))
         labels = _label_map(store) if labels is None else labels
     names: dict[str, str] = {}  # term IRI -> display name (a few thousand entities across 100,000 rows)
 
@@ -143,16 +146,16 @@ def believed_facts(
     return [rows[k] for k in sorted(rows)]
 
 
-def believed_ids(store) -> set[str]:
+def believed_ids(store: AssertionStore) -> set[str]:
     """Ids of every assertion believed now (queries/believed-ids.rq): the same set as `believed_facts(store)`'s
     ids, without joining and labelling every record, so a sync can find what changed before reading it."""
-    return {id_of(row[0]) for row in store.ox.query(packaged("believed-ids"))}
+    return {id_of(row[0]) for row in store.query(packaged("believed-ids"))}
 
 
 class Memory:
     """An assertion store with its side tables kept in step, plus per-conversation reservoirs."""
 
-    def __init__(self, store, side: SideTables, *, owns_store: bool = False):
+    def __init__(self, store: AssertionStore, side: SideTables, *, owns_store: bool = False):
         self.store = store
         self.side = side
         self.config = side.config
@@ -165,17 +168,23 @@ class Memory:
     # ------------------------------------------------------------------ opening
     @classmethod
     def attach(
-        cls, store, *, config: Config = Config(), encoder: Encoder | None = None, side: str | Path | None = None, reconcile: bool = True
+        cls,
+        store: AssertionStore,
+        *,
+        config: Config = Config(),
+        encoder: Encoder | None = None,
+        side: str | Path | None = None,
+        reconcile: bool = True,
     ) -> "Memory":
         """Side tables for an open store: `<store>.side.sqlite` beside an on-disk store, in-memory SQLite
         for an in-memory one (or the file `side` names). Reconciled unless told not to, and always when the
         file was missing or unreadable (rebuilt from the store)."""
-        path = side if side is not None else (side_path(store.path) if getattr(store, "path", None) else None)
+        path = side if side is not None else (side_path(store.path) if store.path is not None else None)
         # beside an on-disk store the side file's own default encoder (it reads one-piece words from its
         # table, not the tokenizer); in memory the process's shared one
         tables = SideTables(path, config, encoder or (None if path is not None else shared_encoder(config)))
         mem = cls(store, tables)
-        if (reconcile or tables.rebuilt) and not getattr(store, "read_only", False):
+        if (reconcile or tables.rebuilt) and not store.read_only:
             try:
                 mem.sync()
             except BaseException:
@@ -202,7 +211,7 @@ class Memory:
         try:
             self.side.close()
         finally:
-            if self._owns_store and self.store.ox is not None:
+            if self._owns_store and self.store.is_open:
                 self.store.close()
 
     def __enter__(self) -> "Memory":
@@ -330,7 +339,7 @@ class Memory:
         --document) go, and every conversation's reservoir restarts, since its state may have been built
         from erased names (reservoirs live in memory only, so nothing else holds them)."""
         for d in self.side.path_documents():
-            if not any(True for _ in self.store.ox.quads_for_pattern(ox.NamedNode(d), M.sha256, None, PROVENANCE_GRAPH)):
+            if not any(True for _ in self.store.quads(ox.NamedNode(d), M.sha256, None, PROVENANCE_GRAPH)):
                 self.side.remove_paths(d)
         self.reservoirs = ReservoirBank(self.config.dim, self.config.decay, self.config.reservoir_conversations)
         self._invalidate()
@@ -370,12 +379,12 @@ class Memory:
         """The store's entity registry (cached until the next write through this Memory)."""
         if self._entities is None:
             labels = _label_map(self.store)
-            folded = {q.subject.value: q.object.value for q in self.store.ox.quads_for_pattern(None, M.folded, None, ENTITY_GRAPH)}
+            folded = {q.subject.value: q.object.value for q in self.store.quads(None, M.folded, None, ENTITY_GRAPH)}
             classes = {}
-            for q in self.store.ox.quads_for_pattern(None, RDF_TYPE, None, ENTITY_GRAPH):
+            for q in self.store.quads(None, RDF_TYPE, None, ENTITY_GRAPH):
                 classes[q.subject.value] = q.object.value.rsplit("#", 1)[-1]
             alt: dict[str, list[str]] = {}
-            for q in self.store.ox.quads_for_pattern(None, _ALT_LABEL, None, ENTITY_GRAPH):
+            for q in self.store.quads(None, _ALT_LABEL, None, ENTITY_GRAPH):
                 alt.setdefault(q.subject.value, []).append(q.object.value)
             self._entities = [
                 Entity(iri, labels.get(iri, f), f, classes.get(iri, "Thing"), tuple(sorted(alt.get(iri, ())))) for iri, f in sorted(folded.items())
@@ -401,10 +410,12 @@ class Memory:
     # ------------------------------------------------------------------ path memories
     def _documents_of(self, ids: Iterable[str]) -> set[str]:
         docs: set[str] = set()
-        ox_ = self.store.ox
+        quads = self.store.quads
         for i in ids:
-            for q in ox_.quads_for_pattern(assertion_iri(i), P.wasDerivedFrom, None, PROVENANCE_GRAPH):
-                for d in ox_.quads_for_pattern(q.object, OA_.hasSource, None, PROVENANCE_GRAPH):
+            for q in quads(assertion_iri(i), P.wasDerivedFrom, None, PROVENANCE_GRAPH):
+                if isinstance(q.object, ox.Literal):
+                    continue  # a source is a node, never a literal
+                for d in quads(q.object, OA_.hasSource, None, PROVENANCE_GRAPH):
                     docs.add(d.object.value)
         return docs
 
@@ -431,7 +442,7 @@ class Memory:
         odd: set[str] = set()
         for k in range(0, len(docs), _CHUNK):
             text = T.bind_rows(packaged("sources-of"), ["doc"], [(ox.NamedNode(d),) for d in docs[k : k + _CHUNK]])
-            for doc, a, start in self.store.ox.query(text):
+            for doc, a, start in self.store.query(text):
                 if isinstance(start, ox.Literal) and start.datatype == XSD_INTEGER:
                     spans.setdefault(doc.value, []).append((int(start.value), a.value))
                 else:
@@ -439,7 +450,7 @@ class Memory:
         out = {d: [id_of(a) for _, a in sorted(rows)] for d, rows in spans.items() if d not in odd}
         for d in sorted(odd):
             node = ox.NamedNode(d)
-            refs = [q.object for q in self.store.ox.quads_for_pattern(node, M.reference, None, PROVENANCE_GRAPH)]
+            refs = [q.object for q in self.store.quads(node, M.reference, None, PROVENANCE_GRAPH) if not isinstance(q.object, ox.BlankNode)]
             # bound by reference (binding ?doc would also substitute it inside ORDER BY); ordered by start offset
             out[d] = [id_of(r["a"]) for ref in refs[:1] for r in self.store.run_query("by-source", reference=ref) if r["doc"] == node]
         return out
@@ -481,7 +492,7 @@ class Memory:
         rows = self.side.conn.execute("SELECT a FROM hebbian UNION SELECT b FROM hebbian EXCEPT SELECT key FROM terms WHERE kind = 'e'").fetchall()
         if not rows:
             return 0
-        known = {entity_key(f) for f in (q.object.value for q in self.store.ox.quads_for_pattern(None, M.folded, None, ENTITY_GRAPH))}
+        known = {entity_key(f) for f in (q.object.value for q in self.store.quads(None, M.folded, None, ENTITY_GRAPH))}
         gone = [r[0] for r in rows if r[0] not in known]
         return self.side.hebbian.forget(gone) if gone else 0
 
@@ -520,14 +531,14 @@ class _Listener:
             mem._on_event(ev)
 
 
-def _attached(store) -> list[Memory]:
+def _attached(store: AssertionStore) -> list[Memory]:
     """The Memories subscribed to this store object (its subscriber list: no module-level registry)."""
     mems = (cb.memory() for cb in store.subscribers() if isinstance(cb, _Listener))
     return [m for m in mems if m is not None]
 
 
-def _erased(store, ev: StoreEvent) -> None:
-    path = getattr(store, "path", None)
+def _erased(store: AssertionStore, ev: StoreEvent) -> None:
+    path = store.path
     if path is None or not side_path(path).exists():
         return
     side = SideTables(side_path(path))
@@ -556,7 +567,7 @@ def _compacted(root: Path) -> None:
                 p.with_name(p.name + x).unlink(missing_ok=True)
 
 
-def follow(store) -> Callable[[], None]:
+def follow(store: AssertionStore) -> Callable[[], None]:
     """Keep the side tables beside an on-disk store in step while no Memory is open on it (the CLI's
     `erase` and `compact`): on `erased` the file, if there is one, drops the erased rows (and forgets
     Hebbian pairs of entities the store no longer knows); on `compacted` it is vacuumed. Events a Memory
@@ -573,13 +584,13 @@ def follow(store) -> Callable[[], None]:
     return store.subscribe(on_event)
 
 
-def after_ingest_hook(store) -> Callable[[object], None]:
+def after_ingest_hook(store: AssertionStore) -> Callable[[object], None]:
     """A callback for `pipeline.load.load(on_commit=…)`: indexes each committed batch in the side tables beside an
     on-disk store (one call per loader flush). Their file is opened (and rebuilt from the store if it is
     missing or damaged) now, before the ingest commits anything, so a damaged file costs a notice, not a
     half-finished ingest. A Memory attached to the store indexes each write itself (its `committed`
     event), so then the callback does nothing."""
-    if not _attached(store) and getattr(store, "path", None) is not None and not getattr(store, "read_only", False):
+    if not _attached(store) and store.path is not None and not store.read_only:
         Memory.attach(store, reconcile=False).close()
 
     def hook(report) -> None:

@@ -9,6 +9,8 @@ run by pyshacl over the records of the functional predicates only; and the answe
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -16,6 +18,9 @@ import pyoxigraph as ox
 
 from semantic_rdf.core.resources import files, read_text
 from semantic_rdf.core.vocab import id_of, predicate_iri, predicate_name
+
+if TYPE_CHECKING:  # for annotations only: the store module is not loaded by importing this one
+    from semantic_rdf.store.assertions import AssertionStore
 
 __all__ = ["Warning_", "functional_predicates", "warnings"]
 
@@ -71,7 +76,7 @@ def _rdflib(term):
     return rdflib.Literal(term.value, datatype=rdflib.URIRef(term.datatype.value))
 
 
-def warnings(store) -> list[Warning_]:
+def warnings(store: AssertionStore) -> list[Warning_]:
     """The conflict warnings of shapes/warnings/conflicts.ttl, one per disagreeing pair, sorted."""
     import pyshacl
     import rdflib

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Iterable, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Iterable, Protocol, runtime_checkable
 
 import pyoxigraph as ox
 
@@ -33,6 +33,9 @@ from semantic_rdf.core.vocab import (
     assertion_iri,
     segment_iri,
 )
+
+if TYPE_CHECKING:  # for annotations only: the store module is not loaded by importing this one
+    from semantic_rdf.store.assertions import AssertionStore
 
 __all__ = ["Record", "Policy", "AllowAll", "DenyChoices", "AllowAgents", "RequireBelieved", "Recorder"]
 
@@ -123,7 +126,7 @@ class AllowAgents:
 class RequireBelieved:
     """Refuses a choice whose cited assertions are not all believed now. Bind the citations with `citing`."""
 
-    store: object
+    store: AssertionStore
     because: tuple[str, ...] = ()
     name: str = "require-believed-evidence"
 
@@ -154,7 +157,7 @@ def _check_text(what: str, s: str, limit: int = 2000) -> str:
 class Recorder:
     """Records decisions in an assertion store and reads them back."""
 
-    def __init__(self, store, policy: Policy | None = None, agent_kind: str = "software") -> None:
+    def __init__(self, store: AssertionStore, policy: Policy | None = None, agent_kind: str = "software") -> None:
         self.store = store
         self.policy = policy or AllowAll()
         self.agent_kind = agent_kind
@@ -206,13 +209,13 @@ class Recorder:
     def get(self, did: str) -> Record:
         d = _decision_iri(did)
         props: dict[str, list] = {}
-        for q in self.store.ox.quads_for_pattern(d, None, None, G):
+        for q in self.store.quads(d, None, None, G):
             props.setdefault(q.predicate.value, []).append(q.object)
         if M.Decision.value not in {x.value for x in props.get(RDF_TYPE.value, [])}:
             raise NotFound(f"no decision with id {did}")
         rule = None
         for assoc in props.get(P.qualifiedAssociation.value, []):
-            for q in self.store.ox.quads_for_pattern(assoc, P.hadPlan, None, G):
+            for q in self.store.quads(assoc, P.hadPlan, None, G):
                 rule = self.store.label(q.object)
         agent = props[P.wasAssociatedWith.value][0]
         reason = props.get(M.reason.value)

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 import pyoxigraph as ox
 
@@ -62,6 +62,9 @@ from semantic_rdf.core.vocab import (
     id_of,
 )
 
+if TYPE_CHECKING:  # for annotations only: the store module is not loaded by importing this one
+    from semantic_rdf.store.assertions import AssertionStore
+
 __all__ = ["erase", "erase_entity", "erase_document", "redact", "FILLER"]
 
 G = PROVENANCE_GRAPH
@@ -79,11 +82,11 @@ _SCRUBBED = (M.choice, M.reason, RDFS_LABEL, M.note, M.reference)
 _MIN_QUOTE = 12  # shorter erased quotes ("London") are words, not quotes: names are scrubbed by name
 
 
-def _payload(store, aid: str) -> tuple[list[ox.Quad], list[tuple[ox.NamedNode, int, int]], set[str]]:
+def _payload(store: AssertionStore, aid: str) -> tuple[list[ox.Quad], list[tuple[ox.NamedNode, int, int]], set[str]]:
     """The quads an erasure removes for one record, the text spans it redacts, the entities it mentions."""
     a = assertion_iri(aid)
-    quads = list(store.ox.quads_for_pattern(None, None, None, claim_graph(aid)))
-    rec = list(store.ox.quads_for_pattern(a, None, None, G))
+    quads = list(store.quads(None, None, None, claim_graph(aid)))
+    rec = list(store.quads(a, None, None, G))
     quads += rec
     spans: list[tuple[ox.NamedNode, int, int]] = []
     entities: set[str] = set()
@@ -91,7 +94,7 @@ def _payload(store, aid: str) -> tuple[list[ox.Quad], list[tuple[ox.NamedNode, i
         if q.predicate in (M.subject, M.object) and isinstance(q.object, ox.NamedNode):
             entities.add(q.object.value)
         elif q.predicate == M.belief:
-            quads += store.ox.quads_for_pattern(q.object, None, None, G)
+            quads += store.quads(q.object, None, None, G)
         elif q.predicate == P.wasDerivedFrom and q.object.value.startswith(_SRC):
             sq, span = _source_payload(store, q.object)
             quads += sq
@@ -100,9 +103,9 @@ def _payload(store, aid: str) -> tuple[list[ox.Quad], list[tuple[ox.NamedNode, i
     return quads, spans, entities
 
 
-def _source_payload(store, src: ox.NamedNode) -> tuple[list[ox.Quad], tuple[ox.NamedNode, int, int] | None]:
+def _source_payload(store: AssertionStore, src: ox.NamedNode) -> tuple[list[ox.Quad], tuple[ox.NamedNode, int, int] | None]:
     """The quads of one observation (span with its selector, or caller statement) and the span it points at."""
-    sq = list(store.ox.quads_for_pattern(src, None, None, G))
+    sq = list(store.quads(src, None, None, G))
     doc = sel = None
     for x in sq:
         if x.predicate == OA_.hasSource:
@@ -111,21 +114,21 @@ def _source_payload(store, src: ox.NamedNode) -> tuple[list[ox.Quad], tuple[ox.N
             sel = x.object
     if sel is None:
         return sq, None
-    selq = list(store.ox.quads_for_pattern(sel, None, None, G))
+    selq = list(store.quads(sel, None, None, G))
     start = next((int(x.object.value) for x in selq if x.predicate == OA_.start), None)
     end = next((int(x.object.value) for x in selq if x.predicate == OA_.end), None)
     span = (doc, start, end) if doc is not None and start is not None and end is not None else None
     return sq + selq, span
 
 
-def _spans_into(store, doc: ox.NamedNode) -> list[tuple[str, int, int]]:
+def _spans_into(store: AssertionStore, doc: ox.NamedNode) -> list[tuple[str, int, int]]:
     """(assertion id, start, end) of every span source pointing into `doc`."""
     out = []
-    for q in store.ox.quads_for_pattern(None, OA_.hasSource, doc, G):
+    for q in store.quads(None, OA_.hasSource, doc, G):
         _, span = _source_payload(store, q.subject)
         if span is None:
             continue
-        for r in store.ox.quads_for_pattern(None, P.wasDerivedFrom, q.subject, G):
+        for r in store.quads(None, P.wasDerivedFrom, q.subject, G):
             if r.subject.value.startswith(_A):
                 out.append((id_of(r.subject), span[1], span[2]))
     return out
@@ -141,14 +144,14 @@ def redact(text: str, spans: Iterable[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
-def _erasure_set(store, roots: Iterable[str]) -> tuple[list[str], list[str]]:
+def _erasure_set(store: AssertionStore, roots: Iterable[str]) -> tuple[list[str], list[str]]:
     """(ids to erase, derived ids to withdraw): the roots, plus derived records left without a live antecedent."""
     roots = list(dict.fromkeys(roots))
     gone = set(roots)
     withdraw: list[str] = []
 
     def orphaned(_ante: str, d: str) -> bool:
-        antes = [x.object.value for x in store.ox.quads_for_pattern(assertion_iri(d), P.wasDerivedFrom, None, G)]
+        antes = [x.object.value for x in store.quads(assertion_iri(d), P.wasDerivedFrom, None, G)]
         has_obs = any(x.startswith(_SRC) for x in antes)
         live = [x for x in antes if x.startswith(_A) and id_of(x) not in gone and M.Assertion.value in T.types_of(store, ox.NamedNode(x))]
         if not live and not has_obs:
@@ -170,25 +173,25 @@ def _name_pattern(names: Iterable[str]) -> re.Pattern | None:
     return re.compile(r"(?<!\w)(?:" + "|".join(parts) + r")(?!\w)", re.IGNORECASE)
 
 
-def _registry_names(store) -> dict[str, str]:
+def _registry_names(store: AssertionStore) -> dict[str, str]:
     """entity IRI -> display name of every registry entry."""
-    return {q.subject.value: q.object.value for q in store.ox.quads_for_pattern(None, RDFS_LABEL, None, ENTITY_GRAPH)}
+    return {q.subject.value: q.object.value for q in store.quads(None, RDFS_LABEL, None, ENTITY_GRAPH)}
 
 
-def _own_aliases(store, iris: Iterable[str]) -> list[str]:
+def _own_aliases(store: AssertionStore, iris: Iterable[str]) -> list[str]:
     """The other names (skos:altLabel) of these entities that no other entity holds as its name or as one
     of its other names: an erasure of the entities removes them with the entity and scrubs them from text;
     a shared one ("Desmarais" of two Desmarais) names someone who stays."""
     iris = set(iris)
-    own = {q.object.value for i in iris for q in store.ox.quads_for_pattern(ox.NamedNode(i), _ALT_LABEL, None, ENTITY_GRAPH)}
+    own = {q.object.value for i in iris for q in store.quads(ox.NamedNode(i), _ALT_LABEL, None, ENTITY_GRAPH)}
     if not own:
         return []
     held = {fold(n) for i, n in _registry_names(store).items() if i not in iris}
-    held |= {fold(q.object.value) for q in store.ox.quads_for_pattern(None, _ALT_LABEL, None, ENTITY_GRAPH) if q.subject.value not in iris}
+    held |= {fold(q.object.value) for q in store.quads(None, _ALT_LABEL, None, ENTITY_GRAPH) if q.subject.value not in iris}
     return sorted(a for a in own if fold(a) not in held)
 
 
-def _scrub_terms(store, names: Iterable[str], forgotten: set[str]) -> list[str]:
+def _scrub_terms(store: AssertionStore, names: Iterable[str], forgotten: set[str]) -> list[str]:
     """The names to scrub from surviving literals: each erased name, and each word of it (3+ letters) that no
     surviving registry entry's name uses ("Quintavenn" alone names only the erased person; "Ada" may not)."""
     names = [n for n in names if n and n.strip()]
@@ -228,7 +231,7 @@ class _Names:
         return text
 
 
-def _names(store, names: Iterable[str], forgotten: set[str], extra: Iterable[str] = ()) -> _Names:
+def _names(store: AssertionStore, names: Iterable[str], forgotten: set[str], extra: Iterable[str] = ()) -> _Names:
     """_Names for these entity names (and their own words, `_scrub_terms`) plus `extra` literal strings."""
     pattern = _name_pattern(_scrub_terms(store, names, forgotten) + list(extra))
     if pattern is None:
@@ -251,7 +254,7 @@ def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
-def _plan(store, roots: list[str], extra: dict[str, list[tuple[int, int]]], with_shared: bool, dropped: set[str], what: str) -> _Plan:
+def _plan(store: AssertionStore, roots: list[str], extra: dict[str, list[tuple[int, int]]], with_shared: bool, dropped: set[str], what: str) -> _Plan:
     """The erasure set, grown by the assertions whose quotes overlap the text it blanks (with_shared), or
     SharedEvidence naming them (without). Documents in `dropped` lose their whole text: nothing overlaps there."""
     ids, withdraw = _erasure_set(store, roots)
@@ -281,7 +284,7 @@ def _plan(store, roots: list[str], extra: dict[str, list[tuple[int, int]]], with
         ids, withdraw = _erasure_set(store, list(ids) + list(hit))
 
 
-def erase(store, aid: str, reason: str, agent: str = "caller", *, with_shared_evidence: bool = False) -> T.Change:
+def erase(store: AssertionStore, aid: str, reason: str, agent: str = "caller", *, with_shared_evidence: bool = False) -> T.Change:
     """Erase one assertion (and what would only restate it), leaving tombstones. See the module docstring.
 
     Refused with SharedEvidence when a surviving assertion quotes text this erasure would blank, unless
@@ -297,7 +300,7 @@ def erase(store, aid: str, reason: str, agent: str = "caller", *, with_shared_ev
     return _apply(store, plan, aid, reason, agent, label=f"erase {aid}", marker=f"[erased a:{aid}]")
 
 
-def erase_entity(store, name: str, reason: str, agent: str = "caller", *, with_shared_evidence: bool = False) -> T.Change:
+def erase_entity(store: AssertionStore, name: str, reason: str, agent: str = "caller", *, with_shared_evidence: bool = False) -> T.Change:
     """Erase everything the store says about one entity: every assertion naming it (or a registry alias of
     it: the bare surname of a person no one else shares it with), those registry entries, and every mention
     of those names in stored document text. Refused like `erase` when a surviving assertion quotes a mention."""
@@ -308,9 +311,7 @@ def erase_entity(store, name: str, reason: str, agent: str = "caller", *, with_s
     names = _registry_names(store)
     if e.value not in names:
         holders = sorted(
-            names.get(q.subject.value, "")
-            for q in store.ox.quads_for_pattern(None, _ALT_LABEL, None, ENTITY_GRAPH)
-            if fold(q.object.value) == fold(name)
+            names.get(q.subject.value, "") for q in store.quads(None, _ALT_LABEL, None, ENTITY_GRAPH) if fold(q.object.value) == fold(name)
         )
         hint = f" ({name[:100]!r} is another name of {', '.join(repr(h[:100]) for h in holders[:5])}: erase by that name)" if holders else ""
         raise NotFound(f"no entity named {name[:100]!r} in the registry{hint}")
@@ -325,13 +326,13 @@ def erase_entity(store, name: str, reason: str, agent: str = "caller", *, with_s
     for iri in targets:
         node = ox.NamedNode(iri)
         for p in (M.subject, M.object):
-            for q in store.ox.quads_for_pattern(None, p, node, G):
+            for q in store.quads(None, p, node, G):
                 if q.subject.value.startswith(_A):
                     roots[id_of(q.subject)] = None
     # the name, its own words, and its other names no one else holds
     mentions = _names(store, list(targets.values()) + _own_aliases(store, targets), set(targets))
     extra: dict[str, list[tuple[int, int]]] = {}
-    for q in store.ox.quads_for_pattern(None, M.text, None, DOCUMENT_GRAPH):
+    for q in store.quads(None, M.text, None, DOCUMENT_GRAPH):
         found = mentions.spans(q.object.value)
         if found:
             extra.setdefault(q.subject.value, []).extend(found)
@@ -339,7 +340,7 @@ def erase_entity(store, name: str, reason: str, agent: str = "caller", *, with_s
     return _apply(store, plan, None, reason, agent, label="erase an entity", marker="[erased]", forget=set(targets))
 
 
-def erase_document(store, ref: str, reason: str, agent: str = "caller") -> T.Change:
+def erase_document(store: AssertionStore, ref: str, reason: str, agent: str = "caller") -> T.Change:
     """Revoke a source: every stored version of the document `ref` (reference, id or IRI) loses its text and
     description and every span pointing into it. Assertions with no other observation become tombstones
     (Change.erased); the others keep their other sources (Change.kept). The erasure keeps each version's
@@ -356,8 +357,8 @@ def erase_document(store, ref: str, reason: str, agent: str = "caller") -> T.Cha
     roots: list[str] = []
     detach: dict[str, list[ox.NamedNode]] = {}
     for d in docs:
-        for q in store.ox.quads_for_pattern(None, OA_.hasSource, d, G):
-            for r in store.ox.quads_for_pattern(None, P.wasDerivedFrom, q.subject, G):
+        for q in store.quads(None, OA_.hasSource, d, G):
+            for r in store.quads(None, P.wasDerivedFrom, q.subject, G):
                 if r.subject.value.startswith(_A):
                     detach.setdefault(id_of(r.subject), []).append(q.subject)  # type: ignore[arg-type]
     for aid, srcs in detach.items():
@@ -370,7 +371,7 @@ def erase_document(store, ref: str, reason: str, agent: str = "caller") -> T.Cha
     return _apply(store, plan, None, reason, agent, label="erase a document", marker="[erased]", drop_docs=docs, detach=keep)
 
 
-def _detach_quads(store, aid: str, srcs: list[ox.NamedNode], batch: T.Batch) -> list[ox.Quad]:
+def _detach_quads(store: AssertionStore, aid: str, srcs: list[ox.NamedNode], batch: T.Batch) -> list[ox.Quad]:
     """Remove span sources from a record that keeps others: count, confidence and kinds follow its sources."""
     a = assertion_iri(aid)
     gone = {s.value for s in srcs}
@@ -386,19 +387,19 @@ def _detach_quads(store, aid: str, srcs: list[ox.NamedNode], batch: T.Batch) -> 
             confs.append(float(c.value))
         if OA_.SpecificResource.value in T.types_of(store, x):
             spans += 1
-    removing += store.ox.quads_for_pattern(a, M.count, None, G)
+    removing += store.quads(a, M.count, None, G)
     batch.add.append(ox.Quad(a, M.count, L.integer(sum(x.value.startswith(_SRC) for x in left)), G))
     if confs:
-        removing += store.ox.quads_for_pattern(a, M.confidence, None, G)
+        removing += store.quads(a, M.confidence, None, G)
         batch.add.append(ox.Quad(a, M.confidence, L.dec(max(confs)), G))
     if not spans:
-        removing += store.ox.quads_for_pattern(a, RDF_TYPE, M.ExtractedAssertion, G)
+        removing += store.quads(a, RDF_TYPE, M.ExtractedAssertion, G)
     batch.touched.add(a.value)
     return removing
 
 
 def _apply(
-    store,
+    store: AssertionStore,
     plan: _Plan,
     root: str | None,
     reason: str,
@@ -424,7 +425,7 @@ def _apply(
         entities |= ent
     texts: dict[str, str] = {}
     for d in list(plan.blanks) + [d.value for d in drop_docs]:
-        for q in store.ox.quads_for_pattern(ox.NamedNode(d), M.text, None, DOCUMENT_GRAPH):
+        for q in store.quads(ox.NamedNode(d), M.text, None, DOCUMENT_GRAPH):
             texts[d] = q.object.value
     for d, spans in plan.blanks.items():
         t = texts.get(d, "")
@@ -438,16 +439,16 @@ def _apply(
     for e in sorted(entities):
         node = ox.NamedNode(e)
         if e in forget or not entity_in_use(store, node, removing_keys):
-            rows = list(store.ox.quads_for_pattern(node, None, None, ENTITY_GRAPH))
+            rows = list(store.quads(node, None, None, ENTITY_GRAPH))
             if rows:
                 removing += rows
                 forgotten += [r.object.value for r in rows if r.predicate == M.folded]
                 forgotten_iris.add(e)
     doc_names: list[str] = []
     for d in drop_docs:
-        dq = list(store.ox.quads_for_pattern(d, None, None, G))
+        dq = list(store.quads(d, None, None, G))
         removing += dq
-        removing += store.ox.quads_for_pattern(d, None, None, DOCUMENT_GRAPH)
+        removing += store.quads(d, None, None, DOCUMENT_GRAPH)
         # its reference, and a title long enough not to be a common word ("Home", "Notes")
         doc_names += [
             q.object.value
@@ -456,7 +457,7 @@ def _apply(
         ]
     # an erased name stays nowhere as an other name (skos:altLabel) of an entity that survives
     gone = set(forgotten)
-    for q in store.ox.quads_for_pattern(None, _ALT_LABEL, None, ENTITY_GRAPH):
+    for q in store.quads(None, _ALT_LABEL, None, ENTITY_GRAPH):
         if q.subject.value not in forgotten_iris and fold(q.object.value) in gone:
             removing.append(q)
     scrub = _names(store, [names[e] for e in forgotten_iris if e in names] + _own_aliases(store, forgotten_iris), forgotten_iris, doc_names)
@@ -488,7 +489,7 @@ def _apply(
         ]
     for d, spans in plan.blanks.items():
         node = ox.NamedNode(d)
-        for old in store.ox.quads_for_pattern(node, M.text, None, DOCUMENT_GRAPH):
+        for old in store.quads(node, M.text, None, DOCUMENT_GRAPH):
             removing.append(old)
             batch.add.append(ox.Quad(node, M.text, L.string(redact(old.object.value, spans)), DOCUMENT_GRAPH))
         batch.add.append(ox.Quad(act, redacted, node, G))
@@ -496,14 +497,14 @@ def _apply(
         batch.add.append(ox.Quad(act, redacted, assertion_iri(aid), G))
     for d in drop_docs:
         batch.add.append(ox.Quad(act, target, d, G))
-        for s in store.ox.quads_for_pattern(d, M.sha256, None, G):
+        for s in store.quads(d, M.sha256, None, G):
             batch.add.append(ox.Quad(act, erasedSha256, s.object, G))
     # surviving literals that repeat an erased name or quote (decisions, answer reasons, labels, notes)
     removed_subjects = {x.subject.value for x in removing}
     scrubbed: set[str] = set()
     if scrub.pattern is not None or quotes:
         for pred in _SCRUBBED:
-            for old in list(store.ox.quads_for_pattern(None, pred, None, G)):
+            for old in list(store.quads(None, pred, None, G)):
                 if old.subject.value in removed_subjects or not isinstance(old.object, ox.Literal):
                     continue
                 new = clean(old.object.value)
@@ -537,12 +538,7 @@ def _apply(
     batch.touched |= scrubbed
     batch.touched -= {x.subject.value for x in removing} - partial
     batch.commit()
-    known = getattr(store, "_known_entities", None)  # the store caches registered entities; forget the erased
-    if isinstance(known, set):
-        known.difference_update(forgotten)
-    nodes = getattr(store, "_known_nodes", None)
-    if isinstance(nodes, set):
-        nodes.difference_update(d.value for d in drop_docs)
+    store.forget(entities=forgotten, nodes=(d.value for d in drop_docs))
     _forget_push_state(store)
     # after everything above is durable: the side tables drop the rows (semantic_rdf/core/events.py)
     store.publish(StoreEvent("erased", tuple(ids), tuple(cascaded), activity=act.value))
@@ -550,13 +546,12 @@ def _apply(
     return T.Change(act.value, at, tuple(x for x in ([root] if root else [])), kept, tuple(cascaded), (), tuple(ids))
 
 
-def _forget_push_state(store) -> None:
+def _forget_push_state(store: AssertionStore) -> None:
     """Drop the incremental push state (sync.py): its molecule list names subjects, entity IRIs among them,
     whose slugs spell erased names. Without it the next push is a full one, which also replaces the
     remote copy, so the erased data leaves the remote store too."""
-    path = getattr(store, "path", None)
-    if path is None:
+    if store.path is None:
         return
-    state = Path(path) / "push-state"
+    state = Path(store.path) / "push-state"
     for f in list(state.glob("*.keys")) + list(state.glob("*.npy")):
         f.unlink(missing_ok=True)

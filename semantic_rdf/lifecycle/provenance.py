@@ -19,7 +19,7 @@ import json
 import warnings
 import weakref
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyoxigraph as ox
 
@@ -38,6 +38,9 @@ from semantic_rdf.core.vocab import (
     assertion_iri,
     predicate_name,
 )
+
+if TYPE_CHECKING:  # for annotations only: the store module is not loaded by importing this one
+    from semantic_rdf.store.assertions import AssertionStore
 
 __all__ = ["Trace", "trace", "export", "EXPORT_FORMATS", "prov_document", "prov_quads"]
 
@@ -172,7 +175,7 @@ class _Fixed:
 _FIXED: weakref.WeakKeyDictionary[Any, _Fixed] = weakref.WeakKeyDictionary()
 
 
-def _fixed(store) -> _Fixed:
+def _fixed(store: AssertionStore) -> _Fixed:
     try:
         got = _FIXED.get(store)
         if got is None:
@@ -187,9 +190,8 @@ class _Reader:
     nodes share (documents, activities with their agents, labels, document text) read once per trace,
     activities and documents once per open store (`_Fixed`)."""
 
-    def __init__(self, store) -> None:
+    def __init__(self, store: AssertionStore) -> None:
         self.store = store
-        self.ox = store.ox
         self._fixed = _fixed(store)
         self._acts: dict[str, dict | None] = {}
         self._labels: dict[str, str] = {}
@@ -200,7 +202,7 @@ class _Reader:
         """Every node of `root`'s trace with its quads, as node IRI -> predicate IRI -> objects: one query
         (queries/trace-nodes.rq) that decodes only ?node ?p ?v, where a lookup per node decodes whole quads."""
         out: dict[str, dict[str, list]] = {}
-        for node, pred, obj in self.ox.query(packaged("trace-nodes", root=root)):
+        for node, pred, obj in self.store.query(packaged("trace-nodes", root=root)):
             props = out.get(node.value)
             if props is None:
                 props = out[node.value] = {}
@@ -214,7 +216,7 @@ class _Reader:
     def props(self, node: ox.NamedNode) -> dict[str, list]:
         """Every quad of `node` in the provenance graph, as predicate IRI -> objects (one index lookup)."""
         out: dict[str, list] = {}
-        for q in self.ox.quads_for_pattern(node, None, None, G):
+        for q in self.store.quads(node, None, None, G):
             k = q.predicate.value
             got = out.get(k)
             if got is None:
@@ -224,7 +226,7 @@ class _Reader:
         return out
 
     def first(self, node: ox.NamedNode, pred: ox.NamedNode, graph: ox.NamedNode = G):
-        for q in self.ox.quads_for_pattern(node, pred, None, graph):
+        for q in self.store.quads(node, pred, None, graph):
             return q.object
         return None
 
@@ -302,7 +304,7 @@ def _first(p: dict[str, list], key: str):
     return got[0] if got else None
 
 
-def trace(store, aid: str, *, with_text: bool = True) -> Trace:
+def trace(store: AssertionStore, aid: str, *, with_text: bool = True) -> Trace:
     """Walk generation and derivation from assertion `aid` back to source documents (queries/trace-nodes.rq).
 
     One query (queries/trace-nodes.rq: the closure of prov:wasDerivedFrom from the assertion, as in
@@ -435,10 +437,10 @@ _FOLLOW = {
 }
 
 
-def prov_quads(store, aid: str | None = None) -> list[ox.Quad]:
+def prov_quads(store: AssertionStore, aid: str | None = None) -> list[ox.Quad]:
     """The provenance graph, or the part of it that describes one assertion's provenance."""
     if aid is None:
-        return list(store.ox.quads_for_pattern(None, None, None, G))
+        return list(store.quads(None, None, None, G))
     start = assertion_iri(aid)
     if T.state(store, aid) is None:
         raise NotFound(f"no assertion with id {aid}")
@@ -447,7 +449,7 @@ def prov_quads(store, aid: str | None = None) -> list[ox.Quad]:
     out: list[ox.Quad] = []
     while todo:
         node = todo.pop()
-        for q in store.ox.quads_for_pattern(node, None, None, G):
+        for q in store.quads(node, None, None, G):
             out.append(q)
             o = q.object
             if q.predicate.value in _FOLLOW and isinstance(o, ox.NamedNode) and o.value not in seen:
@@ -461,7 +463,7 @@ def _turtle(quads: list[ox.Quad]) -> bytes:
     return ox.serialize(triples, format=ox.RdfFormat.TURTLE, prefixes=_PREFIXES)
 
 
-def picture_quads(store, aid: str) -> list[ox.Quad]:
+def picture_quads(store: AssertionStore, aid: str) -> list[ox.Quad]:
     """`prov_quads` of one assertion, made to explain itself as a picture: the assertion and its span
     sources are labelled with the triple and the quoted text, documents with their reference, unlabelled
     activities with their kind; documents an activity used that are no source of this assertion are left
@@ -506,7 +508,7 @@ def picture_quads(store, aid: str) -> list[ox.Quad]:
     return out
 
 
-def prov_document(store, aid: str | None = None, *, picture: bool = False):
+def prov_document(store: AssertionStore, aid: str | None = None, *, picture: bool = False):
     """Our PROV-O read by the `prov` package (a prov.model.ProvDocument); `picture` reads
     `picture_quads` instead of `prov_quads`."""
     from prov.model import ProvDocument
@@ -517,7 +519,7 @@ def prov_document(store, aid: str | None = None, *, picture: bool = False):
         return ProvDocument.deserialize(content=data.decode("utf-8"), format="rdf", rdf_format="turtle")
 
 
-def export(store, fmt: str, id: str | None = None) -> bytes:  # noqa: A002 - `id` is the CLI's name
+def export(store: AssertionStore, fmt: str, id: str | None = None) -> bytes:  # noqa: A002 - `id` is the CLI's name
     """The provenance graph (or one assertion's part of it) in a PROV format; see EXPORT_FORMATS."""
     if fmt not in EXPORT_FORMATS:
         raise InvalidInput(f"unknown provenance format {fmt!r} (one of {', '.join(EXPORT_FORMATS)})")

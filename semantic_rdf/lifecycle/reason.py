@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 import pyoxigraph as ox
 
@@ -49,6 +49,9 @@ from semantic_rdf.core.vocab import (
     id_of,
     predicate_name,
 )
+
+if TYPE_CHECKING:  # for annotations only: the store module is not loaded by importing this one
+    from semantic_rdf.store.assertions import AssertionStore
 
 __all__ = ["Rule", "DeriveReport", "builtin_rules", "load_rule", "derive"]
 
@@ -155,10 +158,10 @@ SELECT ?a ?s ?p ?o ?conf ?vf ?vu WHERE {
 }"""
 
 
-def _working(store) -> tuple[ox.Store, dict[str, _Fact]]:
+def _working(store: AssertionStore) -> tuple[ox.Store, dict[str, _Fact]]:
     facts: dict[str, _Fact] = {}
     quads = []
-    for r in store.ox.query(_FACTS):
+    for r in store.query(_FACTS):
         a = r["a"]
         if a.value in facts:
             continue
@@ -228,7 +231,7 @@ def _conclusions(w: ox.Store, rule: Rule, delta: Sequence[str] | None, limits: L
 
 
 def derive(
-    store, rules: Sequence[Rule] | None = None, *, max_rounds: int = 10, agent: str = "reasoner", limits: Limits | None = None
+    store: AssertionStore, rules: Sequence[Rule] | None = None, *, max_rounds: int = 10, agent: str = "reasoner", limits: Limits | None = None
 ) -> DeriveReport:
     """Run the rules to a fixpoint (or `max_rounds`) over the believed assertions; write what they conclude.
 
@@ -261,11 +264,11 @@ def derive(
             return None
         if e.value not in labels:
             got = None
-            for q in store.ox.quads_for_pattern(e, RDFS_LABEL, None, ENTITY_GRAPH):
+            for q in store.quads(e, RDFS_LABEL, None, ENTITY_GRAPH):
                 got = q.object.value
             if got is None or entity_iri(got) != e:
                 got = None
-                for q in store.ox.quads_for_pattern(e, M.folded, None, ENTITY_GRAPH):
+                for q in store.quads(e, M.folded, None, ENTITY_GRAPH):
                     got = q.object.value if entity_iri(q.object.value) == e else None
             labels[e.value] = got
         return labels[e.value]
@@ -305,11 +308,11 @@ def derive(
                         batch.add += q
                         report.new.append(aid)
                     elif st == "retracted" and _withdrawn_by_cascade(store, aid):
-                        have = {x.value for x in store.ox.quads_for_pattern(a, P.wasDerivedFrom, None, G)}
+                        have = {x.object.value for x in store.quads(a, P.wasDerivedFrom, None, G)}
                         batch.add += [ox.Quad(a, P.wasDerivedFrom, ox.NamedNode(x), G) for x in antes if x not in have]
                         n = len(have | set(antes))
                         if n != len(have):
-                            batch.remove += list(store.ox.quads_for_pattern(a, M.count, None, G))
+                            batch.remove += list(store.quads(a, M.count, None, G))
                             batch.add.append(ox.Quad(a, M.count, L.integer(n), G))
                         T.open_belief(batch, a, run.iri, at)
                         report.reopened.append(aid)
@@ -333,12 +336,12 @@ def derive(
     return report
 
 
-def _withdrawn_by_cascade(store, aid: str) -> bool:
+def _withdrawn_by_cascade(store: AssertionStore, aid: str) -> bool:
     h = T.history(store, aid)
     return bool(h) and h[-1].until is not None and h[-1].withdrawn_because is not None
 
 
-def _ensure_rule(store, rule: Rule) -> ox.NamedNode:
+def _ensure_rule(store: AssertionStore, rule: Rule) -> ox.NamedNode:
     return store.ensure_plan(rule.name, M.Rule, rule.name, [(ruleFile, L.string(rule.file)), (RDFS_COMMENT, L.string(rule.label))])
 
 

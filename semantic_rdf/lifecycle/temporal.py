@@ -23,7 +23,7 @@ import re
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import AbstractSet, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, AbstractSet, Callable, Iterable, Sequence
 
 import pyoxigraph as ox
 
@@ -46,6 +46,9 @@ from semantic_rdf.core.vocab import (
     predicate_name,
     segment_iri,
 )
+
+if TYPE_CHECKING:  # for annotations only: the store module is not loaded by importing this one
+    from semantic_rdf.store.assertions import AssertionStore
 
 __all__ = [
     "Claim",
@@ -201,25 +204,25 @@ def _first_where(text: str) -> int:
     raise ValueError("query has no WHERE group")
 
 
-def _select(store, name: str, **params: Term | None) -> list[dict]:
+def _select(store: AssertionStore, name: str, **params: Term | None) -> list[dict]:
     return store.run_query(name, **params)
 
 
-def objects_of(store, s: ox.NamedNode, p: ox.NamedNode) -> list:
+def objects_of(store: AssertionStore, s: ox.NamedNode, p: ox.NamedNode) -> list:
     """The objects of `s p` in the provenance graph."""
-    return [q.object for q in store.ox.quads_for_pattern(s, p, None, G)]
+    return [q.object for q in store.quads(s, p, None, G)]
 
 
-def one_of(store, s: ox.NamedNode, p: ox.NamedNode):
+def one_of(store: AssertionStore, s: ox.NamedNode, p: ox.NamedNode):
     """One object of `s p` in the provenance graph, or None."""
-    for q in store.ox.quads_for_pattern(s, p, None, G):
+    for q in store.quads(s, p, None, G):
         return q.object
     return None
 
 
-def types_of(store, s: ox.NamedNode) -> set[str]:
+def types_of(store: AssertionStore, s: ox.NamedNode) -> set[str]:
     """The rdf:types (IRIs as text) of `s` in the provenance graph."""
-    return {q.object.value for q in store.ox.quads_for_pattern(s, RDF_TYPE, None, G)}
+    return {q.object.value for q in store.quads(s, RDF_TYPE, None, G)}
 
 
 def check_id(aid: str) -> ox.NamedNode:
@@ -241,7 +244,7 @@ def _instant(t: datetime | None) -> ox.Literal | None:
 # ------------------------------------------------------------------ reads
 
 
-def state(store, aid: str) -> str | None:
+def state(store: AssertionStore, aid: str) -> str | None:
     """'believed', 'retracted', 'erased', or None when the store never held the id."""
     a = check_id(aid)
     types = types_of(store, a)
@@ -252,7 +255,7 @@ def state(store, aid: str) -> str | None:
     return "believed" if _open_intervals(store, a) else "retracted"
 
 
-def believed(store, aid: str, at: datetime | None = None) -> bool:
+def believed(store: AssertionStore, aid: str, at: datetime | None = None) -> bool:
     """Whether the store believed the assertion at record-time instant `at` (default: now)."""
     a = check_id(aid)
     if at is None:
@@ -264,11 +267,11 @@ def believed(store, aid: str, at: datetime | None = None) -> bool:
     return False
 
 
-def _beliefs(store, a: ox.NamedNode) -> list[ox.NamedNode]:
+def _beliefs(store: AssertionStore, a: ox.NamedNode) -> list[ox.NamedNode]:
     return [o for o in objects_of(store, a, M.belief)]
 
 
-def _spans(store, a: ox.NamedNode) -> list[tuple[datetime, datetime | None]]:
+def _spans(store: AssertionStore, a: ox.NamedNode) -> list[tuple[datetime, datetime | None]]:
     out = []
     for b in _beliefs(store, a):
         f, u = one_of(store, b, M.believedFrom), one_of(store, b, M.believedUntil)
@@ -276,7 +279,7 @@ def _spans(store, a: ox.NamedNode) -> list[tuple[datetime, datetime | None]]:
     return out
 
 
-def _open_intervals(store, a: ox.NamedNode) -> list[ox.NamedNode]:
+def _open_intervals(store: AssertionStore, a: ox.NamedNode) -> list[ox.NamedNode]:
     return [b for b in _beliefs(store, a) if one_of(store, b, M.believedUntil) is None]
 
 
@@ -292,14 +295,14 @@ _KIND_OF = {
 }
 
 
-def activity_kind(store, act: ox.NamedNode) -> str:
+def activity_kind(store: AssertionStore, act: ox.NamedNode) -> str:
     for t in types_of(store, act):
         if t in _KIND_OF:
             return _KIND_OF[t]
     return "activity"
 
 
-def history(store, aid: str) -> list[Interval]:
+def history(store: AssertionStore, aid: str) -> list[Interval]:
     """The belief intervals of an assertion, oldest first, with who opened/closed them and why."""
     a = check_id(aid)
     out = []
@@ -323,7 +326,7 @@ def history(store, aid: str) -> list[Interval]:
     return sorted(out, key=lambda i: i.start)
 
 
-def as_of(store, subject: str, at: datetime | None = None, valid_at: datetime | None = None) -> list[Claim]:
+def as_of(store: AssertionStore, subject: str, at: datetime | None = None, valid_at: datetime | None = None) -> list[Claim]:
     """What the store believed about `subject` at record-time `at` (default now), valid at `valid_at` (any time).
 
     Runs queries/asof.rq.
@@ -351,7 +354,7 @@ def as_of(store, subject: str, at: datetime | None = None, valid_at: datetime | 
     return out
 
 
-def retracted(store, at: datetime | None = None) -> list[dict]:
+def retracted(store: AssertionStore, at: datetime | None = None) -> list[dict]:
     """Assertions not believed at `at` (default now) though the store holds them; runs queries/retracted.rq."""
     out = []
     for r in _select(store, "retracted", asof=_instant(at)):
@@ -370,7 +373,7 @@ def retracted(store, at: datetime | None = None) -> list[dict]:
 
 
 def activity(
-    store,
+    store: AssertionStore,
     cls: ox.NamedNode,
     agent: str,
     *,
@@ -395,17 +398,17 @@ def activity(
 class Batch:
     """Quads to add and remove in one commit, and the quads the shapes must see."""
 
-    def __init__(self, store) -> None:
+    def __init__(self, store: AssertionStore) -> None:
         self.store = store
         self.add: list[N.AnyQuad] = []  # pyoxigraph quads, or text quads from layout.py
-        self.remove: list[ox.Quad] = []
+        self.remove: list[N.AnyQuad] = []
         self.touched: set[str] = set()  # subjects whose full description goes into the check
 
     def commit(self) -> None:
         skip = {N.of(q) for q in self.remove} | {N.of(q) for q in self.add}
         check = list(self.add)
         for s in self.touched:
-            for q in self.store.ox.quads_for_pattern(ox.NamedNode(s), None, None, G):
+            for q in self.store.quads(ox.NamedNode(s), None, None, G):
                 if N.of(q) not in skip:
                     check.append(q)
         self.store.commit(self.add, self.remove, check=check)
@@ -443,24 +446,24 @@ def open_belief(batch: Batch, a: ox.NamedNode, act: ox.NamedNode, at: datetime) 
         ox.Quad(b, M.believedFrom, L.dt(at), G),
         ox.Quad(b, M.openedBy, act, G),
     ]
-    batch.remove += list(store.ox.quads_for_pattern(a, P.invalidatedAtTime, None, G))
-    batch.remove += list(store.ox.quads_for_pattern(a, P.wasInvalidatedBy, None, G))
+    batch.remove += list(store.quads(a, P.invalidatedAtTime, None, G))
+    batch.remove += list(store.quads(a, P.wasInvalidatedBy, None, G))
     batch.touched.add(a.value)
 
 
-def dependents(store, ids: Iterable[str]) -> dict[str, list[str]]:
+def dependents(store: AssertionStore, ids: Iterable[str]) -> dict[str, list[str]]:
     """antecedent id -> ids of derived assertions naming it (queries/derived-from.rq)."""
     ids = list(ids)
     out: dict[str, list[str]] = {i: [] for i in ids}
     if not ids:
         return out
     text = bind_rows(load_query("derived-from"), ["a"], [(assertion_iri(i),) for i in ids])
-    for r in store.select(text):
-        out[id_of(r["a"])].append(id_of(r["d"]))
+    for row in store.query(text):
+        out[id_of(row["a"])].append(id_of(row["d"]))
     return out
 
 
-def has_live_observation(store, a: ox.NamedNode, excluded: set[str]) -> bool:
+def has_live_observation(store: AssertionStore, a: ox.NamedNode, excluded: set[str]) -> bool:
     """Whether the record has a span or caller observation that is not invalidated and not in `excluded`."""
     for src in objects_of(store, a, P.wasDerivedFrom):
         if src.value in excluded or not src.value.startswith("https://w3id.org/semantic-rdf/src/"):
@@ -470,7 +473,7 @@ def has_live_observation(store, a: ox.NamedNode, excluded: set[str]) -> bool:
     return False
 
 
-def spread(store, roots: Iterable[str], seen: set[str], step: Callable[[str, str], bool]) -> list[str]:
+def spread(store: AssertionStore, roots: Iterable[str], seen: set[str], step: Callable[[str, str], bool]) -> list[str]:
     """Breadth first through the derived assertions resting on `roots`: `step(antecedent, dependent)` runs
     once a round for each dependent not in `seen`; those it accepts join `seen` and the result, and spread."""
     done: list[str] = []
@@ -526,7 +529,7 @@ def _cascade_reopen(batch: Batch, roots: Iterable[str], act: ox.NamedNode, at: d
 # ------------------------------------------------------------------ retraction and reinstatement
 
 
-def require_state(store, aid: str, erased: str | None) -> str:
+def require_state(store: AssertionStore, aid: str, erased: str | None) -> str:
     """The state of an assertion the store holds (NotFound otherwise); `erased` is the InvalidInput message
     for a tombstone, or None when an erased assertion is acceptable."""
     st = state(store, aid)
@@ -543,14 +546,14 @@ def _check_agent(agent: str) -> str:
     return agent
 
 
-def _no_op(store, aid: str) -> Change:
+def _no_op(store: AssertionStore, aid: str) -> Change:
     """A change that finds the assertion already in the asked-for state: recorded nowhere (not even the
     agent), so asking twice leaves the store byte for byte as it was (tests/test_retract_noop.py)."""
     return Change(None, store.now(), unchanged=(aid,))
 
 
 def _begin_one(
-    store, aid: str, reason: str, agent: str, cls: ox.NamedNode, verb: str, erased: str, already: str
+    store: AssertionStore, aid: str, reason: str, agent: str, cls: ox.NamedNode, verb: str, erased: str, already: str
 ) -> tuple[ox.NamedNode, str, ox.NamedNode, datetime, Batch] | None:
     """Check a change to one assertion and open its batch with the activity that records it (and uses the
     record): (record, state, activity, time, batch). None, with nothing written, when the assertion is
@@ -568,13 +571,13 @@ def _begin_one(
     return a, st, act, at, batch
 
 
-def _published(store, kind: str, ch: Change) -> Change:
+def _published(store: AssertionStore, kind: str, ch: Change) -> Change:
     """Tell the store's subscribers (semantic_rdf/core/events.py) of a change just committed; returns `ch`."""
     store.publish(StoreEvent(kind, ch.changed, ch.cascaded, activity=ch.activity))  # type: ignore[arg-type]
     return ch
 
 
-def retract(store, aid: str, reason: str, agent: str = "caller") -> Change:
+def retract(store: AssertionStore, aid: str, reason: str, agent: str = "caller") -> Change:
     """Withdraw belief in one assertion: the record and claim stay, the open belief interval closes now.
     Retracting what is already retracted is a no-op (`Change.nothing_changed`; nothing is written)."""
     begun = _begin_one(
@@ -596,7 +599,7 @@ def retract(store, aid: str, reason: str, agent: str = "caller") -> Change:
     return _published(store, "retracted", Change(act.value, at, (aid,), (), tuple(cascaded)))
 
 
-def reinstate(store, aid: str, reason: str, agent: str = "caller") -> Change:
+def reinstate(store: AssertionStore, aid: str, reason: str, agent: str = "caller") -> Change:
     """Explicitly believe a retracted assertion again, from now on (a new belief interval). Reinstating what
     is already believed is a no-op (`Change.nothing_changed`; nothing is written)."""
     begun = _begin_one(
@@ -611,7 +614,7 @@ def reinstate(store, aid: str, reason: str, agent: str = "caller") -> Change:
     return _published(store, "reinstated", Change(act.value, at, (aid,), (), tuple(cascaded)))
 
 
-def _set_members(store, run: str | None, agent: str | None, source: str | None) -> tuple[list[dict], list]:
+def _set_members(store: AssertionStore, run: str | None, agent: str | None, source: str | None) -> tuple[list[dict], list]:
     """Observations matched by the set selectors, and the IRIs the selectors resolved to."""
     if sum(x is not None for x in (run, agent, source)) != 1:
         raise InvalidInput("name exactly one of run, agent or source")
@@ -632,7 +635,7 @@ def _set_members(store, run: str | None, agent: str | None, source: str | None) 
     return rows, docs
 
 
-def documents_of(store, ref: str) -> list[ox.NamedNode]:
+def documents_of(store: AssertionStore, ref: str) -> list[ox.NamedNode]:
     """Documents whose IRI, reference or id is `ref` (every stored version of that source)."""
     if not isinstance(ref, str) or not ref:
         raise InvalidInput("a source reference is required")
@@ -643,14 +646,16 @@ def documents_of(store, ref: str) -> list[ox.NamedNode]:
         if M.Document.value in types_of(store, d):
             found[d.value] = d
     for p in (M.reference, ox.NamedNode(NS + "docId")):
-        for q in store.ox.quads_for_pattern(None, p, ox.Literal(ref), G):
+        for q in store.quads(None, p, ox.Literal(ref), G):
             found[q.subject.value] = q.subject  # type: ignore[assignment]
     if not found:
         raise NotFound(f"no document with reference or id {ref!r}")
     return list(found.values())
 
 
-def retract_set(store, *, reason: str, run: str | None = None, agent: str | None = None, source: str | None = None, by: str = "caller") -> Change:
+def retract_set(
+    store: AssertionStore, *, reason: str, run: str | None = None, agent: str | None = None, source: str | None = None, by: str = "caller"
+) -> Change:
     """Retract everything one extraction run, one agent (extractor/model) or one source document produced.
 
     Every observation in the set is marked invalidated (prov:wasInvalidatedBy the retraction). A claim
@@ -701,7 +706,7 @@ def retract_set(store, *, reason: str, run: str | None = None, agent: str | None
     return _published(store, "retracted", Change(act.value, at, tuple(changed), tuple(kept), tuple(cascaded), tuple(unchanged)))
 
 
-def _derived_support(store, a: ox.NamedNode) -> bool:
+def _derived_support(store: AssertionStore, a: ox.NamedNode) -> bool:
     """A derived record is supported by its antecedents while every one of them is believed."""
     if M.DerivedAssertion.value not in types_of(store, a):
         return False
@@ -712,7 +717,7 @@ def _derived_support(store, a: ox.NamedNode) -> bool:
 # ------------------------------------------------------------------ valid time
 
 
-def close_valid(store, aid: str, until: datetime, reason: str, agent: str = "caller") -> Validity:
+def close_valid(store: AssertionStore, aid: str, until: datetime, reason: str, agent: str = "caller") -> Validity:
     """End the valid time of an assertion at `until`. Only ever shortens: a later end changes nothing."""
     a = check_id(aid)
     reason = check_reason(reason)

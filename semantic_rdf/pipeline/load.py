@@ -307,7 +307,7 @@ class _Ingest:
     def end(self) -> None:
         """End the run, if one was begun; one that wrote nothing is not recorded, nor named in the summary."""
         run = self.run
-        if run is not None and self.store.ox is not None:
+        if run is not None and self.store.is_open:
             if not self.store.recorded(run):
                 self.summary.run = ""
             self.store.end_run(run)

@@ -20,14 +20,30 @@ import re
 import threading
 from decimal import Decimal, InvalidOperation
 from datetime import datetime
-from typing import Generator, Iterable, Sequence, TypedDict, Union
+from typing import Generator, Iterable, Protocol, Sequence, TypedDict, Union
 
 import pyoxigraph as ox
 
 from semantic_rdf.core.errors import InvalidInput
 
 NQ = tuple[str, str, str, str]
-AnyQuad = Union[NQ, ox.Quad]
+
+
+class StoredQuad(Protocol):
+    """A quad as the store hands it out (`AssertionStore.quads`): pyoxigraph's `Quad`, typed without RDF 1.2
+    triple terms, which the project's layout never holds (an import refuses them)."""
+
+    @property
+    def subject(self) -> ox.NamedNode | ox.BlankNode: ...
+    @property
+    def predicate(self) -> ox.NamedNode: ...
+    @property
+    def object(self) -> ox.NamedNode | ox.BlankNode | ox.Literal: ...
+    @property
+    def graph_name(self) -> ox.NamedNode | ox.BlankNode | ox.DefaultGraph: ...
+
+
+AnyQuad = Union[NQ, ox.Quad, StoredQuad]
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 _ESCAPES = {0x5C: "\\\\", 0x22: '\\"', 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x08: "\\b", 0x0C: "\\f"}
@@ -107,7 +123,7 @@ def to_ox(quads: Sequence[AnyQuad]) -> list[ox.Quad]:
     if not text:
         return list(quads)  # type: ignore[arg-type]
     parsed = iter(ox.parse(encode(document(text)), **OWN))
-    return [next(parsed) if isinstance(q, tuple) else q for q in quads]
+    return [next(parsed) if isinstance(q, tuple) else q for q in quads]  # type: ignore[misc]  # a StoredQuad is a Quad
 
 
 def encode(text: str) -> bytes:
@@ -195,11 +211,34 @@ def value(t: str) -> tuple[str, object] | None:
     return None
 
 
-__all__ = ["NQ", "AnyQuad", "OWN", "literal", "iri", "of", "document", "sparql_data", "update", "to_ox", "encode", "datatype", "lexical", "value"]
+__all__ = [
+    "NQ",
+    "AnyQuad",
+    "StoredQuad",
+    "Dumps",
+    "OWN",
+    "literal",
+    "iri",
+    "of",
+    "document",
+    "sparql_data",
+    "update",
+    "to_ox",
+    "encode",
+    "datatype",
+    "lexical",
+    "value",
+]
+
+
+class Dumps(Protocol):
+    """What `follow_dump` needs: pyoxigraph's `Store.dump` (an AssertionStore's has the same shape)."""
+
+    def dump(self, output: str, *, format: ox.RdfFormat, from_graph: ox.NamedNode | None = None) -> object: ...
 
 
 def follow_dump(
-    st: ox.Store, path: str, size: int, *, fmt: ox.RdfFormat = ox.RdfFormat.N_QUADS, from_graph: ox.NamedNode | None = None
+    st: ox.Store | Dumps, path: str, size: int, *, fmt: ox.RdfFormat = ox.RdfFormat.N_QUADS, from_graph: ox.NamedNode | None = None
 ) -> Generator[bytes, None, None]:
     """Chunks of the file `path` while `st.dump` writes it (as `fmt`, of `from_graph` or the whole store) on
     another thread (a dump to a path releases the GIL), so reading starts before the dump ends; the dump's

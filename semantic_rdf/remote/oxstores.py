@@ -12,13 +12,16 @@ an assertion, with its record, provenance and the 53-predicate vocabulary enforc
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit, urlunsplit
 
 import pyoxigraph as ox
 
 from semantic_rdf.core.errors import InvalidInput
 from semantic_rdf.remote.sparql import NS_PREFIX, Backend, iri, to_term
+
+if TYPE_CHECKING:  # for annotations only: the store module is not loaded by importing this one
+    from semantic_rdf.store.assertions import AssertionStore
 
 __all__ = ["SparqlTriples", "SparqlGraph", "AssertionTriples", "AssertionGraph", "split_graph_param", "DEFAULT_GRAPH", "NODE", "REL", "PROP"]
 
@@ -138,7 +141,7 @@ class AssertionTriples:
     """Triple over the assertion store: assert_ records a caller-supplied assertion (one of the 53
     predicates), match reads believed assertions back by display name."""
 
-    def __init__(self, store, agent: str = "caller"):
+    def __init__(self, store: AssertionStore, agent: str = "caller"):
         self.store = store
         self.agent = agent
 
@@ -156,7 +159,7 @@ class AssertionGraph:
     """Graph over the assertion store: an edge is an assertion (label = predicate), a property is an
     assertion with the property name as predicate and the value's text as object."""
 
-    def __init__(self, store, agent: str = "caller"):
+    def __init__(self, store: AssertionStore, agent: str = "caller"):
         self.store = store
         self.agent = agent
 

@@ -245,13 +245,13 @@ class EmbeddedBackend:
     flavour = "embedded"
 
     def __init__(self, store: ox.Store | None = None):
-        self.ox = store if store is not None else ox.Store()
+        self._db = store if store is not None else ox.Store()
 
     # Bindings go through the same token substitution as the remote stores, so the three run the
     # same text (pyoxigraph's own substitutions= insists that the variable be projected).
     def select(self, query: str, **bindings: Any) -> list[dict[str, Term]]:
         try:
-            res = self.ox.query(bind(query, bindings))
+            res = self._db.query(bind(query, bindings))
         except SyntaxError as exc:
             raise InvalidInput(f"not valid SPARQL 1.1: {exc}") from None
         names = [v.value for v in res.variables]
@@ -259,26 +259,26 @@ class EmbeddedBackend:
 
     def ask(self, query: str, **bindings: Any) -> bool:
         try:
-            return bool(self.ox.query(bind(query, bindings)))
+            return bool(self._db.query(bind(query, bindings)))
         except SyntaxError as exc:
             raise InvalidInput(f"not valid SPARQL 1.1: {exc}") from None
 
     def update(self, text: str, **bindings: Any) -> None:
         text = bind(text, bindings)
         try:
-            self.ox.update(text)
+            self._db.update(text)
         except SyntaxError as exc:
             raise InvalidInput(f"not valid SPARQL 1.1: {exc}") from None
 
     def insert(self, quads: Iterable[ox.Quad]) -> int:
         qs = _check_quads(quads)
-        self.ox.extend(qs)
+        self._db.extend(qs)
         return len(qs)
 
     def delete(self, quads: Iterable[ox.Quad]) -> int:
         qs = _check_quads(quads)
         for q in qs:
-            self.ox.remove(q)
+            self._db.remove(q)
         return len(qs)
 
     def load(self, quads: Iterable[ox.Quad] | bytes) -> int:
@@ -293,11 +293,11 @@ class EmbeddedBackend:
         return [r["g"].value for r in self.select(_GRAPHS, prefix=prefix)]
 
     def dump(self, prefix: str = NS_PREFIX) -> list[ox.Quad]:
-        return sorted((q for q in self.ox if not isinstance(q.graph_name, ox.DefaultGraph) and q.graph_name.value.startswith(prefix)), key=str)
+        return sorted((q for q in self._db if not isinstance(q.graph_name, ox.DefaultGraph) and q.graph_name.value.startswith(prefix)), key=str)
 
     def drop(self, prefix: str) -> None:
         for g in self.graphs(prefix):
-            self.ox.remove_graph(ox.NamedNode(g))
+            self._db.remove_graph(ox.NamedNode(g))
 
     def close(self) -> None:
         pass

@@ -31,6 +31,7 @@ import pyoxigraph as ox
 
 from semantic_rdf.core.errors import InvalidInput, PushMismatch
 from semantic_rdf.rdf.ntriples import follow_dump
+from semantic_rdf.store.assertions import AssertionStore
 from semantic_rdf.remote.sparql import (
     BLOCK,
     NS_PREFIX,
@@ -59,18 +60,23 @@ class PushReport:
         return asdict(self)
 
 
-def _ox(store) -> ox.Store:
-    return store.ox if hasattr(store, "ox") else store
+def _readable(store: AssertionStore | ox.Store) -> AssertionStore:
+    """The store to read: an AssertionStore, or a bare pyoxigraph Store read as one."""
+    return store if isinstance(store, AssertionStore) else AssertionStore(store, None, read_only=True)
 
 
-def _only_prefix(st: ox.Store, prefix: str) -> bool:
+def _only_prefix(st: AssertionStore, prefix: str) -> bool:
     """Whether every quad of the store is in a named graph under `prefix` (then its own dump is the export)."""
-    in_default = next(iter(st.quads_for_pattern(None, None, None, ox.DefaultGraph())), None) is not None
+    in_default = next(iter(st.quads(None, None, None, ox.DefaultGraph())), None) is not None
     return not in_default and all(isinstance(g, ox.NamedNode) and g.value.startswith(prefix) for g in st.named_graphs())
 
 
-def _under_prefix(st: ox.Store, prefix: str) -> list[ox.Quad]:
-    return [q for q in st if not isinstance(q.graph_name, ox.DefaultGraph) and q.graph_name.value.startswith(prefix)]
+def _under_prefix(st: AssertionStore, prefix: str) -> list[ox.Quad]:
+    return [
+        q  # type: ignore[misc]  # a StoredQuad is a pyoxigraph Quad at run time
+        for q in st.quads()
+        if not isinstance(q.graph_name, ox.DefaultGraph) and q.graph_name.value.startswith(prefix)
+    ]
 
 
 def refuse_blank_nodes(data) -> None:
@@ -87,9 +93,9 @@ def refuse_blank_nodes(data) -> None:
         at = data.find(b"_:", end)
 
 
-def local_nquads(store, prefix: str = NS_PREFIX) -> bytes:
+def local_nquads(store: AssertionStore | ox.Store, prefix: str = NS_PREFIX) -> bytes:
     """The store's quads in named graphs under `prefix`, as N-Quads (native dump when nothing else is there)."""
-    st = _ox(store)
+    st = _readable(store)
     if _only_prefix(st, prefix):
         data = st.dump(format=ox.RdfFormat.N_QUADS)
     else:
@@ -99,13 +105,13 @@ def local_nquads(store, prefix: str = NS_PREFIX) -> bytes:
     return data
 
 
-def export_nquads(store, path: str | os.PathLike, prefix: str = NS_PREFIX) -> int:
+def export_nquads(store: AssertionStore | ox.Store, path: str | os.PathLike, prefix: str = NS_PREFIX) -> int:
     """Write the store's quads in named graphs under `prefix` to the file `path` as N-Quads and return how
     many: Oxigraph's own dump straight to the file when the store holds nothing else (no Python objects)."""
-    st = _ox(store)
+    st = _readable(store)
     if _only_prefix(st, prefix):
         st.dump(os.fspath(path), format=ox.RdfFormat.N_QUADS)
-        n = len(st)
+        n = st.quad_count()
     else:
         quads = _under_prefix(st, prefix)
         ox.serialize(quads, os.fspath(path), format=ox.RdfFormat.N_QUADS)
@@ -118,12 +124,12 @@ def export_nquads(store, path: str | os.PathLike, prefix: str = NS_PREFIX) -> in
     return n
 
 
-def nquads_blocks(store, prefix: str = NS_PREFIX, size: int = BLOCK) -> Generator[bytes, None, None]:
+def nquads_blocks(store: AssertionStore | ox.Store, prefix: str = NS_PREFIX, size: int = BLOCK) -> Generator[bytes, None, None]:
     """The store's quads in named graphs under `prefix` as N-Quads in blocks of whole lines, handed out
     while Oxigraph is still writing them: it dumps to a private temporary file on a thread of its own
     (a dump to a path runs without the GIL) and the file is read as it grows, so a consumer (a server
     loading the blocks) works alongside the export. InvalidInput at the first block with a blank node."""
-    st = _ox(store)
+    st = _readable(store)
     fd, path = tempfile.mkstemp(prefix="semantic-rdf-", suffix=".nq")
     os.close(fd)
     try:
@@ -222,8 +228,8 @@ def _forget_state(state_dir: Path, endpoint: Endpoint) -> None:
             path.unlink()
 
 
-def default_state_dir(store) -> Path | None:
-    path = getattr(store, "path", None)
+def default_state_dir(store: AssertionStore | ox.Store) -> Path | None:
+    path = store.path if isinstance(store, AssertionStore) else None
     return Path(path) / "push-state" if path is not None else None
 
 
@@ -231,7 +237,7 @@ def default_state_dir(store) -> Path | None:
 
 
 def push(
-    store,
+    store: AssertionStore | ox.Store,
     endpoint: str | Endpoint,
     *,
     since_last: bool = False,
@@ -312,7 +318,7 @@ def _counted(blocks: Iterable[bytes], progress: Callable[[int], object]) -> Iter
 
 
 def _stream_full(
-    store, remote: RemoteBackend, prefix: str, need_digest: bool, progress: Callable[[int], object] | None = None
+    store: AssertionStore | ox.Store, remote: RemoteBackend, prefix: str, need_digest: bool, progress: Callable[[int], object] | None = None
 ) -> tuple[int, dict[bytes, int]]:
     """Stream the store's export into the server while it is written (see nquads_blocks and
     RemoteBackend.load_blocks); the digests, when wanted, are folded on a thread of their own.
@@ -352,7 +358,7 @@ def _delete_molecules(remote: RemoteBackend, keys: list[bytes], per_request: int
         remote._post_update(" ;\n".join(ops[i : i + per_request]))
 
 
-def pull(store, endpoint: str | Endpoint, *, prefix: str = NS_PREFIX, on_erased: str = "refuse", on_skipped=None) -> int:
+def pull(store: AssertionStore | ox.Store, endpoint: str | Endpoint, *, prefix: str = NS_PREFIX, on_erased: str = "refuse", on_skipped=None) -> int:
     """Copy the endpoint's quads under `prefix` into the store (through its import, so shapes are checked).
     Tombstones win: data of erased assertions or documents is refused (ErasedData) or, on_erased='skip',
     left out and passed to `on_skipped` (a tombstones.Screened) — tombstones.screen decides which."""
@@ -365,12 +371,13 @@ def pull(store, endpoint: str | Endpoint, *, prefix: str = NS_PREFIX, on_erased:
         return 0
     quads = as_shapes_require(quads)
     data = ox.serialize(quads, format=ox.RdfFormat.N_QUADS)
-    if hasattr(store, "import_report"):
+    assert data is not None  # given no output, serialize returns its bytes
+    if isinstance(store, AssertionStore):
         n, skipped = store.import_report(data, "nquads", on_erased=on_erased)
         if skipped and on_skipped is not None:
             on_skipped(skipped)
         return n
-    _ox(store).extend(quads)
+    store.extend(quads)  # a bare pyoxigraph Store: a copy, unchecked
     return len(quads)
 
 

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import pyoxigraph as ox
 
@@ -477,6 +477,13 @@ class AssertionStore:
         failure is re-raised (the change stands)."""
         self._subscribers.publish(event)
 
+    def forget(self, entities: Iterable[str] = (), nodes: Iterable[str] = ()) -> None:
+        """Drop erased entity and node IRIs from what this object remembers having written (it skips
+        rewriting a registry row or a document node it has seen), so a later write states them again."""
+        with self._lock:
+            self._known_entities.difference_update(entities)
+            self._known_nodes.difference_update(nodes)
+
     def _restore_clock(self) -> None:
         rows = self.ox.query(
             "SELECT (MAX(?t) AS ?m) WHERE { GRAPH <https://w3id.org/semantic-rdf/graph/provenance> "
@@ -491,7 +498,7 @@ class AssertionStore:
             raise InvalidInput("store is open read-only")
 
     # ------------------------------------------------------------------ low-level commit
-    def has(self, s: ox.NamedNode, p: ox.NamedNode, g: ox.NamedNode = PROVENANCE_GRAPH, o: ox.NamedNode | None = None) -> bool:
+    def has(self, s: ox.NamedNode | ox.BlankNode, p: ox.NamedNode, g: ox.NamedNode = PROVENANCE_GRAPH, o: ox.NamedNode | None = None) -> bool:
         """Whether the store holds a quad `s p o g` (any object when `o` is None; the provenance graph by default)."""
         if o is not None:
             return ox.Quad(s, p, o, g) in self.ox
@@ -901,7 +908,7 @@ class AssertionStore:
         return state
 
     # ------------------------------------------------------------------ reading
-    def label(self, term: ox.NamedNode | ox.Literal) -> str:
+    def label(self, term: ox.NamedNode | ox.BlankNode | ox.Literal) -> str:
         if isinstance(term, ox.Literal):
             return term.value
         for g in (ENTITY_GRAPH, PROVENANCE_GRAPH):
@@ -1045,6 +1052,46 @@ class AssertionStore:
             raise InvalidInput("select() takes a SELECT query")
         names = [v.value for v in res.variables]
         return [{n: row[n] for n in names} for row in res]
+
+    # ------------------------------------------------------------------ reads for the layers above
+    # The other layers read through these four, never through `ox` (the pyoxigraph handle, kept public for
+    # tests and for a user's own low-level work, as sqlite-utils keeps `db.conn`); tests/test_architecture.py
+    # holds the package to it.
+    @property
+    def is_open(self) -> bool:
+        """Whether the store is still open (`close` releases the handle)."""
+        return self.ox is not None
+
+    def quads(
+        self,
+        s: ox.NamedNode | ox.BlankNode | None = None,
+        p: ox.NamedNode | None = None,
+        o: ox.NamedNode | ox.BlankNode | ox.Literal | None = None,
+        g: ox.NamedNode | ox.DefaultGraph | None = None,
+    ) -> Iterator[N.StoredQuad]:
+        """The stored quads matching a pattern (None = any; `g` None = every graph).
+
+        >>> st = AssertionStore.memory()
+        >>> _ = st.assert_("Ada Lovelace", "born_in", "London")
+        >>> len(list(st.quads(None, predicate_iri("born_in"))))
+        1
+        """
+        return self.ox.quads_for_pattern(s, p, o, g)
+
+    def query(self, text: str, **params: Term | None) -> Any:
+        """Run a SPARQL query (SELECT, ASK or CONSTRUCT; never an update) with parameters bound as terms;
+        pyoxigraph's result: solutions to iterate (by index or by name), a boolean, or triples."""
+        return self.ox.query(bind(text, params) if params else text)
+
+    def named_graphs(self) -> Iterator[ox.NamedNode | ox.BlankNode]:
+        return self.ox.named_graphs()
+
+    def dump(self, output: str | None = None, *, format: ox.RdfFormat = ox.RdfFormat.N_QUADS, from_graph: ox.NamedNode | None = None) -> bytes | None:
+        """Oxigraph's own serialisation of the store (or of one graph): to the file `output`, without the GIL
+        and without Python objects, or returned as bytes. `export` is the checked, user-facing form."""
+        if from_graph is None:
+            return self.ox.dump(output, format=format)
+        return self.ox.dump(output, format=format, from_graph=from_graph)
 
     def run_query(self, name: str, **params: Term | None) -> list[dict]:
         """Run queries/<name>.rq with parameters bound."""

@@ -6,6 +6,11 @@ overlap common evaluation questions, so benchmarks run with the seed off.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # for annotations only: the store module is not loaded by importing this one
+    from semantic_rdf.store.assertions import AssertionStore
+
 ENTITIES = {  # display name -> class (ontology/semantic.ttl)
     "France": "Country",
     "Paris": "City",
@@ -30,7 +35,7 @@ TRIPLES = [
 ]
 
 
-def seed(store) -> list[str]:
+def seed(store: AssertionStore) -> list[str]:
     """Insert the seed into `store` as one statement run; returns the 7 assertion ids."""
     from semantic_rdf.core.values import Triple
 

@@ -8,12 +8,17 @@ reads the store's own write paths need, so they sit beside the store.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass
 
 import pyoxigraph as ox
 
 from semantic_rdf.core.errors import ErasedData, InvalidInput
 from semantic_rdf.core.vocab import ENTITY_GRAPH, M, NS, OA_, P, PREFIXES, PROVENANCE_GRAPH, RDF_TYPE, assertion_iri, id_of
+
+if TYPE_CHECKING:  # for annotations only: the store module is not loaded by importing this one
+    from semantic_rdf.store.assertions import AssertionStore
 
 __all__ = [
     "erased_documents",
@@ -38,28 +43,28 @@ SOURCE = PREFIXES["src"]  # their sources (spans and caller observations)
 _A, _SRC = RECORD, SOURCE
 
 
-def entity_in_use(store, e: ox.NamedNode, removing: set[str]) -> bool:
+def entity_in_use(store: AssertionStore, e: ox.NamedNode, removing: set[str]) -> bool:
     """Whether a quad outside the entity registry, other than those in `removing` (as text), names entity `e`."""
-    for q in store.ox.quads_for_pattern(None, None, e, None):
+    for q in store.quads(None, None, e, None):
         if q.graph_name != ENTITY_GRAPH and str(q) not in removing:
             return True
-    for q in store.ox.quads_for_pattern(e, None, None, None):
+    for q in store.quads(e, None, None, None):
         if q.graph_name != ENTITY_GRAPH and str(q) not in removing:
             return True
     return False
 
 
-def erased_documents(store) -> set[str]:
+def erased_documents(store: AssertionStore) -> set[str]:
     """The sha256 of every document version an erasure revoked (`erase --document`)."""
-    return {q.object.value for q in store.ox.quads_for_pattern(None, erasedSha256, None, G)}
+    return {q.object.value for q in store.quads(None, erasedSha256, None, G)}
 
 
-def tombstoned(store) -> set[str]:
+def tombstoned(store: AssertionStore) -> set[str]:
     """Ids of every erased assertion."""
-    return {id_of(q.subject) for q in store.ox.quads_for_pattern(None, RDF_TYPE, M.Tombstone, G) if q.subject.value.startswith(_A)}
+    return {id_of(q.subject.value) for q in store.quads(None, RDF_TYPE, M.Tombstone, G) if q.subject.value.startswith(_A)}
 
 
-def refuse_erased(store, aid: str) -> None:
+def refuse_erased(store: AssertionStore, aid: str) -> None:
     """ErasedData if `aid` is erased: what `assert` calls before it records anything."""
     if store.has(assertion_iri(aid), RDF_TYPE, o=M.Tombstone):
         raise ErasedData(f"assertion {aid} was erased; it is not written again (tombstones win)", (aid,))
@@ -106,7 +111,7 @@ def _erased_id_of(value: str) -> str | None:
     return None
 
 
-def screen(store, quads: list[ox.Quad], on_erased: str = "refuse") -> tuple[list[ox.Quad], Screened]:
+def screen(store: AssertionStore, quads: list[ox.Quad], on_erased: str = "refuse") -> tuple[list[ox.Quad], Screened]:
     """Leave out of `quads` (an import or a pull) everything an erasure removed: the record, claim graph,
     sources, selectors and belief intervals of a tombstoned id (its tombstone quads, already stored, may
     stay), erased document versions (by IRI or sha256) and the spans into them, old values of redacted
@@ -116,9 +121,9 @@ def screen(store, quads: list[ox.Quad], on_erased: str = "refuse") -> tuple[list
         raise InvalidInput("on_erased is 'refuse' or 'skip'")
     tombs = tombstoned(store)
     shas = erased_documents(store)
-    docs = {_text(q.object) for q in store.ox.quads_for_pattern(None, target, None, G) if store.has(q.subject, RDF_TYPE, o=M.Erasure)}
+    docs = {_text(q.object) for q in store.quads(None, target, None, G) if store.has(q.subject, RDF_TYPE, o=M.Erasure)}
     docs |= {_text(q.subject) for q in quads if q.predicate == M.sha256 and _text(q.object) in shas}
-    red = {_text(q.object) for q in store.ox.quads_for_pattern(None, redacted, None, G)}
+    red = {_text(q.object) for q in store.quads(None, redacted, None, G)}
     if not tombs and not docs and not red:
         return quads, Screened()
     srcs_in = {_text(q.subject) for q in quads if q.predicate == OA_.hasSource and _text(q.object) in docs}
