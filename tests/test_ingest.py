@@ -18,18 +18,16 @@ from semantic_rdf.pipeline.sources import (
     Ingest,
     IngestConfig,
     MemoryIngester,
-    Registry,
     decode_text,
     default_roots,
     detect_media_type,
     docs_from_bytes,
     ingest_bytes,
     origin,
-    register,
     resolve,
     scheme_of,
-    REGISTRY,
 )
+from semantic_rdf.core.plugins import Registry, default_registry
 from semantic_rdf.core.values import Doc
 
 
@@ -114,18 +112,18 @@ def test_registry_extends_without_forking():
                 raise SourceError(f"{ref}: no such note")
             return docs_from_bytes(self.book[name], ref=ref)
 
-    reg.register("Notes", Notes)
-    assert "notes" in reg.schemes()
+    reg.register("source", "Notes", Notes)
+    assert "notes" in reg.names("source")
     docs = Ingest(cfg(), reg).ingest("notes:todo")
     assert docs[0].text == "Buy milk. Call Dana."
     with pytest.raises(SourceError):
         Ingest(cfg(), reg).ingest("notes:nothing")
     with pytest.raises(InvalidInput):
-        reg.register("notes", Notes)  # no silent replacement
-    reg.register("notes", Notes, replace=True)
+        reg.register("source", "notes", Notes)  # no silent replacement
+    reg.register("source", "notes", Notes, replace=True)
     with pytest.raises(InvalidInput):
-        reg.register("no spaces", Notes)
-    assert "notes" not in REGISTRY.schemes()  # the default registry is untouched
+        reg.register("source", "no spaces", Notes)
+    assert "notes" not in default_registry().names("source")  # the default registry is untouched
 
 
 def test_register_in_the_default_registry():
@@ -136,7 +134,7 @@ def test_register_in_the_default_registry():
         def ingest(self, ref):
             return docs_from_bytes(ref.encode(), ref=ref)
 
-    register("echo-test", Echo)
+    default_registry().register("source", "echo-test", Echo)
     assert resolve("echo-test:hello").ingest("echo-test:hello")[0].text == "echo-test:hello"
 
 

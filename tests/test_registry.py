@@ -7,7 +7,8 @@ import pytest
 
 from semantic_rdf.core.errors import DriverNotBuiltIn, InvalidInput, UnknownDriver
 from semantic_rdf.remote.oxstores import AssertionGraph, AssertionTriples, SparqlTriples
-from semantic_rdf.remote.registry import REGISTRY, Registry, default_registry, open_graph, open_triple, open_vector
+from semantic_rdf.core.plugins import Registry, default_registry
+from semantic_rdf.remote.registry import open_graph, open_triple, open_vector
 from semantic_rdf.interfaces.stores import FileVectorStore, MemoryGraphStore, MemoryTripleStore, MemoryVectorStore
 
 
@@ -43,7 +44,7 @@ def test_unknown_and_not_built_in_are_distinguishable():
 
 
 def test_custom_driver_registers_without_forking():
-    r = default_registry()
+    r = Registry()
     opened = []
 
     def opener(dsn):
@@ -51,11 +52,11 @@ def test_custom_driver_registers_without_forking():
         return MemoryVectorStore(dim=4)
 
     r.register("vector", "mydb", opener)
-    store = r.open("vector", "mydb://host/coll")
+    store = open_vector("mydb://host/coll", registry=r)
     assert isinstance(store, MemoryVectorStore) and store.dim == 4 and opened == ["//host/coll"]
     r.register("vector", "qdrant", lambda dsn: MemoryVectorStore())  # an install can supply a missing one
-    assert isinstance(r.open("vector", "qdrant://x"), MemoryVectorStore)
-    assert "mydb" not in REGISTRY.names("vector")  # a private registry does not leak into the default one
+    assert isinstance(open_vector("qdrant://x", registry=r), MemoryVectorStore)
+    assert "mydb" not in default_registry().names("vector")  # a private registry does not leak into the default one
     assert r.has("vector", "mydb") and not Registry().has("vector", "mydb")
 
 

@@ -28,9 +28,8 @@ def add_arguments(p) -> None:
     p.add_argument(
         "--extractor",
         default="statistical",
-        choices=["statistical", "rules", "model", "none"],
         help="statistical: the trained model shipped in the package (default); rules: the pattern"
-        " extractor; model: an OpenAI-compatible model; none: store documents only",
+        " extractor; model: an OpenAI-compatible model; none: store documents only; or one a plug-in registers",
     )
     p.add_argument("--floor", type=float, default=None, help="confidence floor (separate from the schema check)")
     p.add_argument("--gazetteer", default=None, help="JSON file {name: class} of names to recognise")
@@ -51,36 +50,47 @@ def add_arguments(p) -> None:
 
 
 def make_extractor(args):
-    from semantic_rdf.pipeline.extract import ModelExtractor, RuleExtractor
+    """The extractor `--extractor NAME` names in the registry (semantic_rdf/core/plugins.py), made with the
+    options given: --floor, --gazetteer, the model of --model-url and --model. One it does not take is an error."""
+    import inspect
 
-    if args.extractor == "none":
-        return None
-    if args.floor is not None and not 0.0 <= args.floor <= 1.0:
-        raise InvalidInput(f"--floor {args.floor} is outside [0, 1]")
-    if args.extractor == "model":
+    from semantic_rdf.core.plugins import default_registry
+
+    factory = default_registry().get("extractor", args.extractor)
+    options: dict = {}
+    if args.floor is not None:
+        if not 0.0 <= args.floor <= 1.0:
+            raise InvalidInput(f"--floor {args.floor} is outside [0, 1]")
+        options["floor"] = args.floor
+    if args.model_url or args.model:
         from semantic_rdf.pipeline.llm import OpenAICompatibleModel
 
         if not args.model_url or not args.model:
             raise InvalidInput("--extractor model needs --model-url and --model")
-        return ModelExtractor(OpenAICompatibleModel(args.model_url, args.model, api_key_env=args.model_key_env))
-    gaz = None
+        options["model"] = OpenAICompatibleModel(args.model_url, args.model, api_key_env=args.model_key_env)
     if args.gazetteer:
-        from semantic_rdf.core.bounds import read_regular
+        options["gazetteer"] = _gazetteer(args.gazetteer)
+    try:
+        inspect.signature(factory).bind(**options)
+    except TypeError:
+        taken = set(inspect.signature(factory).parameters)
+        extra = ", ".join(f"--{k}" if k != "model" else "--model-url/--model" for k in options if k not in taken)
+        raise InvalidInput(f"--extractor {args.extractor} does not take {extra}") from None
+    return factory(**options)
 
-        data = read_regular(args.gazetteer, "--gazetteer file", MAX_GAZETTEER)  # a device or a FIFO would never end
-        try:
-            gaz = json.loads(data.decode("utf-8"))
-        except (ValueError, RecursionError) as exc:
-            raise InvalidInput(f"--gazetteer {args.gazetteer!r}: {exc.__class__.__name__}") from None
-        if not isinstance(gaz, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in gaz.items()):
-            raise InvalidInput("--gazetteer must be a JSON object of name -> class")
-    if args.extractor == "statistical":
-        if gaz is not None:
-            raise InvalidInput("--gazetteer is for --extractor rules")
-        from semantic_rdf.pipeline.statistical import StatisticalExtractor
 
-        return StatisticalExtractor(args.floor)
-    return RuleExtractor(gaz)
+def _gazetteer(path: str) -> dict[str, str]:
+    """The --gazetteer file: a JSON object of name -> class."""
+    from semantic_rdf.core.bounds import read_regular
+
+    data = read_regular(path, "--gazetteer file", MAX_GAZETTEER)  # a device or a FIFO would never end
+    try:
+        gaz = json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:
+        raise InvalidInput(f"--gazetteer {path!r}: {exc.__class__.__name__}") from None
+    if not isinstance(gaz, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in gaz.items()):
+        raise InvalidInput("--gazetteer must be a JSON object of name -> class")
+    return gaz
 
 
 def stdin_name(args) -> dict:

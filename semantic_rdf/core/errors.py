@@ -14,8 +14,9 @@ The command line turns any `SemanticError` into a one-line message and exit code
     │   └── LimitExceeded                a query passed its time, row or memory limit
     ├── NotFound (KeyError)              no assertion, document, run or decision has that id
     ├── StoreInUse                       another process holds the store for writing
-    ├── UnknownDriver (LookupError)      no store driver of that name
-    ├── DriverNotBuiltIn (LookupError)   a known driver this install does not carry
+    ├── UnknownDriver (LookupError)      no part (store driver, ingest driver, parser, …) of that name
+    ├── DriverNotBuiltIn (LookupError)   a known part this install does not carry
+    ├── PluginError                      a registered part (a plug-in's entry point) cannot be loaded
     ├── MissingExtra (ImportError)       an optional part is not installed; names its extra
     ├── ModelUnavailable                 the model endpoint failed
     ├── RemoteError                      a remote SPARQL endpoint refused or failed a request
@@ -73,11 +74,17 @@ class ModelOutputError(InvalidInput):
 
 
 class UnknownDriver(SemanticError, LookupError):
-    """No store driver is registered under that name."""
+    """Nothing is registered under that name: no store driver, ingest driver, parser, splitter or extractor
+    (semantic_rdf/core/plugins.py)."""
 
 
 class DriverNotBuiltIn(SemanticError, LookupError):
-    """The store driver name is known, but this install does not carry an implementation."""
+    """The name is known (e.g. the vector driver `qdrant`), but this install does not carry an implementation."""
+
+
+class PluginError(SemanticError):
+    """A registered part cannot be loaded: its "module:attribute" (a plug-in package's entry point) fails to
+    import or is not callable. The message names the entry point and the failure."""
 
 
 class SharedEvidence(InvalidInput):

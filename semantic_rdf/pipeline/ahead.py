@@ -29,6 +29,7 @@ from collections import Counter, deque
 from typing import Generator, Iterable, Iterator, Literal
 
 from semantic_rdf.core.errors import InvalidInput, SourceError
+from semantic_rdf.pipeline.sources import Ingest
 from semantic_rdf.pipeline.stages import Pipeline, PipelineResult
 
 __all__ = ["Mode", "ahead", "choose", "in_child", "in_thread", "why_not_child"]
@@ -79,12 +80,12 @@ def why_not_child(pipeline: Pipeline, refs: list[str]) -> str:
         stage = getattr(pipeline, role)
         if stage is not None and getattr(stage, "process_safe", False) is not True:
             return f"the {role} ({type(stage).__name__}) is not marked process_safe"
-    registry = getattr(pipeline.ingester, "registry", None)
+    ingest = pipeline.ingester if isinstance(pipeline.ingester, Ingest) else None
     for ref in refs:
-        scheme = registry.scheme_of(ref) if registry is not None else "?"
-        if registry is None or scheme not in _LOCAL:
+        scheme = ingest.scheme_of(ref) if ingest is not None else "?"
+        if ingest is None or scheme not in _LOCAL:
             return f"{ref}: only local files, directories and globs are read in a child"
-        if getattr(registry.factory(scheme), "process_safe", False) is not True:
+        if getattr(ingest.factory(scheme), "process_safe", False) is not True:
             return f"{ref}: the {scheme} driver is not marked process_safe"
     return ""
 

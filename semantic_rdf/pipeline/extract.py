@@ -43,6 +43,9 @@ __all__ = [
     "sentence_validity",
     "check_chunk",
     "check_floor",
+    "make_rule_extractor",
+    "make_model_extractor",
+    "make_no_extractor",
 ]
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -1641,3 +1644,25 @@ def _find_loose(hay: str, needle: str) -> int:
         return -1
     m = re.search(r"\s+".join(map(re.escape, parts)), hay, re.IGNORECASE)
     return m.start() if m else -1
+
+
+# ------------------------------------------------------------------ the registry's extractors
+# Kind "extractor" of semantic_rdf/core/plugins.py: each factory takes the options that apply to it, by
+# keyword; `semantic-rdf ingest --extractor NAME` passes --floor, --gazetteer and the model it was given.
+
+
+def make_rule_extractor(*, gazetteer: Mapping[str, str] | None = None, floor: float | None = None) -> RuleExtractor:
+    """ "rules": the pattern extractor, with an optional gazetteer of name -> class."""
+    return RuleExtractor(gazetteer, floor)
+
+
+def make_model_extractor(*, model: Any = None, floor: float | None = None) -> ModelExtractor:
+    """ "model": an LLM behind the one-method model interface (pipeline/llm.py)."""
+    if model is None:
+        raise InvalidInput("the model extractor needs a model (on the command line: --model-url and --model)")
+    return ModelExtractor(model, floor)
+
+
+def make_no_extractor() -> None:
+    """ "none": store the documents only."""
+    return None

@@ -36,18 +36,11 @@ from typing import Any, Callable, Mapping
 
 from semantic_rdf.core.bounds import ParseLimits
 from semantic_rdf.core.errors import ParseError, SemanticError
+from semantic_rdf.core.plugins import Registry, default_registry
 from semantic_rdf.pipeline.sources import (
     BINARY,
     BINARY_TYPES,
-    CSV,
-    EMAIL,
-    HTML,
-    JSON,
-    JSONL,
-    MARKDOWN,
-    PDF,
     RAW_KEY,
-    TEXT,
     TSV,
     detect_media_type,
     decode_text,
@@ -65,7 +58,7 @@ __all__ = [
     "parse_pdf",
     "parse_email",
     "html_to_text",
-    "PARSERS",
+    "refuse_binary",
 ]
 
 MAX_JSON_DEPTH = 64
@@ -706,23 +699,10 @@ def parse_email(doc: Doc, limits: ParseLimits = LIMITS) -> Doc:
 # ------------------------------------------------------------------ dispatch
 
 
-def _refuse_binary(doc: Doc) -> Doc:
+def refuse_binary(doc: Doc) -> Doc:
+    """The parser of binary content no other parser reads: a ParseError naming its media type."""
     mt = doc.meta.get("media_type") or BINARY
     raise ParseError(f"{doc.source}: binary content ({mt}) is not a supported document type")
-
-
-PARSERS: dict[str, Callable[[Doc], Doc]] = {
-    TEXT: parse_text,
-    MARKDOWN: parse_markdown,
-    HTML: parse_html,
-    JSON: parse_json,
-    JSONL: parse_json,
-    CSV: parse_csv,
-    TSV: parse_csv,
-    PDF: parse_pdf,
-    EMAIL: parse_email,
-    BINARY: _refuse_binary,
-}
 
 
 _LIMITED = frozenset({parse_html, parse_json, parse_pdf, parse_email})
@@ -738,29 +718,40 @@ def _media_type(doc: Doc) -> str:
 
 
 class AutoParser:
-    """The Parser that dispatches on media type. `overrides` maps a media type to a parser
-    function, so a caller can add one (``AutoParser({"text/x-org": my_org_parser})``)."""
+    """The Parser that dispatches on media type to the parsers of the registry (kind "parser", keyed by
+    media type: semantic_rdf/core/plugins.py; the default registry unless one is given). `overrides` maps a
+    media type to a parser function for this parser only (``AutoParser({"text/x-org": my_org_parser})``)."""
 
     process_safe = True  # may run in a child process (ahead.py)
 
-    def __init__(self, overrides: Mapping[str, Callable[[Doc], Doc]] | None = None, *, limits: ParseLimits = LIMITS) -> None:
+    def __init__(
+        self, overrides: Mapping[str, Callable[[Doc], Doc]] | None = None, *, limits: ParseLimits = LIMITS, registry: Registry | None = None
+    ) -> None:
         self.limits = limits
-        self.parsers = dict(PARSERS)
-        if limits != LIMITS:  # the built-in parsers that take caps get these
-            for mt, fn in self.parsers.items():
-                if fn in _LIMITED:
-                    self.parsers[mt] = functools.partial(fn, limits=limits)
-        if overrides:
-            self.parsers.update(overrides)
+        self._overrides = dict(overrides or {})
+        self._registry = registry
+        self._parsers: dict[str, Callable[[Doc], Doc] | None] = {}  # media type -> parser, as first looked up
+
+    def parser_for(self, media_type: str) -> Callable[[Doc], Doc] | None:
+        """The parser of `media_type`: an override, else the registry's (imported on first use, so a plug-in
+        that fails to load fails only for its own media type), with this parser's limits."""
+        if media_type in self._overrides:
+            return self._overrides[media_type]
+        if media_type not in self._parsers:
+            fn = (self._registry or default_registry()).find("parser", media_type)
+            if fn is not None and fn in _LIMITED and self.limits != LIMITS:  # the built-in parsers that take caps get these
+                fn = functools.partial(fn, limits=self.limits)
+            self._parsers[media_type] = fn
+        return self._parsers[media_type]
 
     def parse(self, doc: Doc) -> Doc:
         mt = _media_type(doc)
-        fn = self.parsers.get(mt)
+        fn = self.parser_for(mt)
         if fn is None:
             if mt.startswith("text/"):
                 fn = parse_text
             elif mt in BINARY_TYPES or doc.meta.get(RAW_KEY) is not None:
-                fn = _refuse_binary
+                fn = refuse_binary
             else:
                 raise ParseError(f"{doc.source}: no parser for media type {mt}")
         try:

@@ -1,7 +1,8 @@
 """Ingest: the stage that turns a reference into documents (HIP-0526 §3, §3.6).
 
-Drivers are registered by scheme in a `Registry` and looked up from the reference, so a new
-source (an object store, a queue) is one `register(scheme, factory)` call, not a fork.
+Drivers are parts of kind "source" in the one registry (semantic_rdf/core/plugins.py), looked up by the
+reference's scheme, so a new source (an object store, a queue) is one
+`registry.register("source", scheme, factory)` call or a plug-in's entry point, not a fork.
 Built in: ``file``, ``dir`` (recursive, include/exclude patterns), ``glob``, ``http``/``https``,
 ``stdin`` (the reference ``-``), plus `MemoryIngester` / `ingest_bytes` for data already in memory.
 
@@ -38,20 +39,18 @@ import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterable, Mapping
+from typing import Any, BinaryIO, Callable, Collection, Iterable, Mapping
 from urllib.parse import unquote, urlsplit
 
 from semantic_rdf.core.bounds import DEFAULT_MAX_BYTES, DEFAULT_MAX_TEXT, Bounds
 from semantic_rdf.core.errors import InvalidInput, ParseError, RefusedByBounds, SemanticError, SourceError
+from semantic_rdf.core.plugins import Registry, default_registry
 from semantic_rdf.core.values import Doc, display_ref
 
 __all__ = [
     "Origin",
     "origin",
     "IngestConfig",
-    "Registry",
-    "REGISTRY",
-    "register",
     "resolve",
     "scheme_of",
     "Ingest",
@@ -623,45 +622,7 @@ def _glob_base(pattern: str) -> str:
     return str(Path(*fixed)) if fixed else "."
 
 
-class Registry:
-    """Ingest drivers by scheme. `resolve(ref)` finds the driver a reference names."""
-
-    def __init__(self) -> None:
-        self._factories: dict[str, Factory] = {}
-
-    def register(self, scheme: str, factory: Factory, *, replace: bool = False) -> None:
-        """Register `factory(config) -> Ingester` under `scheme` (case-insensitive)."""
-        key = scheme.strip().lower()
-        if not re.fullmatch(r"[a-z][a-z0-9+.-]*", key):
-            raise InvalidInput(f"not a scheme name: {scheme!r}")
-        if key in self._factories and not replace:
-            raise InvalidInput(f"an ingest driver is already registered for {key!r}")
-        self._factories[key] = factory
-
-    def schemes(self) -> list[str]:
-        return sorted(self._factories)
-
-    def factory(self, scheme: str) -> Factory | None:
-        """What is registered under `scheme`, or None."""
-        return self._factories.get(scheme.strip().lower())
-
-    def scheme_of(self, ref: str) -> str:
-        return scheme_of(ref, self._factories)
-
-    def resolve(self, ref: str, config: IngestConfig | None = None):
-        """The driver (an Ingester) for `ref`. Unknown scheme -> RefusedByBounds."""
-        if not isinstance(ref, str) or not ref:
-            raise InvalidInput("an ingest reference must be a non-empty string")
-        scheme = self.scheme_of(ref)
-        factory = self.factory(scheme)
-        if factory is None:
-            raise RefusedByBounds(f"{ref}: no ingest driver for scheme {scheme!r} (known: {', '.join(self.schemes())})")
-        if config is None:
-            config = IngestConfig(Bounds.make(default_roots([ref])))
-        return factory(config)
-
-
-def scheme_of(ref: str, known: Mapping[str, Any] | None = None) -> str:
+def scheme_of(ref: str, known: Collection[str] | None = None) -> str:
     """``-`` is stdin; ``word:`` or ``word://`` is that scheme (two letters or more, so a
     Windows drive is a path); a pattern with ``* ? [`` is a glob; a directory is dir; else file."""
     if ref == "-":
@@ -939,39 +900,39 @@ def ingest_bytes(data: bytes | str, name: str = "memory", media_type: str | None
 
 
 class Ingest:
-    """The Ingester a pipeline uses: resolves each reference's scheme in a registry and
-    delegates to that driver, all under one `IngestConfig`."""
+    """The Ingester a pipeline uses: finds each reference's driver by its scheme (kind "source" of the
+    registry, semantic_rdf/core/plugins.py) and delegates to it, all under one `IngestConfig`."""
 
     process_safe = True  # may run in a child process (ahead.py)
 
-    def __init__(self, config: IngestConfig, registry: "Registry | None" = None) -> None:
+    def __init__(self, config: IngestConfig, registry: Registry | None = None) -> None:
         self.config = config
-        self.registry = registry if registry is not None else REGISTRY
+        self.registry = registry if registry is not None else default_registry()
+
+    def scheme_of(self, ref: str) -> str:
+        return scheme_of(ref, self.registry.names("source"))
+
+    def factory(self, scheme: str) -> Factory | None:
+        """The driver factory registered for `scheme`, or None."""
+        return self.registry.find("source", scheme)
 
     def ingest(self, ref: str) -> list[Doc]:
-        docs = self.registry.resolve(ref, self.config).ingest(ref)
+        docs = resolve(ref, self.config, self.registry).ingest(ref)
         if not docs:
             raise SourceError(f"{ref}: the driver returned no documents")
         return docs
 
 
-REGISTRY = Registry()
-for _scheme, _factory in (
-    ("file", FileDriver),
-    ("dir", DirDriver),
-    ("glob", GlobDriver),
-    ("http", WebDriver),
-    ("https", WebDriver),
-    ("stdin", StdinDriver),
-):
-    REGISTRY.register(_scheme, _factory)
-
-
-def register(scheme: str, factory: Factory, *, replace: bool = False) -> None:
-    """Register an ingest driver in the default registry."""
-    REGISTRY.register(scheme, factory, replace=replace)
-
-
-def resolve(ref: str, config: IngestConfig | None = None):
-    """The driver for `ref` from the default registry (roots default to `ref` itself)."""
-    return REGISTRY.resolve(ref, config)
+def resolve(ref: str, config: IngestConfig | None = None, registry: Registry | None = None):
+    """The driver (an Ingester) for `ref`, from `registry` or the default one; the roots default to `ref`
+    itself. A scheme with no driver -> RefusedByBounds (a reference the bounds do not let in)."""
+    if not isinstance(ref, str) or not ref:
+        raise InvalidInput("an ingest reference must be a non-empty string")
+    reg = registry if registry is not None else default_registry()
+    scheme = scheme_of(ref, reg.names("source"))
+    factory = reg.find("source", scheme)
+    if factory is None:
+        raise RefusedByBounds(f"{ref}: no ingest driver for scheme {scheme!r} (known: {', '.join(reg.built_in('source'))})")
+    if config is None:
+        config = IngestConfig(Bounds.make(default_roots([ref])))
+    return factory(config)

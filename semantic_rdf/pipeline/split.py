@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from semantic_rdf.core.errors import InvalidInput
+from semantic_rdf.core.plugins import Registry, default_registry
 from semantic_rdf.core.values import Chunk, Doc
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "heading_spans",
     "chunks_from_spans",
     "splitter_from_spec",
+    "token_splitter",
 ]
 
 Span = tuple[int, int]
@@ -525,25 +527,22 @@ class Recursive:
         return chunks_from_spans(doc, self.spans(doc.text))
 
 
-_SPECS: dict[str, Callable[..., object]] = {
-    "sentences": Sentences,
-    "paragraphs": Paragraphs,
-    "markdown": MarkdownHeadings,
-    "headings": MarkdownHeadings,
-    "recursive": Recursive,
-    "tokens": lambda size=512, overlap=0: Recursive(size, overlap, unit="tokens"),
-}
+def token_splitter(size: int = 512, overlap: int = 0) -> Recursive:
+    """Windows of about `size` estimated tokens (the splitter spec `tokens[:SIZE[:OVERLAP]]`)."""
+    return Recursive(size, overlap, unit="tokens")
 
 
-def splitter_from_spec(spec: str):
-    """``NAME[:SIZE[:OVERLAP]]`` with NAME one of sentences, paragraphs, markdown (headings),
-    recursive (characters) or tokens (estimated tokens, default 512)."""
+def splitter_from_spec(spec: str, registry: Registry | None = None):
+    """``NAME[:SIZE[:OVERLAP]]``: NAME a splitter of the registry (kind "splitter": built in sentences,
+    paragraphs, markdown (headings), recursive (characters) and tokens (estimated tokens, default 512)),
+    made with the numbers given."""
     if not isinstance(spec, str) or not spec.strip():
         raise InvalidInput("splitter spec must be a non-empty string")
     name, *nums = spec.strip().lower().split(":")
-    make = _SPECS.get(name)
+    reg = registry if registry is not None else default_registry()
+    make = reg.find("splitter", name)
     if make is None:
-        raise InvalidInput(f"unknown splitter {name!r} (known: {', '.join(sorted(_SPECS))})")
+        raise InvalidInput(f"unknown splitter {name!r} (known: {', '.join(reg.built_in('splitter'))})")
     if len(nums) > 2:
         raise InvalidInput(f"splitter spec {spec!r}: expected NAME[:SIZE[:OVERLAP]]")
     try:
@@ -551,5 +550,8 @@ def splitter_from_spec(spec: str):
     except ValueError:
         raise InvalidInput(f"splitter spec {spec!r}: size and overlap must be integers") from None
     splitter = make(*args)
-    _check(splitter.size, splitter.overlap, splitter.unit)  # type: ignore[attr-defined]
+    if not callable(getattr(splitter, "split", None)):
+        raise InvalidInput(f"the splitter {name!r} made {type(splitter).__name__}, which has no split(doc) method")
+    if all(hasattr(splitter, a) for a in ("size", "overlap", "unit")):  # a window splitter: its numbers are checked
+        _check(splitter.size, splitter.overlap, splitter.unit)
     return splitter

@@ -22,6 +22,7 @@ from typing import Iterable, Iterator, Mapping, Protocol, Sequence, runtime_chec
 
 from semantic_rdf.pipeline.codespans import mask, regions_for
 from semantic_rdf.core.errors import InvalidInput, ParseError, SemanticError, SourceError
+from semantic_rdf.core.plugins import Registry
 from semantic_rdf.core.values import MAX_NAME, Chunk, Doc, Triple, check_text
 
 __all__ = [
@@ -234,16 +235,19 @@ def build_pipeline(
     parser: Parser | None | str = "auto",
     normalizer: Normalizer | None | str = "default",
     splitter: Splitter | None | str = "sentences",
-    extractor: Extractor | None = None,
+    extractor: Extractor | None | str = None,
     stdin=None,
     stdin_name: str = "stdin",
+    registry: Registry | None = None,
 ) -> Pipeline:
     """The pipeline the command line runs over `refs` (then call ``run_all(refs)``).
 
     Local roots default to the paths named in `refs` (a glob's fixed leading folder);
     `allow_hosts` trusts host names or addresses/networks that the bounds would refuse;
     `splitter` is a Splitter or a spec ``NAME[:SIZE[:OVERLAP]]`` (see split.py);
-    ``parser=None`` / ``normalizer=None`` / ``splitter=None`` skip that stage."""
+    ``parser=None`` / ``normalizer=None`` / ``splitter=None`` skip that stage. The ingest drivers, the
+    parsers, a splitter named by its spec and an extractor named by a string come from `registry`
+    (semantic_rdf/core/plugins.py; the default one unless given)."""
     from semantic_rdf.core import bounds as _b
     from semantic_rdf.pipeline.sources import Ingest, IngestConfig, default_roots
 
@@ -265,7 +269,7 @@ def build_pipeline(
     if parser == "auto":
         from semantic_rdf.pipeline.parse import AutoParser
 
-        parser = AutoParser()
+        parser = AutoParser(registry=registry)
     elif isinstance(parser, str):
         raise InvalidInput(f"unknown parser {parser!r} (use 'auto', None or a Parser)")
     if normalizer == "default":
@@ -278,7 +282,14 @@ def build_pipeline(
     if isinstance(splitter, str):
         from semantic_rdf.pipeline.split import splitter_from_spec
 
-        split = splitter_from_spec(splitter)
+        split = splitter_from_spec(splitter, registry)
     else:
         split = splitter
-    return Pipeline(Ingest(cfg), parser, normalizer, split, extractor)
+    extract: Extractor | None
+    if isinstance(extractor, str):
+        from semantic_rdf.core.plugins import default_registry
+
+        extract = (registry or default_registry()).get("extractor", extractor)()
+    else:
+        extract = extractor
+    return Pipeline(Ingest(cfg, registry), parser, normalizer, split, extract)

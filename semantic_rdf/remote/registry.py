@@ -8,9 +8,12 @@
     virtuoso+http://HOST:PORT       a Virtuoso 7 server  } in the named graph ?graph=IRI
     sparql+http://HOST/PATH         any SPARQL 1.1 endpoint (?update=URL)
 
-A custom driver is one call, no fork:  registry.register("vector", "mydb", lambda dsn: MyStore(dsn.rest)).
-A name nobody registered raises errors.UnknownDriver; a name registered with no implementation in
-this install (qdrant, neo4j, …) raises errors.DriverNotBuiltIn. They are different operator problems.
+The drivers are parts of the one registry (semantic_rdf/core/plugins.py), kinds "vector", "graph" and
+"triple". A custom driver is one call, no fork:
+`default_registry().register("vector", "mydb", lambda dsn: MyStore(dsn.rest))`, or an entry point
+"vector:mydb" in a plug-in package. A name nobody registered raises errors.UnknownDriver; a name registered
+with no implementation in this install (qdrant, neo4j, …) raises errors.DriverNotBuiltIn. They are different
+operator problems.
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from semantic_rdf.core.errors import DriverNotBuiltIn, InvalidInput, UnknownDriver
+from semantic_rdf.core.errors import InvalidInput
+from semantic_rdf.core.plugins import Registry, default_registry
 
-__all__ = ["Dsn", "Registry", "REGISTRY", "register", "open_vector", "open_graph", "open_triple", "KINDS"]
+__all__ = ["Dsn", "open_store", "open_vector", "open_graph", "open_triple", "KINDS"]
 
 KINDS = ("vector", "graph", "triple")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9.+-]*):(.*)$", re.DOTALL)
@@ -46,50 +50,6 @@ class Dsn:
         if not m:
             raise InvalidInput(f"not a data source name: {text!r} (expected driver:rest, e.g. memory: or file:DIR)")
         return cls(m.group(1).lower(), m.group(2), text.strip())
-
-
-class Registry:
-    """Openers by (kind, driver name). An opener of None means "known, not built into this install"."""
-
-    def __init__(self) -> None:
-        self._openers: dict[str, dict[str, Opener | None]] = {k: {} for k in KINDS}
-
-    def register(self, kind: str, driver: str, opener: Opener | None) -> None:
-        self._kind(kind)
-        if not isinstance(driver, str) or not re.fullmatch(r"[a-z][a-z0-9.+-]*", driver):
-            raise InvalidInput(f"bad driver name {driver!r} (lower-case letters, digits, . + -)")
-        if opener is not None and not callable(opener):
-            raise InvalidInput("a driver opener must be callable (or None for not-built-in)")
-        self._openers[kind][driver] = opener
-
-    def has(self, kind: str, driver: str) -> bool:
-        """Registered with a working implementation."""
-        return self._openers[self._kind(kind)].get(driver) is not None
-
-    def names(self, kind: str) -> list[str]:
-        return sorted(self._openers[self._kind(kind)])
-
-    def built_in(self, kind: str) -> list[str]:
-        return sorted(n for n, o in self._openers[self._kind(kind)].items() if o is not None)
-
-    def open(self, kind: str, dsn: str | Dsn) -> Any:
-        d = dsn if isinstance(dsn, Dsn) else Dsn.parse(dsn)
-        table = self._openers[self._kind(kind)]
-        if d.driver not in table:
-            raise UnknownDriver(f"no {kind} store driver named {d.driver!r}; known: {', '.join(self.names(kind))}")
-        opener = table[d.driver]
-        if opener is None:
-            raise DriverNotBuiltIn(
-                f"the {kind} store driver {d.driver!r} is registered but not built into this install; "
-                f"built in: {', '.join(self.built_in(kind))} (register an implementation with registry.register)"
-            )
-        return opener(d)
-
-    @staticmethod
-    def _kind(kind: str) -> str:
-        if kind not in KINDS:
-            raise InvalidInput(f"store kind must be one of {KINDS}, got {kind!r}")
-        return kind
 
 
 # ----------------------------------------------------------------------------------------------
@@ -162,42 +122,30 @@ def _remote(kind: str) -> Opener:
     return opener
 
 
-# Named by HIP-0526 §4.3 / the reference as drivers that exist elsewhere but are not built here.
-NOT_BUILT_IN = {
-    "vector": ("qdrant", "faiss", "milvus", "pgvector", "pinecone", "weaviate", "sqlite-vss"),
-    "graph": ("neo4j", "age", "falkordb", "neptune"),
-    "triple": ("anzo", "stardog", "graphdb"),
-}
+# The built-in openers, by the names core/plugins.py's BUILT_IN gives them ("vector:memory" ->
+# open_vector_memory, …): the registry imports this module only when one of them is asked for.
+open_vector_memory, open_graph_memory, open_triple_memory = (_memory(k) for k in KINDS)
+open_vector_file, open_graph_file, open_triple_file = (_file(k) for k in KINDS)
+open_vector_oxigraph, open_graph_oxigraph, open_triple_oxigraph = (_oxigraph(k) for k in KINDS)
+open_graph_remote, open_triple_remote = _remote("graph"), _remote("triple")
 
 
-def default_registry() -> Registry:
-    r = Registry()
-    for kind in KINDS:
-        r.register(kind, "memory", _memory(kind))
-        r.register(kind, "file", _file(kind))
-        r.register(kind, "oxigraph", _oxigraph(kind))
-        for name in NOT_BUILT_IN[kind]:
-            r.register(kind, name, None)
-    for kind in ("graph", "triple"):
-        for scheme in ("oxigraph+http", "oxigraph+https", "virtuoso+http", "virtuoso+https", "sparql+http", "sparql+https"):
-            r.register(kind, scheme, _remote(kind))
-    return r
+def open_store(kind: str, dsn: str | Dsn, registry: Registry | None = None) -> Any:
+    """The store of `kind` ("vector", "graph" or "triple") that `dsn` names, opened by the driver registered
+    under its name (the default registry unless one is given). UnknownDriver / DriverNotBuiltIn otherwise."""
+    if kind not in KINDS:
+        raise InvalidInput(f"store kind must be one of {KINDS}, got {kind!r}")
+    d = dsn if isinstance(dsn, Dsn) else Dsn.parse(dsn)
+    return (registry or default_registry()).get(kind, d.driver)(d)
 
 
-REGISTRY = default_registry()
+def open_vector(dsn: str | Dsn, registry: Registry | None = None):
+    return open_store("vector", dsn, registry)
 
 
-def register(kind: str, driver: str, opener: Opener | None) -> None:
-    REGISTRY.register(kind, driver, opener)
+def open_graph(dsn: str | Dsn, registry: Registry | None = None):
+    return open_store("graph", dsn, registry)
 
 
-def open_vector(dsn: str):
-    return REGISTRY.open("vector", dsn)
-
-
-def open_graph(dsn: str):
-    return REGISTRY.open("graph", dsn)
-
-
-def open_triple(dsn: str):
-    return REGISTRY.open("triple", dsn)
+def open_triple(dsn: str | Dsn, registry: Registry | None = None):
+    return open_store("triple", dsn, registry)

@@ -8,7 +8,14 @@ scores every entity pair in a sentence. `train.py` rebuilds the weights in `weig
 corpora; the manifest there records their sha256 and the training data's, which name the agent.
 """
 
-__all__ = ["StatisticalExtractor", "load_manifest"]
+__all__ = ["StatisticalExtractor", "load_manifest", "make_extractor"]
+
+
+def make_extractor(*, floor: float | None = None):
+    """The registry's "statistical" extractor (semantic_rdf/core/plugins.py): the shipped weights, kept at `floor`."""
+    from semantic_rdf.pipeline.statistical.extractor import StatisticalExtractor
+
+    return StatisticalExtractor(floor)
 
 
 def __getattr__(name: str):  # lazy: training imports the text helpers without loading the weights
