@@ -370,3 +370,17 @@ def test_a_span_source_as_text_is_its_quads_as_lines(start, length, index, confi
     at = datetime(2026, 12, 3, tzinfo=timezone.utc)
     args = (src, doc, start, start + length, index, confidence, at, run)
     assert L.span_source_text(*args) == N.document(L.span_source_quads(*args))
+
+
+def test_a_repeat_of_a_record_without_its_count_is_refused_as_malformed():
+    # a record changed outside this tool (its m:count removed): a repeat crashed with AttributeError in the commit
+    from semantic_rdf.core.vocab import M, assertion_iri
+
+    s = AssertionStore.memory()
+    aid = s.assert_("Marie Curie", "discovered", "Radioactivity", note="source A")
+    for q in list(s.ox.quads_for_pattern(assertion_iri(aid), M.count, None, PROVENANCE_GRAPH)):
+        s.ox.remove(q)
+    before = s.quad_count()
+    with pytest.raises(InvalidInput, match="malformed record"):
+        s.assert_("Marie Curie", "discovered", "Radioactivity", note="source B")
+    assert s.quad_count() == before  # nothing of the refused repeat was written

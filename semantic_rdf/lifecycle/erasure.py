@@ -34,11 +34,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Collection, Iterable, Sequence
 
 import pyoxigraph as ox
 
 from semantic_rdf.rdf import layout as L
+from semantic_rdf.rdf.ntriples import StoredQuad
 from semantic_rdf.lifecycle import temporal as T
 from semantic_rdf.core.errors import InvalidInput, NotFound, SharedEvidence
 from semantic_rdf.core.events import StoreEvent
@@ -82,7 +83,7 @@ _SCRUBBED = (M.choice, M.reason, RDFS_LABEL, M.note, M.reference)
 _MIN_QUOTE = 12  # shorter erased quotes ("London") are words, not quotes: names are scrubbed by name
 
 
-def _payload(store: AssertionStore, aid: str) -> tuple[list[ox.Quad], list[tuple[ox.NamedNode, int, int]], set[str]]:
+def _payload(store: AssertionStore, aid: str) -> tuple[list[StoredQuad], list[tuple[ox.NamedNode, int, int]], set[str]]:
     """The quads an erasure removes for one record, the text spans it redacts, the entities it mentions."""
     a = assertion_iri(aid)
     quads = list(store.quads(None, None, None, claim_graph(aid)))
@@ -93,9 +94,9 @@ def _payload(store: AssertionStore, aid: str) -> tuple[list[ox.Quad], list[tuple
     for q in rec:
         if q.predicate in (M.subject, M.object) and isinstance(q.object, ox.NamedNode):
             entities.add(q.object.value)
-        elif q.predicate == M.belief:
+        elif q.predicate == M.belief and isinstance(q.object, ox.NamedNode):
             quads += store.quads(q.object, None, None, G)
-        elif q.predicate == P.wasDerivedFrom and q.object.value.startswith(_SRC):
+        elif q.predicate == P.wasDerivedFrom and isinstance(q.object, ox.NamedNode) and q.object.value.startswith(_SRC):
             sq, span = _source_payload(store, q.object)
             quads += sq
             if span is not None:
@@ -103,14 +104,15 @@ def _payload(store: AssertionStore, aid: str) -> tuple[list[ox.Quad], list[tuple
     return quads, spans, entities
 
 
-def _source_payload(store: AssertionStore, src: ox.NamedNode) -> tuple[list[ox.Quad], tuple[ox.NamedNode, int, int] | None]:
+def _source_payload(store: AssertionStore, src: ox.NamedNode) -> tuple[list[StoredQuad], tuple[ox.NamedNode, int, int] | None]:
     """The quads of one observation (span with its selector, or caller statement) and the span it points at."""
     sq = list(store.quads(src, None, None, G))
-    doc = sel = None
+    doc: ox.NamedNode | None = None
+    sel: ox.NamedNode | ox.BlankNode | None = None
     for x in sq:
-        if x.predicate == OA_.hasSource:
+        if x.predicate == OA_.hasSource and isinstance(x.object, ox.NamedNode):
             doc = x.object
-        elif x.predicate == OA_.hasSelector:
+        elif x.predicate == OA_.hasSelector and isinstance(x.object, (ox.NamedNode, ox.BlankNode)):
             sel = x.object
     if sel is None:
         return sq, None
@@ -125,11 +127,13 @@ def _spans_into(store: AssertionStore, doc: ox.NamedNode) -> list[tuple[str, int
     """(assertion id, start, end) of every span source pointing into `doc`."""
     out = []
     for q in store.quads(None, OA_.hasSource, doc, G):
+        if not isinstance(q.subject, ox.NamedNode):  # a span source is an IRI
+            continue
         _, span = _source_payload(store, q.subject)
         if span is None:
             continue
         for r in store.quads(None, P.wasDerivedFrom, q.subject, G):
-            if r.subject.value.startswith(_A):
+            if isinstance(r.subject, ox.NamedNode) and r.subject.value.startswith(_A):
                 out.append((id_of(r.subject), span[1], span[2]))
     return out
 
@@ -197,7 +201,7 @@ def _scrub_terms(store: AssertionStore, names: Iterable[str], forgotten: set[str
     names = [n for n in names if n and n.strip()]
     if not names:
         return []
-    kept_words = set()
+    kept_words: set[str] = set()
     for iri, label in _registry_names(store).items():
         if iri not in forgotten:
             kept_words.update(w.casefold() for w in re.findall(r"\w+", label))
@@ -327,7 +331,7 @@ def erase_entity(store: AssertionStore, name: str, reason: str, agent: str = "ca
         node = ox.NamedNode(iri)
         for p in (M.subject, M.object):
             for q in store.quads(None, p, node, G):
-                if q.subject.value.startswith(_A):
+                if isinstance(q.subject, ox.NamedNode) and q.subject.value.startswith(_A):
                     roots[id_of(q.subject)] = None
     # the name, its own words, and its other names no one else holds
     mentions = _names(store, list(targets.values()) + _own_aliases(store, targets), set(targets))
@@ -358,9 +362,11 @@ def erase_document(store: AssertionStore, ref: str, reason: str, agent: str = "c
     detach: dict[str, list[ox.NamedNode]] = {}
     for d in docs:
         for q in store.quads(None, OA_.hasSource, d, G):
+            if not isinstance(q.subject, ox.NamedNode):  # a span source is an IRI
+                continue
             for r in store.quads(None, P.wasDerivedFrom, q.subject, G):
-                if r.subject.value.startswith(_A):
-                    detach.setdefault(id_of(r.subject), []).append(q.subject)  # type: ignore[arg-type]
+                if isinstance(r.subject, ox.NamedNode) and r.subject.value.startswith(_A):
+                    detach.setdefault(id_of(r.subject), []).append(q.subject)
     for aid, srcs in detach.items():
         own = {s.value for s in srcs}
         others = [x for x in T.objects_of(store, assertion_iri(aid), P.wasDerivedFrom) if x.value.startswith(_SRC) and x.value not in own]
@@ -371,14 +377,14 @@ def erase_document(store: AssertionStore, ref: str, reason: str, agent: str = "c
     return _apply(store, plan, None, reason, agent, label="erase a document", marker="[erased]", drop_docs=docs, detach=keep)
 
 
-def _detach_quads(store: AssertionStore, aid: str, srcs: list[ox.NamedNode], batch: T.Batch) -> list[ox.Quad]:
+def _detach_quads(store: AssertionStore, aid: str, srcs: list[ox.NamedNode], batch: T.Batch) -> list[StoredQuad]:
     """Remove span sources from a record that keeps others: count, confidence and kinds follow its sources."""
     a = assertion_iri(aid)
     gone = {s.value for s in srcs}
-    removing: list[ox.Quad] = []
+    removing: list[StoredQuad] = []
     for s in srcs:
         removing += _source_payload(store, s)[0]
-        removing.append(ox.Quad(a, P.wasDerivedFrom, s, G))
+        removing.append(ox.Quad(a, P.wasDerivedFrom, s, G))  # type: ignore[arg-type]  # a Quad of IRIs, so a StoredQuad
     left = [x for x in T.objects_of(store, a, P.wasDerivedFrom) if x.value not in gone]
     confs, spans = [], 0
     for x in left:
@@ -407,13 +413,13 @@ def _apply(
     *,
     label: str,
     marker: str,
-    forget: set[str] = frozenset(),
-    drop_docs: list[ox.NamedNode] = (),
+    forget: Collection[str] = frozenset(),
+    drop_docs: Sequence[ox.NamedNode] = (),
     detach: dict[str, list[ox.NamedNode]] | None = None,
 ) -> T.Change:
     """Write one erasure: tombstones, removals, redactions and the scrubbing of surviving literals."""
     ids = plan.ids
-    removing: list[ox.Quad] = []
+    removing: list[StoredQuad] = []
     entities: set[str] = set(forget)
     quotes: list[str] = []
     batch = T.Batch(store)
@@ -445,10 +451,10 @@ def _apply(
                 forgotten += [r.object.value for r in rows if r.predicate == M.folded]
                 forgotten_iris.add(e)
     doc_names: list[str] = []
-    for d in drop_docs:
-        dq = list(store.quads(d, None, None, G))
+    for doc in drop_docs:
+        dq = list(store.quads(doc, None, None, G))
         removing += dq
-        removing += store.quads(d, None, None, DOCUMENT_GRAPH)
+        removing += store.quads(doc, None, None, DOCUMENT_GRAPH)
         # its reference, and a title long enough not to be a common word ("Home", "Notes")
         doc_names += [
             q.object.value
@@ -468,8 +474,8 @@ def _apply(
         return scrub.sub(text, marker)
 
     reason = clean(reason)
-    act, at, q = T.activity(store, M.Erasure, agent, reason=reason, label=label)
-    batch.add += q
+    act, at, act_q = T.activity(store, M.Erasure, agent, reason=reason, label=label)
+    batch.add += act_q
     for i in ids:
         ta = assertion_iri(i)
         if i == root:
@@ -495,9 +501,9 @@ def _apply(
         batch.add.append(ox.Quad(act, redacted, node, G))
     for aid in detach or {}:  # a record that lost sources: an import must not give them back
         batch.add.append(ox.Quad(act, redacted, assertion_iri(aid), G))
-    for d in drop_docs:
-        batch.add.append(ox.Quad(act, target, d, G))
-        for s in store.quads(d, M.sha256, None, G):
+    for doc in drop_docs:
+        batch.add.append(ox.Quad(act, target, doc, G))
+        for s in store.quads(doc, M.sha256, None, G):
             batch.add.append(ox.Quad(act, erasedSha256, s.object, G))
     # surviving literals that repeat an erased name or quote (decisions, answer reasons, labels, notes)
     removed_subjects = {x.subject.value for x in removing}

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyoxigraph as ox
 
-from semantic_rdf.rdf import layout as L
+from semantic_rdf.rdf import layout as L, ntriples as N
 from semantic_rdf.lifecycle import temporal as T
 from semantic_rdf.core.errors import InvalidInput, MissingExtra, NotFound, SemanticError
 from semantic_rdf.rdf.queries import packaged
@@ -376,6 +376,7 @@ def trace(store: AssertionStore, aid: str, *, with_text: bool = True) -> Trace:
         kind = next((k for c, k in _KINDS if c in types), "unknown")
         rule = _first(p, _RULE)
         history = rd.history(p.get(_BELIEF, []))
+        kids: list[dict] = []
         node = {
             "type": "assertion",
             "id": aid_,
@@ -392,10 +393,9 @@ def trace(store: AssertionStore, aid: str, *, with_text: bool = True) -> Trace:
             "generated_by": rd.activity(_first(p, _GENERATED_BY)),
             "rule": rd.label(rule) if rule is not None else None,
             "rule_iri": rule.value if rule is not None else None,
-            "sources": [],
+            "sources": kids,
         }
         here = path | {iri}
-        kids = node["sources"]
         for src in edges.get(iri, ()):
             if src.startswith(_A):
                 kids.append(assertion_node(src, here))
@@ -439,6 +439,10 @@ _FOLLOW = {
 
 def prov_quads(store: AssertionStore, aid: str | None = None) -> list[ox.Quad]:
     """The provenance graph, or the part of it that describes one assertion's provenance."""
+    return N.to_ox(_prov_quads(store, aid))
+
+
+def _prov_quads(store: AssertionStore, aid: str | None) -> list[N.StoredQuad]:
     if aid is None:
         return list(store.quads(None, None, None, G))
     start = assertion_iri(aid)
@@ -446,7 +450,7 @@ def prov_quads(store: AssertionStore, aid: str | None = None) -> list[ox.Quad]:
         raise NotFound(f"no assertion with id {aid}")
     seen = {start.value}
     todo = [start]
-    out: list[ox.Quad] = []
+    out: list[N.StoredQuad] = []
     while todo:
         node = todo.pop()
         for q in store.quads(node, None, None, G):
@@ -460,7 +464,9 @@ def prov_quads(store: AssertionStore, aid: str | None = None) -> list[ox.Quad]:
 
 def _turtle(quads: list[ox.Quad]) -> bytes:
     triples = [ox.Triple(q.subject, q.predicate, q.object) for q in quads]
-    return ox.serialize(triples, format=ox.RdfFormat.TURTLE, prefixes=_PREFIXES)
+    data = ox.serialize(triples, format=ox.RdfFormat.TURTLE, prefixes=_PREFIXES)
+    assert data is not None  # given no output, serialize returns its bytes
+    return data
 
 
 def picture_quads(store: AssertionStore, aid: str) -> list[ox.Quad]:
@@ -492,8 +498,9 @@ def picture_quads(store: AssertionStore, aid: str) -> list[ox.Quad]:
     if spans and root["iri"] in labels:
         labels[root["iri"]] += f"  ·  “{_clip(spans[0]['text'], 60)}”"
     used = P.used.value
-    out, labelled = [], set()
-    for q in prov_quads(store, aid):
+    out: list[N.StoredQuad] = []
+    labelled = set()
+    for q in _prov_quads(store, aid):
         if q.predicate.value == used and q.object.value.startswith(_DOC) and q.object.value not in sources:
             continue
         if q.predicate == RDFS_LABEL and q.subject.value in labels:
@@ -502,10 +509,14 @@ def picture_quads(store: AssertionStore, aid: str) -> list[ox.Quad]:
             labelled.add(q.subject.value)
         out.append(q)
     for q in list(out):
-        if q.predicate == RDF_TYPE and q.object == P.Activity and q.subject.value not in labelled | set(labels):
+        if (
+            q.predicate == RDF_TYPE
+            and q.object == P.Activity
+            and isinstance(q.subject, ox.NamedNode)
+            and q.subject.value not in labelled | set(labels)
+        ):
             labels[q.subject.value] = T.activity_kind(store, q.subject)
-    out += [ox.Quad(ox.NamedNode(iri), RDFS_LABEL, ox.Literal(text), G) for iri, text in labels.items()]
-    return out
+    return N.to_ox(out) + [ox.Quad(ox.NamedNode(iri), RDFS_LABEL, ox.Literal(text), G) for iri, text in labels.items()]
 
 
 def prov_document(store: AssertionStore, aid: str | None = None, *, picture: bool = False):
@@ -524,7 +535,9 @@ def export(store: AssertionStore, fmt: str, id: str | None = None) -> bytes:  # 
     if fmt not in EXPORT_FORMATS:
         raise InvalidInput(f"unknown provenance format {fmt!r} (one of {', '.join(EXPORT_FORMATS)})")
     if fmt == "prov-o-trig":
-        return ox.serialize(prov_quads(store, id), format=ox.RdfFormat.TRIG, prefixes=_PREFIXES)
+        trig = ox.serialize(prov_quads(store, id), format=ox.RdfFormat.TRIG, prefixes=_PREFIXES)
+        assert trig is not None  # given no output, serialize returns its bytes
+        return trig
     if fmt == "prov-o-turtle":
         return _turtle(prov_quads(store, id))
     if fmt in ("svg", "png") and id is None:
@@ -544,7 +557,7 @@ def export(store: AssertionStore, fmt: str, id: str | None = None) -> bytes:  # 
         raise MissingExtra(f"export --format {fmt}", "pictures") from None
 
     dot = prov_to_dot(doc, use_labels=True, show_element_attributes=False, show_relation_attributes=False)
-    return dot.create_svg() if fmt == "svg" else dot.create_png()
+    return dot.create_svg() if fmt == "svg" else dot.create_png()  # type: ignore[attr-defined]  # pydot adds create_<format> by setattr
 
 
 def _prune_provn(text: str) -> str:

@@ -20,7 +20,7 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence, overload
 
 from semantic_rdf.pipeline import gazetteer as gz
 from semantic_rdf.core.errors import InvalidInput, ModelOutputError
@@ -50,6 +50,7 @@ __all__ = [
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 
+_project_sentence_spans: Callable[[str], list[tuple[int, int]]] | None
 try:  # the project's splitter (abbreviations, initials, CJK); a small fallback keeps this module standalone
     from semantic_rdf.pipeline.split import sentence_spans as _project_sentence_spans
 except ImportError:  # pragma: no cover - only without split.py
@@ -1004,11 +1005,11 @@ def sentence_validity(sentence: str) -> Validity | None:
     since = _SINCE.search(sentence) if "since" in sentence else None
     until = _UNTIL.search(sentence) if "until" in sentence else None
     if since or until:
-        a = _jan1(int(since.group(1))) if since else None
-        b = _jan1(int(until.group(1)) + 1) if until else None
-        if a is not None and b is not None and not a < b:
+        begin = _jan1(int(since.group(1))) if since else None
+        end = _jan1(int(until.group(1)) + 1) if until else None
+        if begin is not None and end is not None and not begin < end:
             return None
-        return Validity(a, b)
+        return Validity(begin, end)
     dates = set()
     if _MONTH_GATE.search(sentence):  # day-month-year and month-day-year both name the month
         for m in _DATE_DMY.finditer(sentence):
@@ -1018,11 +1019,11 @@ def sentence_validity(sentence: str) -> Validity | None:
     if "-" in sentence:
         for m in _DATE_ISO.finditer(sentence):
             dates.add(_iso(int(m.group(1)), int(m.group(2)), int(m.group(3))))
-    dates.discard(None)
-    if len(dates) == 1:
-        y, mo, d = map(int, next(iter(dates)).split("-"))
+    known = {x for x in dates if x is not None}
+    if len(known) == 1:
+        y, mo, d = map(int, next(iter(known)).split("-"))
         return Validity(datetime(y, mo, d, tzinfo=timezone.utc))
-    if dates:
+    if known:
         return None
     years = {int(x) for x in _IN_YEAR.findall(sentence)}
     if len(years) == 1:
@@ -1219,7 +1220,7 @@ class RuleExtractor:
         self, prev_tail: tuple[int, str, list | None] | None, chunk: Chunk
     ) -> tuple[list[tuple[int, str, bool]], list[tuple[int, str, bool]]]:
         """(all mentions for pronoun resolution, the mentions of this chunk's own text)."""
-        got = []
+        got: list[tuple[int, str, bool]] = []
         if prev_tail is not None and prev_tail[0] + len(prev_tail[1]) <= chunk.start:
             known = prev_tail[2]
             got = (known if known is not None else self._mentions(prev_tail[1], prev_tail[0]))[-40:]
@@ -1256,6 +1257,7 @@ class RuleExtractor:
         wanted: dict[int, tuple[int, ...]] = {}
         for k, (a, b) in enumerate(spans):
             seg = lower[a:b]
+            hits: frozenset[bytes] | frozenset[str]
             if seg.isascii():
                 hits = trig_b.intersection(seg.encode("ascii").translate(_LETTERS_ONLY).split())
             else:
@@ -1319,8 +1321,8 @@ class RuleExtractor:
             shadow, names, token_at = self._shadow(sent)
             n = len(names)
             pron_at: list[int] | None = None
-            opens = shadow[:1]
-            opens = opens == "\ue000" or "a" <= opens <= "z"
+            first = shadow[:1]
+            opens = first == "\ue000" or "a" <= first <= "z"
             cands: list[_Candidate] = []
             ctx: list | None = None
             starts: list[int] | None = None
@@ -1334,6 +1336,7 @@ class RuleExtractor:
                     pron_at = [m.start() for m in _PRON_AT.finditer(shadow)]
                 if needs_pronoun and not pron_at:
                     continue
+                found: Iterable[re.Match[str]]
                 if rule.opens_with_agent:
                     # a match can only begin at a name token or a pronoun: try the regex there alone
                     if starts is None:
@@ -1405,7 +1408,8 @@ class RuleExtractor:
         tokens, names_, neg = ctx
         if neg and _NEG.search(sent, m.start(), m.end()):
             return None  # "was not born in", "never married": a negated phrasing asserts nothing
-        g = {"s": _back(gs, tokens, names_), "o": _back(go, tokens, names_)}
+        s, o = _back(gs, tokens, names_), _back(go, tokens, names_)
+        g: dict[str, str | None] = {"s": s, "o": o}
         for extra in rule.extra_groups:
             g[extra] = _back(m.group(extra), tokens, names_)
         for role, check in rule.checks:
@@ -1415,12 +1419,12 @@ class RuleExtractor:
         x = g.get("x")
         if x is not None and not _CIPHER.search(x):
             return None
-        subs = self._names(rule, "s", g["s"])
+        subs = self._names(rule, "s", s)
         s2 = g.get("s2")
         if s2:
             subs = subs + self._names(rule, "s2", s2)
-        objs = self._names(rule, "o", g["o"])
-        return [_Candidate(s, rule.predicate, o, rule.score, k) for s in subs for o in objs]
+        objs = self._names(rule, "o", o)
+        return [_Candidate(sub, rule.predicate, obj, rule.score, k) for sub in subs for obj in objs]
 
     @staticmethod
     def _names(rule: Rule, role: str, v: str) -> list[str]:
@@ -1439,6 +1443,10 @@ class RuleExtractor:
         return out
 
 
+@overload
+def _back(v: str, tokens: dict[str, str], names: list[str]) -> str: ...
+@overload
+def _back(v: str | None, tokens: dict[str, str], names: list[str]) -> str | None: ...
 def _back(v: str | None, tokens: dict[str, str], names: list[str]) -> str | None:
     """A matched slot with its name tokens put back."""
     if v is None:
@@ -1578,7 +1586,7 @@ class ModelExtractor:
             self.errors.append(msg[:300])
 
     def _judge(self, item: Any, chunk: Chunk, hay: str, spans: Sequence[tuple[int, int]]) -> Triple | None:
-        if not isinstance(item, dict) or not all(isinstance(item.get(k), str) and item.get(k).strip() for k in ("subject", "predicate", "object")):
+        if not isinstance(item, dict) or not all(isinstance(item.get(k), str) and item[k].strip() for k in ("subject", "predicate", "object")):
             self.counts["bad_item"] += 1
             self._note(f"item is not an object with subject/predicate/object strings: {str(item)[:120]}")
             return None

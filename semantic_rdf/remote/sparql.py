@@ -36,7 +36,7 @@ import uuid
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from datetime import datetime
-from typing import Any, Iterable, Iterator, Mapping, Protocol, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Protocol, Sequence, TypeVar
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 import pyoxigraph as ox
@@ -64,6 +64,8 @@ __all__ = [
 ]
 
 Term = ox.NamedNode | ox.Literal | ox.BlankNode
+_Sendable = ox.NamedNode | ox.Literal  # a term that can go back to a server in query text (no blank node)
+_K = TypeVar("_K", bound=Term)
 NS_PREFIX = "https://w3id.org/semantic-rdf/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
 FLAVOURS = ("oxigraph", "virtuoso", "generic")
@@ -112,7 +114,8 @@ def term(t: Any) -> str:
 
 def bind(query: str, bindings: Mapping[str, Any]) -> str:
     """The query with each bound variable replaced by its escaped term (see semantic_rdf.rdf.queries.bind)."""
-    return _bind_terms(query, {k: (None if v is None else to_term(v)) for k, v in bindings.items()})
+    terms = {k: (None if v is None else to_term(v)) for k, v in bindings.items()}
+    return _bind_terms(query, terms)  # type: ignore[arg-type]  # it refuses a blank node (InvalidInput)
 
 
 def _parse_check(text: str, update: bool = False) -> None:
@@ -201,10 +204,10 @@ _QUADS_OF_SUBJECTS = "SELECT ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }"
 _SUBJECT_SIZES_AFTER = "SELECT ?s (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STR(?s) > ?after) } GROUP BY ?s ORDER BY STR(?s)"
 
 
-def _runs(keys: Sequence[Term], sizes: Mapping[Term, int], page: int, most: int) -> Iterator[list[Term]]:
+def _runs(keys: Sequence[_K], sizes: Mapping[Term, int], page: int, most: int) -> Iterator[list[_K]]:
     """Consecutive keys grouped so that each group holds at most `page` rows and `most` keys; a key
     larger than a page comes alone."""
-    run: list[Term] = []
+    run: list[_K] = []
     rows = 0
     for k in keys:
         n = sizes.get(k, 0)
@@ -231,6 +234,12 @@ def _check_quads(quads: Iterable[ox.Quad]) -> list[ox.Quad]:
     return out
 
 
+def _nquads(quads: Sequence[ox.Quad]) -> bytes:
+    data = ox.serialize(quads, format=ox.RdfFormat.N_QUADS)
+    assert data is not None  # given no output, serialize returns its bytes
+    return data
+
+
 def _data_block(quads: Sequence[ox.Quad]) -> str:
     """The body of INSERT DATA / DELETE DATA, one GRAPH block per graph."""
     by_graph: dict[str, list[str]] = {}
@@ -254,6 +263,8 @@ class EmbeddedBackend:
             res = self._db.query(bind(query, bindings))
         except SyntaxError as exc:
             raise InvalidInput(f"not valid SPARQL 1.1: {exc}") from None
+        if not isinstance(res, ox.QuerySolutions):  # as a remote store answers an ASK given to select()
+            raise InvalidInput("select() was given a query that is not SELECT")
         names = [v.value for v in res.variables]
         return [{n: sol[n] for n in names if sol[n] is not None} for sol in res]
 
@@ -359,6 +370,7 @@ class Endpoint:
             raise InvalidInput(f"endpoint {dsn!r}: unknown parameter(s) {sorted(unknown)}")
         base = urlunsplit((transport, parts.netloc, parts.path.rstrip("/"), "", ""))
         root = urlunsplit((transport, parts.netloc, "", "", ""))
+        g: str | None
         if flavour == "oxigraph":
             q, u, g = root + "/query", root + "/update", root + "/store"
             batch = 1000
@@ -753,7 +765,7 @@ class RemoteBackend:
         _parse_check(rewritten)
         return rewritten
 
-    def _one_hop(self, cp: "ClosurePath", nodes: Sequence[Term], forward: bool) -> set[Term]:
+    def _one_hop(self, cp: "ClosurePath", nodes: Sequence[_Sendable], forward: bool) -> set[_Sendable]:
         """The nodes one step from `nodes` along cp's predicate (backwards unless forward), in cp's graph."""
         from semantic_rdf.lifecycle.temporal import bind_rows
 
@@ -764,14 +776,13 @@ class RemoteBackend:
         for i in range(0, len(nodes), self.path_frontier):
             q = bind_rows(template, ["__x"], [[t] for t in nodes[i : i + self.path_frontier]])
             found.update(r["__y"] for r in self.select_paged(q, "?__y", **cp.bindings))
-        _no_blank(found)
-        return found
+        return set(_no_blank(found))
 
-    def _reach(self, cp: "ClosurePath", start: Term, forward: bool) -> set[Term]:
+    def _reach(self, cp: "ClosurePath", start: ox.NamedNode, forward: bool) -> set[_Sendable]:
         """Nodes reachable from `start` in one or more steps (start itself only through a cycle)."""
-        reached: set[Term] = set()
-        expanded = {start}
-        frontier = [start]
+        reached: set[_Sendable] = set()
+        expanded: set[_Sendable] = {start}
+        frontier: list[_Sendable] = [start]
         for _ in range(self.path_depth):
             nxt = self._one_hop(cp, frontier, forward)
             reached |= nxt
@@ -864,27 +875,31 @@ class RemoteBackend:
         """Bulk load: Oxigraph's /store without a transaction, Virtuoso's loader when local, else INSERT DATA."""
         if isinstance(quads, (bytes, bytearray)):
             data = bytes(quads)
-            qs = None
-        else:
-            qs = _check_quads(quads)
-            data = None
+            if self.flavour == "oxigraph":
+                return self._store_load(data, data.count(b"\n"))
+            if self._virtuoso_bulk:
+                return self._virtuoso_load_bytes(data)
+            return self.insert(_check_quads(ox.parse(data, format=ox.RdfFormat.N_QUADS)))
+        qs = _check_quads(quads)
         if self.flavour == "oxigraph":
-            if data is None:
-                data = ox.serialize(qs, format=ox.RdfFormat.N_QUADS)
-            n = qs and len(qs)
-            if n is None:
-                n = data.count(b"\n")
-            r = self._http.post(self.endpoint.gsp_url, params={"no_transaction": ""}, content=data, headers={"Content-Type": "application/n-quads"})
-            if r.status_code >= 300:
-                raise RemoteError(f"oxigraph bulk load failed ({r.status_code}): {' '.join(r.text.split())[:400]}")
-            return n
-        if self.flavour == "virtuoso" and self.endpoint.isql and self.endpoint.load_dir:
-            if data is None:
-                data = ox.serialize(qs, format=ox.RdfFormat.N_QUADS)
-            return self._virtuoso_load_bytes(data)
-        if qs is None:
-            qs = _check_quads(ox.parse(data, format=ox.RdfFormat.N_QUADS))
+            return self._store_load(_nquads(qs), len(qs))
+        if self._virtuoso_bulk:
+            return self._virtuoso_load_bytes(_nquads(qs))
         return self.insert(qs)
+
+    def _store_load(self, data: bytes, n: int) -> int:
+        """POST N-Quads (`n` quads) to Oxigraph's /store without a transaction; returns `n`."""
+        r = self._http.post(self._store_url, params={"no_transaction": ""}, content=data, headers={"Content-Type": "application/n-quads"})
+        if r.status_code >= 300:
+            raise RemoteError(f"oxigraph bulk load failed ({r.status_code}): {' '.join(r.text.split())[:400]}")
+        return n
+
+    @property
+    def _store_url(self) -> str:
+        """The Graph Store URL (Oxigraph's /store, which Endpoint.parse names for every Oxigraph server)."""
+        if self.endpoint.gsp_url is None:
+            raise InvalidInput(f"endpoint {self.endpoint.query_url} names no Graph Store URL")
+        return self.endpoint.gsp_url
 
     @property
     def loads_blocks(self) -> bool:
@@ -894,7 +909,13 @@ class RemoteBackend:
 
     @property
     def _virtuoso_bulk(self) -> bool:
-        return bool(self.flavour == "virtuoso" and self.endpoint.isql and self.endpoint.load_dir)
+        return self._load_dir is not None
+
+    @property
+    def _load_dir(self) -> str | None:
+        """Virtuoso's load directory when its loader is used (isql= and load-dir= named), else None."""
+        ep = self.endpoint
+        return ep.load_dir if self.flavour == "virtuoso" and ep.isql and ep.load_dir else None
 
     def load_blocks(self, blocks: Iterable[bytes], *, lenient: bool = False) -> int:
         """Bulk-load N-Quads given as blocks of whole lines; returns the number of lines.
@@ -909,14 +930,15 @@ class RemoteBackend:
         Virtuoso with its loader: the blocks go to sorted files of `VIRTUOSO_PART` bytes in the
         load directory, each loaded by one isql session as soon as it is complete (see _VirtuosoStream).
         Other servers: one `load` of the joined blocks."""
-        if self._virtuoso_bulk:
-            return _VirtuosoStream(self._isql_argv(), self.endpoint.load_dir, self.timeout).run(blocks)
+        load_dir = self._load_dir
+        if load_dir is not None:
+            return _VirtuosoStream(self._isql_argv(), load_dir, self.timeout).run(blocks)
         if self.flavour != "oxigraph":
             return self.load(b"".join(blocks))
         params = {"no_transaction": ""}
         if lenient:
             params["lenient"] = ""
-        return _StreamedLoad(self._http, self.endpoint.gsp_url, params, self.endpoint.streams).run(blocks)
+        return _StreamedLoad(self._http, self._store_url, params, self.endpoint.streams).run(blocks)
 
     def staging_path(self) -> str:
         """A new file name to write N-Quads to before a bulk load: in Virtuoso's load directory
@@ -944,6 +966,8 @@ class RemoteBackend:
         isql = shutil.which("isql-vt") or shutil.which("isql-v")
         if not isql:
             raise RemoteError("Virtuoso bulk load needs isql-vt on PATH (apt-get install virtuoso-opensource)")
+        if not ep.isql:
+            raise InvalidInput("Virtuoso bulk load needs isql=HOST:PORT in the endpoint name")
         if not ep.password_file:
             raise InvalidInput("Virtuoso bulk load needs password-file=PATH in the endpoint name")
         try:
@@ -960,6 +984,8 @@ class RemoteBackend:
         name = os.path.basename(path)
         if not re.fullmatch(r"semantic-rdf-[0-9a-f]{32}\.nq", name):
             raise InvalidInput("the loader only takes files named by staging_path()")
+        if not ep.load_dir:
+            raise InvalidInput("Virtuoso bulk load needs load-dir=PATH in the endpoint name")
         d = ep.load_dir.replace("'", "''")
         script = (
             f"ld_dir('{d}', '{name}', '{NS_PREFIX}graph/default');\n"
@@ -996,7 +1022,7 @@ class RemoteBackend:
 
     def dump(self, prefix: str = NS_PREFIX) -> list[ox.Quad]:
         if self.flavour == "oxigraph":
-            r = self._http.get(self.endpoint.gsp_url, headers={"Accept": "application/n-quads"})
+            r = self._http.get(self._store_url, headers={"Accept": "application/n-quads"})
             if r.status_code >= 300:
                 raise RemoteError(f"oxigraph dump failed ({r.status_code})")
             quads = [
@@ -1020,14 +1046,14 @@ class RemoteBackend:
     def _dump_by_graph(self, prefix: str) -> Iterator[ox.Quad]:
         from semantic_rdf.lifecycle.temporal import bind_rows
 
-        graphs: list[Term] = [iri(g) for g in self.graphs(prefix)]
+        graphs = [iri(g) for g in self.graphs(prefix)]
         sizes = self._counts(_GRAPH_SIZES, "g", graphs)
         for run in _runs(graphs, sizes, self.endpoint.page, self.values_batch):
             if len(run) == 1 and sizes.get(run[0], 0) > self.endpoint.page:
                 yield from self._dump_graph_by_subject(run[0])
                 continue
             for r in self.select(bind_rows(_QUADS_OF_GRAPHS, ["g"], [[g] for g in run])):
-                yield ox.Quad(r["s"], r["p"], r["o"], r["g"])
+                yield _quad(r["s"], r["p"], r["o"], r["g"])
 
     def _dump_graph_by_subject(self, graph: ox.NamedNode) -> Iterator[ox.Quad]:
         from semantic_rdf.lifecycle.temporal import bind_rows
@@ -1050,11 +1076,11 @@ class RemoteBackend:
                     f"{run[0]} has {sizes[run[0]]} quads in {graph}, more than a page ({page}): "
                     "raise page= in the endpoint name (up to the server's result cap)"
                 )
-            _no_blank(run)
-            for r in self.select(bind_rows(_QUADS_OF_SUBJECTS, ["s"], [[s] for s in run]), g=graph):
-                yield ox.Quad(r["s"], r["p"], r["o"], graph)
+            sendable = _no_blank(run)
+            for r in self.select(bind_rows(_QUADS_OF_SUBJECTS, ["s"], [[s] for s in sendable]), g=graph):
+                yield _quad(r["s"], r["p"], r["o"], graph)
 
-    def _counts(self, template: str, var: str, keys: Sequence[Term]) -> dict[Term, int]:
+    def _counts(self, template: str, var: str, keys: Sequence[ox.NamedNode]) -> dict[Term, int]:
         from semantic_rdf.lifecycle.temporal import bind_rows
 
         out: dict[Term, int] = {}
@@ -1135,7 +1161,7 @@ def closure_paths(text: str) -> list[ClosurePath]:
         ):
             prefixes[toks[i + 1][1][:-1]] = toks[i + 2][1][1:-1]
 
-    def as_iri(kind: str, val: str) -> str | None:
+    def as_iri(kind: str | None, val: str) -> str | None:
         if kind == "iri":
             return val
         if kind == "pname":
@@ -1149,15 +1175,15 @@ def closure_paths(text: str) -> list[ClosurePath]:
 
     found: list[ClosurePath] = []
     graphs: list[str | None] = [None]  # the graph of each open brace; "?" under a GRAPH variable
-    pending: str | None | bool = False
+    pending: str | None = None  # the graph a GRAPH keyword names for the next brace
     paren = 0
     for i, (kind, val, start, _end) in enumerate(toks):
         if kind == "word" and val.upper() == "GRAPH" and i + 1 < len(toks):
             nk, nv = toks[i + 1][0], toks[i + 1][1]
             pending = "?" if nk == "var" else (as_iri(nk, nv) or "?")
         elif val == "{":
-            graphs.append(graphs[-1] if pending is False else pending)
-            pending = False
+            graphs.append(graphs[-1] if pending is None else pending)
+            pending = None
         elif val == "}":
             if len(graphs) > 1:
                 graphs.pop()
@@ -1185,9 +1211,21 @@ def closure_paths(text: str) -> list[ClosurePath]:
 _NO_ROWS = "VALUES {var} {{ <urn:x-semantic-rdf:no-row> }} FILTER(false)"
 
 
-def _no_blank(terms: Iterable[Term]) -> None:
-    if any(isinstance(t, ox.BlankNode) for t in terms):
-        raise RemoteError("a transitive path reached a blank node, which cannot be sent back to the server")
+def _no_blank(terms: Iterable[Term]) -> list[_Sendable]:
+    """`terms` in a list; RemoteError at the first blank node."""
+    out: list[_Sendable] = []
+    for t in terms:
+        if isinstance(t, ox.BlankNode):
+            raise RemoteError("a transitive path reached a blank node, which cannot be sent back to the server")
+        out.append(t)
+    return out
+
+
+def _quad(s: Term, p: Term, o: Term, g: Term) -> ox.Quad:
+    """A quad of terms a server answered; RemoteError if they make none (a literal subject or graph, a predicate that is no IRI)."""
+    if isinstance(s, ox.Literal) or not isinstance(p, ox.NamedNode) or isinstance(g, ox.Literal):
+        raise RemoteError(f"the server answered a quad that is not RDF: {s} {p} {o} {g}")
+    return ox.Quad(s, p, o, g)
 
 
 def open_backend(dsn: str) -> EmbeddedBackend | RemoteBackend:

@@ -284,7 +284,7 @@ class _BatchWrites:
                 d = docs[t.chunk.doc_id]
                 start, end = t.span  # type: ignore[misc]
                 src = L.span_ref(aid, d, start, end)
-                fill = (src, d, start, end, t.chunk.index, t.confidence, self.at, self.run_ref)
+                fill: tuple = (src, d, start, end, t.chunk.index, t.confidence, self.at, self.run_ref)  # as _Source.fill
                 sources.append(_Source(src, fill, t.confidence, "extracted", d))
             else:
                 src = L.caller_ref(aid, self.agent, self.note)
@@ -349,6 +349,20 @@ def _check_imported(q: ox.Quad) -> None:
         check_text(f"claimed literal {o.value[:40]!r}…", o.value, MAX_NAME)
     elif g == PROVENANCE_GRAPH.value and q.predicate.value in _LONG_TEXT:
         check_text(_LONG_TEXT[q.predicate.value], o.value, MAX_TEXT, required=False)
+
+
+def _solutions(result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples) -> ox.QuerySolutions:
+    """The rows of a SELECT (the store's own queries are SELECTs)."""
+    if not isinstance(result, ox.QuerySolutions):
+        raise TypeError(f"a SELECT gave {type(result).__name__}")
+    return result
+
+
+def _parse_dt(term: ox.NamedNode | ox.BlankNode | ox.Literal) -> datetime:
+    """A stored date-time literal; anything else there is malformed (a ValueError, as a bad lexical form is)."""
+    if not isinstance(term, ox.Literal):
+        raise ValueError(f"not a date-time literal: {term}")
+    return L.parse_dt(term)
 
 
 class AssertionStore:
@@ -489,7 +503,7 @@ class AssertionStore:
             "SELECT (MAX(?t) AS ?m) WHERE { GRAPH <https://w3id.org/semantic-rdf/graph/provenance> "
             "{ ?x <http://www.w3.org/ns/prov#startedAtTime> ?t } }"
         )
-        for row in rows:
+        for row in _solutions(rows):
             if row["m"] is not None:
                 self._clock.observe(L.parse_dt(row["m"]))
 
@@ -498,7 +512,13 @@ class AssertionStore:
             raise InvalidInput("store is open read-only")
 
     # ------------------------------------------------------------------ low-level commit
-    def has(self, s: ox.NamedNode | ox.BlankNode, p: ox.NamedNode, g: ox.NamedNode = PROVENANCE_GRAPH, o: ox.NamedNode | None = None) -> bool:
+    def has(
+        self,
+        s: ox.NamedNode | ox.BlankNode,
+        p: ox.NamedNode,
+        g: ox.NamedNode = PROVENANCE_GRAPH,
+        o: ox.NamedNode | ox.BlankNode | ox.Literal | None = None,
+    ) -> bool:
         """Whether the store holds a quad `s p o g` (any object when `o` is None; the provenance graph by default)."""
         if o is not None:
             return ox.Quad(s, p, o, g) in self.ox
@@ -554,22 +574,22 @@ class AssertionStore:
         types: Mapping[str, list[str]] | None,
         rendered: str,
     ) -> int:
-        add = [q if type(q) is tuple else N.of(q) for q in list(pending) + list(add)]
-        described = list(unlinked) + add if check is None else [q if type(q) is tuple else N.of(q) for q in list(pending) + list(check)]
+        texts: list[N.NQ] = [q if type(q) is tuple else N.of(q) for q in list(pending) + list(add)]
+        described = list(unlinked) + texts if check is None else [q if type(q) is tuple else N.of(q) for q in list(pending) + list(check)]
         checked = [q for q in described if q[3] in _SHAPED]
         types_of = self._stored_types if not types else (lambda node: types.get(node) or self._stored_types(node))
         from semantic_rdf.rdf.shapecheck import shape_check
 
         shape_check().enforce(checked, types_of, settled=settled, stored=self._stored_values)
         n_new = len(unlinked) + rendered.count("\n")  # quads of new nodes
-        written = len(add) + n_new
+        written = len(texts) + n_new
         if n_new and remove and (self.path is None or n_new > _SPLIT_THRESHOLD):
             # A repeat batch's new sources go ahead of the update that links them and moves the counts: no
             # query reaches a source before its record links it, and the update has a sixth of the text to
             # parse (Oxigraph loads N-Quads faster than it runs INSERT DATA). In memory there is no
             # crash to survive; on disk the sources go behind the redo journal, which holds the linking update
             # too, so a crash between the two is redone at the next open.
-            link = N.update([N.of(q) for q in remove], add)
+            link = N.update([N.of(q) for q in remove], texts)
             text = N.encode(N.document(unlinked) + rendered)
             if self.path is None:
                 self.ox.load(text, **N.OWN)
@@ -580,13 +600,13 @@ class AssertionStore:
         if rendered and remove:  # a small repeat batch on disk: one update, which takes quads, not lines
             unlinked = list(unlinked) + [N.of(q) for q in ox.parse(N.encode(rendered), **N.OWN)]
             rendered = ""
-        add = list(unlinked) + add
+        texts = list(unlinked) + texts
         if remove:
-            self.ox.update(N.update([N.of(q) for q in remove], add))
+            self.ox.update(N.update([N.of(q) for q in remove], texts))
             return written
         if not written:
             return 0
-        nquads = N.encode(N.document(add) + rendered)  # parsed whole (checked by Oxigraph) before writing
+        nquads = N.encode(N.document(texts) + rendered)  # parsed whole (checked by Oxigraph) before writing
         if self.path is None:  # one transaction
             self.ox.load(nquads, **N.OWN)
         elif written > _BULK_THRESHOLD:
@@ -710,7 +730,7 @@ class AssertionStore:
 
     def document_text(self, doc: Doc | str | ox.NamedNode) -> str:
         iri = doc if isinstance(doc, ox.NamedNode) else (self.document_iri(doc) if isinstance(doc, Doc) else self._doc_iri_by_id(doc))
-        for q in self.ox.quads_for_pattern(iri, M.text, None, DOCUMENT_GRAPH):
+        for q in self.quads(iri, M.text, None, DOCUMENT_GRAPH):
             return q.object.value
         raise NotFound(f"no stored text for document {iri.value}")
 
@@ -860,6 +880,12 @@ class AssertionStore:
         """Add `fresh` sources to a stored record, with its new count, confidence and kinds."""
         from semantic_rdf.rdf.shapecheck import Settled
 
+        if state.count_q is None or state.conf_q is None:  # the shapes require both: written outside this tool
+            raise InvalidInput(
+                f"assertion {aid} has a malformed record (no count or confidence): "
+                "the store was not written by semantic-rdf, or was changed outside it"
+            )
+
         a, G = assertion_ref(aid), L.PROV_G
         kinds_now = set(state.kinds)
         new_q: list[N.NQ] = []
@@ -901,9 +927,9 @@ class AssertionStore:
         if not types:
             return None
         state = _RecordState([(a, L.TYPE, o, G) for o in types])
-        for q in self.ox.quads_for_pattern(node, M.count, None, PROVENANCE_GRAPH):
+        for q in self.quads(node, M.count, None, PROVENANCE_GRAPH):
             state.count_q, state.count = (a, _COUNT, str(q.object), G), int(q.object.value)
-        for q in self.ox.quads_for_pattern(node, M.confidence, None, PROVENANCE_GRAPH):
+        for q in self.quads(node, M.confidence, None, PROVENANCE_GRAPH):
             state.conf_q, state.confidence = (a, _CONFIDENCE, str(q.object), G), float(q.object.value)
         return state
 
@@ -912,9 +938,9 @@ class AssertionStore:
         if isinstance(term, ox.Literal):
             return term.value
         for g in (ENTITY_GRAPH, PROVENANCE_GRAPH):
-            for q in self.ox.quads_for_pattern(term, RDFS_LABEL, None, g):
+            for q in self.quads(term, RDFS_LABEL, None, g):
                 return q.object.value
-        return predicate_name(term) if term.value.startswith("https://w3id.org/semantic-rdf/p/") else term.value
+        return predicate_name(term) if isinstance(term, ox.NamedNode) and term.value.startswith("https://w3id.org/semantic-rdf/p/") else term.value
 
     def exists(self, aid: str) -> bool:
         return self.has(assertion_iri(aid), M.claimGraph)
@@ -922,7 +948,7 @@ class AssertionStore:
     def get(self, aid: str) -> Record | None:
         """The record of an assertion id, or None (also None for an erased one: see `tombstone`)."""
         a = assertion_iri(aid)
-        quads = list(self.ox.quads_for_pattern(a, None, None, PROVENANCE_GRAPH))
+        quads = list(self.quads(a, None, None, PROVENANCE_GRAPH))
         if not quads or not any(q.predicate == M.claimGraph for q in quads):
             return None
         one: dict = {}
@@ -976,17 +1002,17 @@ class AssertionStore:
 
     def _belief(self, b: ox.NamedNode) -> tuple[datetime, datetime | None]:
         start = until = None
-        for q in self.ox.quads_for_pattern(b, None, None, PROVENANCE_GRAPH):
+        for q in self.quads(b, None, None, PROVENANCE_GRAPH):
             if q.predicate == M.believedFrom:
-                start = L.parse_dt(q.object)
+                start = _parse_dt(q.object)
             elif q.predicate == M.believedUntil:
-                until = L.parse_dt(q.object)
+                until = _parse_dt(q.object)
         return (start, until)  # type: ignore[return-value]
 
     def _source(self, s: ox.NamedNode) -> Source:
         props: dict = {}
         types = set()
-        for q in self.ox.quads_for_pattern(s, None, None, PROVENANCE_GRAPH):
+        for q in self.quads(s, None, None, PROVENANCE_GRAPH):
             if q.predicate == RDF_TYPE:
                 types.add(q.object.value)
             else:
@@ -997,14 +1023,14 @@ class AssertionStore:
             sel = props.get(OA_.hasSelector.value)
             start = end = None
             if sel is not None:
-                for q in self.ox.quads_for_pattern(sel, None, None, PROVENANCE_GRAPH):
+                for q in self.quads(sel, None, None, PROVENANCE_GRAPH):
                     if q.predicate == OA_.start:
                         start = int(q.object.value)
                     elif q.predicate == OA_.end:
                         end = int(q.object.value)
             ref = None
             if doc is not None:
-                for q in self.ox.quads_for_pattern(doc, M.reference, None, PROVENANCE_GRAPH):
+                for q in self.quads(doc, M.reference, None, PROVENANCE_GRAPH):
                     ref = q.object.value
             ci = props.get(M.chunkIndex.value)
             return Source("span", s.value, conf, doc.value if doc else None, ref, start, end, int(ci.value) if ci is not None else None)
@@ -1039,7 +1065,7 @@ class AssertionStore:
             "validat": L.dt(valid_at) if valid_at is not None else None,
         }
         out = []
-        for row in self.ox.query(packaged("match", **params)):
+        for row in _solutions(self.ox.query(packaged("match", **params))):
             rec = self.get(id_of(row["a"]))
             if rec is not None:
                 out.append(rec)
@@ -1048,7 +1074,7 @@ class AssertionStore:
     def select(self, query_text: str, **params: Term | None) -> list[dict[str, ox.NamedNode | ox.Literal | None]]:
         """Run a SPARQL SELECT with parameters bound as terms. Rows are dicts of variable name -> term."""
         res = self.ox.query(bind(query_text, params))
-        if isinstance(res, bool) or not hasattr(res, "variables"):
+        if not isinstance(res, ox.QuerySolutions):  # a boolean (ASK) or triples (CONSTRUCT)
             raise InvalidInput("select() takes a SELECT query")
         names = [v.value for v in res.variables]
         return [{n: row[n] for n in names} for row in res]
@@ -1076,7 +1102,7 @@ class AssertionStore:
         >>> len(list(st.quads(None, predicate_iri("born_in"))))
         1
         """
-        return self.ox.quads_for_pattern(s, p, o, g)
+        return self.ox.quads_for_pattern(s, p, o, g)  # type: ignore[return-value]  # no triple terms: imports refuse them (_check_imported)
 
     def query(self, text: str, **params: Term | None) -> Any:
         """Run a SPARQL query (SELECT, ASK or CONSTRUCT; never an update) with parameters bound as terms;
@@ -1098,7 +1124,7 @@ class AssertionStore:
         return self.select(packaged(name), **params)
 
     def ids(self) -> list[str]:
-        return sorted(id_of(q.subject) for q in self.ox.quads_for_pattern(None, M.claimGraph, None, PROVENANCE_GRAPH))
+        return sorted(id_of(q.subject.value) for q in self.quads(None, M.claimGraph, None, PROVENANCE_GRAPH))
 
     # ------------------------------------------------------------------ export / import / validate
     def export(self, fmt: str = "nquads", graph: ox.NamedNode | None = None) -> bytes:
@@ -1109,8 +1135,11 @@ class AssertionStore:
         # Turtle and TriG carry the project's prefix map (the line formats and JSON-LD ignore it)
         prefixes = dict(PREFIXES) if fmt in ("trig", "turtle") else None
         if graph is None:
-            return self.ox.dump(format=FORMATS[fmt], prefixes=prefixes)
-        return self.ox.dump(format=FORMATS[fmt], from_graph=graph, prefixes=prefixes)
+            data = self.ox.dump(format=FORMATS[fmt], prefixes=prefixes)
+        else:
+            data = self.ox.dump(format=FORMATS[fmt], from_graph=graph, prefixes=prefixes)
+        assert data is not None  # given no output, a dump returns its bytes
+        return data
 
     def import_(self, data: bytes, fmt: str = "nquads", *, on_erased: str = "refuse") -> int:
         """Load an export back. The data is checked against the shapes first; nothing is written if it fails.
@@ -1131,7 +1160,13 @@ class AssertionStore:
             _check_imported(q)
         quads, screened = tombstones.screen(self, quads, on_erased)  # tombstones win (docs/security.md)
         self.commit(quads)
-        ids = sorted({id_of(q.subject) for q in quads if q.predicate == M.claimGraph and q.graph_name == PROVENANCE_GRAPH})
+        ids = sorted(
+            {
+                id_of(q.subject)
+                for q in quads
+                if q.predicate == M.claimGraph and q.graph_name == PROVENANCE_GRAPH and isinstance(q.subject, ox.NamedNode)
+            }
+        )
         if ids:
             self.publish(StoreEvent("committed", tuple(ids)))
         return len(quads), screened
@@ -1175,7 +1210,7 @@ class AssertionStore:
         out = []
         for row in self.run_query("integrity"):
             out.append(f"{row['a'].value}: {row['problem'].value}")
-        for row in self.ox.query(packaged("records")):  # streamed: one row per record (bounded memory)
+        for row in _solutions(self.ox.query(packaged("records"))):  # streamed: one row per record (bounded memory)
             aid = id_of(row["a"])
             want = assertion_id(row["sf"].value, predicate_name(row["p"]), row["of"].value if row["of"] is not None else row["o"].value)
             if want != aid:

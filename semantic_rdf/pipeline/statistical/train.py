@@ -53,9 +53,10 @@ def sentence_tokens(doc: GoldDoc, si: int) -> list[Token]:
     return tokenize(doc.text, a, b)
 
 
-def gold_spans(doc: GoldDoc, si: int, tokens: list[Token]) -> list[tuple[int, int, str, int]]:
-    """The gold mentions of sentence si as token spans (a token belongs to a mention it lies inside)."""
-    out = []
+def gold_spans(doc: GoldDoc, si: int, tokens: list[Token]) -> list[tuple[int, int, str, int | None]]:
+    """The gold mentions of sentence si as token spans (a token belongs to a mention it lies inside), as
+    DocState.add_sentence reads them: (token a, token b, type, gold entity)."""
+    out: list[tuple[int, int, str, int | None]] = []
     used = [False] * len(tokens)
     for m in doc.mentions:
         if m.sent != si:
@@ -147,11 +148,11 @@ def relation_samples(docs: list[GoldDoc], pids: list[str]):
             mentions = state.add_sentence(toks, gold_spans(d, si, toks))
             to_gold = {i: int(k[5:]) for k, i in state.by_key.items() if k.startswith("#gold")}
             lower = [t.text.lower() for t in toks]
-            for h, t in candidate_pairs(mentions):
-                gh, gt = to_gold.get(h.entity), to_gold.get(t.entity)
-                rels = gold.get((gh, gt), {})
+            for hm, tm in candidate_pairs(mentions):
+                gh, gt = to_gold.get(hm.entity), to_gold.get(tm.entity)
+                rels = gold.get((gh, gt), {}) if gh is not None and gt is not None else {}
                 p = {r for r, ev in rels.items() if si in ev or not ev}
-                feats.append(features_of(state, lower, h, t, mentions))
+                feats.append(features_of(state, lower, hm, tm, mentions))
                 pos.append(p)
                 masked.append(set(rels) - p)
     return feats, pos, masked
@@ -182,7 +183,8 @@ def cross_samples(docs: list[GoldDoc], pids: list[str]):
         ctx = CrossContext(state, together, words)
         for p in cross_pairs(state, sents, together):
             feats.append(cross_features(ctx, p))
-            pos.append(gold.get((to_gold.get(p.h.entity), to_gold.get(p.t.entity)), set()))
+            gh, gt = to_gold.get(p.h.entity), to_gold.get(p.t.entity)
+            pos.append(gold.get((gh, gt), set()) if gh is not None and gt is not None else set())
     return feats, pos, [set() for _ in feats]
 
 
@@ -237,7 +239,8 @@ def fewrel_samples(path: Path, pids: list[str], tagger_path: Path):
     want = set(pids)
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
-    feats, pos, masked = [], [], []
+    feats, pos = [], []
+    masked: list[set[str]] = []
     for rel in sorted(data):
         for inst in data[rel]:
             text, tspans, _ = detokenize([inst["tokens"]])
@@ -260,7 +263,7 @@ def fewrel_samples(path: Path, pids: list[str], tagger_path: Path):
                         return ty
                 return "MISC"
 
-            spans = [(hs[0], hs[1], typ(hs), 0), (ts[0], ts[1], typ(ts), 1)]
+            spans: list[tuple[int, int, str, int | None]] = [(hs[0], hs[1], typ(hs), 0), (ts[0], ts[1], typ(ts), 1)]
             spans += [(a, b, ty, 2 + k) for k, (a, b, ty) in enumerate(tagged) if not any(a < sb and sa < b for sa, sb, _, _ in spans[:2])]
             spans.sort()
             state = DocState()
@@ -399,8 +402,8 @@ def main(argv: list[str] | None = None) -> int:
     np.random.seed(SEED)
 
     def rng(spec: str) -> tuple[int, int]:
-        a, b = spec.split(":")
-        a, b = int(a), int(b)
+        first, last = spec.split(":")
+        a, b = int(first), int(last)
         if not 0 <= a < b <= 400:
             raise SystemExit(f"range {spec!r}: documents 400-499 are held out; use start:stop within 0:400")
         return a, b
