@@ -56,6 +56,10 @@ def test_each_kind_reaches_the_subscriber_with_its_ids(tmp_path):
     doc = store.document_iri(Doc("bio.txt", "bio.txt", TEXT, {"media_type": "text/plain"})).value
     assert [e.kind for e in seen] == ["committed"]
     assert seen[0].ids == (ada, alan) and set(seen[0].observed) == {(ada, doc), (alan, doc)}
+    from semantic_rdf.core.vocab import entity_iri
+
+    # the entities whose registry rows the write added
+    assert set(seen[0].entities or ()) == {entity_iri(n).value for n in ("Ada Lovelace", "London", "Alan Turing", "Maida Vale")}
 
     ch = T.retract(store, ada, "test: withdrawn")
     assert seen[-1] == StoreEvent("retracted", (ada,), activity=ch.activity)
@@ -76,6 +80,29 @@ def test_each_kind_reaches_the_subscriber_with_its_ids(tmp_path):
     store.close()
 
 
+def test_closing_an_on_disk_store_publishes_the_fingerprint_the_next_open_finds(tmp_path):
+    from semantic_rdf.store.generation import fingerprint
+
+    store = AssertionStore.open(tmp_path / "st")
+    _write(store)
+    seen: list[StoreEvent] = []
+    store.subscribe(seen.append)
+    store.close()
+    store.close()  # twice: one event
+    assert [e.kind for e in seen] == ["closed"] and seen[0].generation == fingerprint(tmp_path / "st" / "oxigraph")
+    again = AssertionStore.open(tmp_path / "st")
+    assert again.generation_at_open == seen[0].generation
+    again.close()
+    ro = AssertionStore.open(tmp_path / "st", read_only=True)
+    ro.subscribe(seen.append)
+    ro.close()  # a read-only store changed nothing: no event
+    assert len(seen) == 1 and ro.generation_at_open is None
+    mem = AssertionStore.memory()
+    mem.subscribe(seen.append)
+    mem.close()
+    assert len(seen) == 1
+
+
 def test_retract_set_derivation_cascades_and_import_publish():
     store = AssertionStore.memory()
     seen: list[StoreEvent] = []
@@ -84,7 +111,7 @@ def test_retract_set_derivation_cascades_and_import_publish():
     assert seen[-1].kind == "committed" and seen[-1].ids == (p,)
     rep = reason.derive(store)
     inverse = assertion_id("Ada Lovelace", "child_of", "Lord Byron")
-    assert inverse in rep.new and seen[-1] == StoreEvent("committed", tuple(rep.new))
+    assert inverse in rep.new and seen[-1] == StoreEvent("committed", tuple(rep.new), entities=())  # a derivation names known entities
     n = len(seen)
     ch = T.retract_set(store, reason="test: agent withdrawn", agent="alice")
     assert ch.changed == (p,) and ch.cascaded == (inverse,)

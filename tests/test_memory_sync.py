@@ -106,3 +106,106 @@ def test_a_sync_forgets_hebbian_pairs_of_erased_entities_and_keeps_the_rest(tmp_
     with Memory.open(root) as mem:
         assert not any(key in pair for pair in mem.side.hebbian.weights())
         assert mem.side.fact_ids() == {ada}
+
+
+# ---------------------------------------------------------------- the mark: skip the reconcile when nothing wrote
+
+
+def _syncs(monkeypatch) -> list[int]:
+    """Counts full and incremental reconciles (each reads the store)."""
+    n: list[int] = []
+    real_all, real_changed = Memory._sync_all, Memory._sync_changed
+    monkeypatch.setattr(Memory, "_sync_all", lambda self: (n.append(1), real_all(self))[1])
+    monkeypatch.setattr(Memory, "_sync_changed", lambda self: (n.append(1), real_changed(self))[1])
+    return n
+
+
+def _ask_process(path):
+    """What `ask` does: a Memory over its store, the store closed first (its `closed` event leaves the mark)."""
+    store = AssertionStore.open(path)
+    mem = Memory.attach(store)
+    store.close()
+    mem.close()
+
+
+def test_a_process_finding_the_store_as_the_last_one_left_it_does_not_reconcile(tmp_path, monkeypatch):
+    path = tmp_path / "st"
+    s = AssertionStore.open(path)
+    for f in FACTS[:3]:
+        s.assert_(*f, score=0.9)
+    s.close()
+    syncs = _syncs(monkeypatch)
+    _ask_process(path)  # reconciles (no mark yet) and leaves one
+    assert len(syncs) == 1
+    _ask_process(path)
+    _ask_process(path)
+    assert len(syncs) == 1  # nothing wrote since: no store read
+
+    # a writer without side tables: the files changed, so the next process reconciles and finds the new fact
+    s = AssertionStore.open(path)
+    new = s.assert_(*FACTS[5], score=0.9)
+    s.close()
+    _ask_process(path)
+    assert len(syncs) == 2 and new in sqlite_ids(path)
+    _ask_process(path)
+    assert len(syncs) == 2
+
+    # a writer that is not this tool at all (pyoxigraph on the directory)
+    import pyoxigraph as ox
+
+    raw = ox.Store(str(path / "oxigraph"))
+    raw.add(ox.Quad(ox.NamedNode("http://example.org/x"), ox.NamedNode("http://example.org/p"), ox.Literal("y"), ox.DefaultGraph()))
+    del raw
+    _ask_process(path)
+    assert len(syncs) == 3
+
+
+def sqlite_ids(path) -> set[str]:
+    conn = sqlite3.connect(side_path(path))
+    try:
+        return {r[0] for r in conn.execute("SELECT id FROM facts")}
+    finally:
+        conn.close()
+
+
+def test_no_mark_after_a_change_the_side_tables_missed(tmp_path, monkeypatch):
+    path = tmp_path / "st"
+    s = AssertionStore.open(path)
+    s.assert_(*FACTS[0], score=0.9)
+    s.close()
+    _ask_process(path)
+    store = AssertionStore.open(path)
+    mem = Memory.attach(store)
+    assert mem._in_step
+
+    def broken(self, ev):
+        raise RuntimeError("side tables out of step")
+
+    monkeypatch.setattr(Memory, "_follow", broken)
+    try:
+        store.assert_(*FACTS[1], score=0.9)
+    except RuntimeError:
+        pass  # the write stands; the subscriber's failure is re-raised to the writer
+    monkeypatch.undo()
+    store.close()
+    mem.close()
+    syncs = _syncs(monkeypatch)
+    again = AssertionStore.open(path)
+    mem = Memory.attach(again)
+    assert len(syncs) == 1 and assertion_id(*FACTS[1]) in mem.side.fact_ids()  # reconciled, not trusted
+    again.close()
+    mem.close()
+
+
+def test_a_journal_replayed_at_open_means_the_store_changed(tmp_path, monkeypatch):
+    path = tmp_path / "st"
+    s = AssertionStore.open(path)
+    s.assert_(*FACTS[0], score=0.9)
+    s.close()
+    _ask_process(path)
+    from semantic_rdf.store.assertions import JOURNAL
+
+    (path / JOURNAL).write_bytes(b'<http://example.org/x> <http://example.org/p> "y" <http://example.org/g> .\n')
+    again = AssertionStore.open(path)
+    assert again.generation_at_open is None
+    again.close()

@@ -50,6 +50,7 @@ from semantic_rdf.hdc.gate import Config, FactIndex, GateResult, Query, encode_q
 from semantic_rdf.core.identity import assertion_id, fold
 from semantic_rdf.hdc.memory import Entity, Memory, believed_facts
 from semantic_rdf.hdc.paths import Candidate, probe
+from semantic_rdf.hdc.sidetables import NAME_WORD
 from semantic_rdf.core.vocab import claim_graph, predicate_iri, predicate_names
 
 __all__ = [
@@ -76,7 +77,7 @@ MODES = ("strict", "balanced", "conversational")
 REFUSAL = "I do not have verified information about that."
 AGENT = "semantic-rdf-answer"
 
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_WORD = NAME_WORD  # one definition: the side tables key entities by the same words (sidetables.entity_words)
 
 STOP = frozenset(
     """
@@ -853,7 +854,16 @@ class Answerer:
         self._linker_for: object = None
 
     # -- pieces
-    def linker(self) -> Linker:
+    def linker(self, question: str | None = None, names: Iterable[str] = ()) -> Linker:
+        """The linker for `question`: over the registry entities its words can link and those named `names`
+        (read by word from the side tables: `Memory.entities_for`), which links exactly as one over the whole
+        registry would. Without a question, or where those rows cannot be had (a read-only store whose rows
+        are out of step), over the whole registry."""
+        if question is not None:
+            words = [w.folded for w in question_words(question)]
+            some = self.memory.entities_for(words, [fold(n) for n in names])
+            if some is not None:
+                return Linker(some)
         ents = self.memory.entities()
         if self._linker is None or self._linker_for is not ents:
             self._linker = Linker(ents)
@@ -865,11 +875,12 @@ class Answerer:
             return self.memory.fact_index()
         return FactIndex.from_texts(believed_facts(self.memory.store, as_of), self.memory.encoder, self.memory.config)
 
-    def _candidates(self, index: FactIndex, names: Sequence[str], as_of: datetime | None) -> list[str]:
-        """Ids of the facts whose subject or object is exactly one of `names` (by entity key)."""
+    def _candidates(self, index: FactIndex | None, names: Sequence[str]) -> list[str]:
+        """Ids of the facts whose subject or object is exactly one of `names` (by entity key): from the side
+        tables' indexes now (`index` None), else from the index of the facts believed at that time."""
         if not names:
             return []
-        if as_of is None:
+        if index is None:
             return self.memory.facts_touching(names)
         from semantic_rdf.hdc.gate import entity_key
 
@@ -887,10 +898,13 @@ class Answerer:
         names, vecs = self.memory.side.entities()
         personal = any(w in PERSONAL for w in parsed.words)
         out: list[Entity] = []
-        for name, score in res.fingerprint(names, vecs, top_k=8) if names else []:
+        recent = res.fingerprint(names, vecs, top_k=8) if names else []
+        some = self.memory.entities_for((), [fold(n) for n, _ in recent])
+        by_folded = linker.by_folded if some is None else Linker(some).by_folded
+        for name, score in recent:
             if score < self.options.fingerprint_floor:
                 break
-            e = linker.by_folded.get(fold(name))
+            e = by_folded.get(fold(name))
             if e is None:
                 continue
             is_person = e.cls == "Person" or (e.cls == "Thing" and name[:1].isupper())
@@ -973,7 +987,7 @@ class Answerer:
         mode = (mode or "").strip().lower() if isinstance(mode, str) else mode
         if mode not in MODES:
             raise InvalidInput(f"unknown mode {mode!r} (one of {', '.join(MODES)})")
-        linker = self.linker()
+        linker = self.linker(question)
         parsed = parse_question(question, linker)
         res = self.memory.reservoirs.get(conversation)
         linked = list(parsed.linked)
@@ -981,10 +995,12 @@ class Answerer:
         if not linked and parsed.pronoun:
             linked = self._resolve_pronoun(res, parsed, linker)
             resolved = bool(linked)
+            if resolved:  # their surnames and other names: a linker that also reads the words of their names
+                linker = self.linker(question + " " + " ".join(e.folded for e in linked))
         aliases = list(parsed.aliases) + [a for a in linker.aliases(linked) if a not in parsed.aliases and resolved]
         names = [e.name for e in linked + aliases]
         notes: list[str] = []
-        g = self._gate(self._index(as_of), parsed, names, as_of, notes)
+        g = self._gate(parsed, names, as_of, notes)
         self._feed(res, list(parsed.tokens) + [e.name for e in linked])
         facts, path = self._path_facts(parsed, linked + aliases, as_of, notes)
         if not facts and g.passed:
@@ -1002,8 +1018,12 @@ class Answerer:
             question, text, mode, allowed, tuple(facts), tuple(primed), scores, did, reason, tuple(names), parsed.predicates, rname, path, conflicts
         )
 
-    def _gate(self, index: FactIndex, parsed: Parsed, names: list[str], as_of: datetime | None, notes: list[str]) -> GateResult:
-        """The gate over the facts the question may be about (why there are none goes to `notes`)."""
+    def _gate(self, parsed: Parsed, names: list[str], as_of: datetime | None, notes: list[str]) -> GateResult:
+        """The gate over the facts the question may be about (why there are none goes to `notes`). Now (no
+        `as_of`), the candidates are found by the side tables' indexes and only their vectors are read
+        (`Memory.fact_index_of`): the gate scores each candidate alone, so this equals a gate over them in the
+        index of every fact."""
+        index = self._index(as_of) if as_of is not None else None
         if parsed.unknown:
             # a name the store does not hold is never answered by a similarly spelled one it does hold
             notes.append(f"the question names {', '.join(repr(n[:100]) for n in parsed.unknown[:5])}, which the store does not hold")
@@ -1013,11 +1033,11 @@ class Answerer:
             notes.append(f"the question names {', '.join(a.describe() for a in parsed.ambiguous[:3])}; ask again with the full name")
             cands = []
         elif names:
-            cands = self._candidates(index, names, as_of)
+            cands = self._candidates(index, names)
         else:
             # nothing linked: only facts with a slot that is exactly a content word or run of them (a literal
             # value, say); similarity to a name is no link, and function words are never matched
-            cands = self._candidates(index, parsed.tokens + parsed.ngrams, as_of)
+            cands = self._candidates(index, parsed.tokens + parsed.ngrams)
             if not cands:
                 notes.append("no entity of the store is named" + ("" if parsed.tokens else " and no content word is left"))
         q = (
@@ -1025,11 +1045,11 @@ class Answerer:
             if (parsed.tokens or names or parsed.ngrams or parsed.predicates)
             else None
         )
-        return (
-            gate(index, encode_query(q, self.memory.encoder), self.config, fact_ids=cands)
-            if (cands and q is not None)
-            else GateResult((), (), 0, 0, 0, 0, self.config)
-        )
+        if not cands or q is None:
+            return GateResult((), (), 0, 0, 0, 0, self.config)
+        if index is None:
+            index = self.memory.fact_index_of(cands)
+        return gate(index, encode_query(q, self.memory.encoder), self.config, fact_ids=cands)
 
     def _path_facts(self, parsed: Parsed, named: list[Entity], as_of: datetime | None, notes: list[str]) -> tuple[list[AnswerFact], tuple[str, ...]]:
         """The hops of a path memory that answers a multi-relation question, each confirmed by a believed fact,

@@ -83,6 +83,10 @@ class Context:
             self._closers.append(self._store.close)
         return self._store
 
+    def close_after_store(self, fn: Callable[[], None]) -> None:
+        """Run `fn` at the end, after the store has closed (side tables hear the store's `closed` event first)."""
+        self._closers.insert(0, fn)
+
     def emit(self, data: Any, text: str | None = None) -> None:
         """Print `data` as JSON with --json, else `text` (or a plain rendering of data)."""
         if self.json:

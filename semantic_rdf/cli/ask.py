@@ -62,7 +62,7 @@ def make_answerer(args, ctx):
 
         renderer = ModelRenderer(OpenAICompatibleModel(args.model_url, args.model, api_key_env=args.model_key_env))
     mem = Memory.attach(ctx.store(create=False))  # asking never creates a store
-    ctx._closers.append(mem.close)
+    ctx.close_after_store(mem.close)  # the store closes first: its `closed` event leaves the side tables' mark
     return Answerer(mem, renderer=renderer)
 
 

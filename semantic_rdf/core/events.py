@@ -3,7 +3,8 @@
     unsubscribe = store.subscribe(callback)   # callback(event: StoreEvent) after each durable change
     unsubscribe()
 
-Who publishes: the store itself (`committed`: `assert_triples`, `import_`; `compacted`: `compact`), and the
+Who publishes: the store itself (`committed`: `assert_triples`, `import_`; `compacted`: `compact`; `closed`: `close`
+of an on-disk store opened for writing), and the
 modules that change its state through `store.commit` (temporal: `retracted` / `reinstated`; erasure: `erased`;
 reason: `committed` / `reinstated` for derived assertions). Always after the change is durable, on the thread
 that made it, in that thread's order of changes. Nothing is published for a no-op.
@@ -24,8 +25,8 @@ from typing import Callable, Literal
 
 __all__ = ["StoreEvent", "Subscribers", "Subscriber", "KINDS"]
 
-Kind = Literal["committed", "retracted", "reinstated", "erased", "compacted"]
-KINDS: tuple[str, ...] = ("committed", "retracted", "reinstated", "erased", "compacted")
+Kind = Literal["committed", "retracted", "reinstated", "erased", "compacted", "closed"]
+KINDS: tuple[str, ...] = ("committed", "retracted", "reinstated", "erased", "compacted", "closed")
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +36,11 @@ class StoreEvent:
     `ids`: the assertions the change is about (written, retracted, reinstated or tombstoned); `cascaded`: the
     derived assertions withdrawn (or reopened) as a consequence; `observed`: for `committed`, the
     (assertion id, document IRI) observations the write added; `activity`: the IRI of the recorded
-    prov:Activity (retract, reinstate, erase); `path`: the store directory (`compacted`; None in memory)."""
+    prov:Activity (retract, reinstate, erase); `path`: the store directory (`compacted`, `closed`; None in
+    memory); `generation`: for `closed`, the fingerprint of the store's files as the next process will find
+    them (semantic_rdf/store/generation.py), or None when it is not known; `entities`: for `committed`, the IRIs
+    of the entities whose registry rows the change added or changed (`()`: none), or None when not known (an
+    import)."""
 
     kind: Kind
     ids: tuple[str, ...] = ()
@@ -43,6 +48,8 @@ class StoreEvent:
     observed: tuple[tuple[str, str], ...] = ()
     activity: str | None = None
     path: str | None = None
+    generation: str | None = None
+    entities: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

@@ -160,6 +160,10 @@ class Memory:
         self.side = side
         self.config = side.config
         self._owns_store = owns_store
+        # known to be in step with the store: synced, or found unchanged since the mark of a close at which they
+        # were (store/generation.py); then the store's `closed` event leaves the mark for the next process
+        self._in_step = False
+        self._own_writes = side.writes  # the side tables' write count after this Memory's own last change
         self._index: FactIndex | None = None
         self._entities: list[Entity] | None = None
         self.reservoirs = ReservoirBank(self.config.dim, self.config.decay, self.config.reservoir_conversations)
@@ -184,13 +188,23 @@ class Memory:
         # table, not the tokenizer); in memory the process's shared one
         tables = SideTables(path, config, encoder or (None if path is not None else shared_encoder(config)))
         mem = cls(store, tables)
-        if (reconcile or tables.rebuilt) and not store.read_only:
+        if store.read_only:
+            return mem
+        if not tables.rebuilt and mem._unchanged_since_mark():
+            mem._in_step = True  # nothing wrote the store since a process left it and these tables in step
+        elif reconcile or tables.rebuilt:
             try:
                 mem.sync()
             except BaseException:
                 mem.close()
                 raise
         return mem
+
+    def _unchanged_since_mark(self) -> bool:
+        """Whether the store's files, as found before this process opened them, are those of the last close
+        at which the side tables were in step (the mark), with the encoder and path memories of a full sync."""
+        gen = self.store.generation_at_open
+        return gen is not None and not self.side.stale and self.side.paths_built and self.side.store_generation == gen
 
     @classmethod
     def open(cls, path: str | Path | None, *, read_only: bool = False, config: Config = Config(), encoder: Encoder | None = None) -> "Memory":
@@ -207,12 +221,12 @@ class Memory:
         return mem
 
     def close(self) -> None:
-        self._unsubscribe()
         try:
-            self.side.close()
-        finally:
             if self._owns_store and self.store.is_open:
-                self.store.close()
+                self.store.close()  # first: its `closed` event leaves the mark while the side tables are open
+        finally:
+            self._unsubscribe()
+            self.side.close()
 
     def __enter__(self) -> "Memory":
         return self
@@ -239,8 +253,15 @@ class Memory:
             return self._sync()
 
     def _sync(self) -> SyncReport:
-        if self.side.stale or not self.side.paths_built:
-            return self._sync_all()
+        self._in_step = False  # until this sync has finished
+        self.side.mark_store_generation(None)
+        self.side.forget_entities()  # the registry may have changed behind these tables' back too
+        rep = self._sync_all() if self.side.stale or not self.side.paths_built else self._sync_changed()
+        self._in_step = True
+        self._own_writes = self.side.writes
+        return rep
+
+    def _sync_changed(self) -> SyncReport:
         # the side tables were in step once, with this encoder: bring in what changed since, reading only that
         want = believed_ids(self.store)
         have = self.side.fact_ids()
@@ -292,6 +313,7 @@ class Memory:
         self._rebuild_paths(docs, facts, read=ids)
         if n:
             self._invalidate()
+        self._own_writes = self.side.writes
         return n
 
     def index_written(self, report) -> int:
@@ -307,6 +329,7 @@ class Memory:
         self._rebuild_paths(self._documents_with_paths_of(set(ids)))
         self._forget_unknown()
         self._invalidate()
+        self._own_writes = self.side.writes
         return n
 
     def retract(self, aid: str, reason: str, agent: str = "caller") -> T.Change:
@@ -322,8 +345,23 @@ class Memory:
 
     def _on_event(self, ev: StoreEvent) -> None:
         """Keep the side tables in step with one durable change of the store (subscribed by __init__)."""
+        if ev.kind == "closed":
+            # the mark: these tables are in step with the store's files as the next process will find them,
+            # unless rows were written around this Memory (then they are not known to be)
+            ok = self._in_step and self.side.writes == self._own_writes
+            self.side.mark_store_generation(ev.generation if ok else None)
+            return
+        try:
+            self._follow(ev)
+        except BaseException:
+            self._in_step = False  # a change these tables missed: no mark, the next process reconciles
+            raise
+        self._own_writes = self.side.writes
+
+    def _follow(self, ev: StoreEvent) -> None:
         if ev.kind == "committed":
             self.index(ev.ids, ev.observed or None)
+            self._follow_registry(ev.entities)
         elif ev.kind == "reinstated":
             self.index(ev.affected)
         elif ev.kind == "retracted":
@@ -331,6 +369,7 @@ class Memory:
         elif ev.kind == "erased":
             self.drop(ev.affected)
             self.after_erasure()
+            self._follow_registry(None)  # entities dropped and other names scrubbed: read again when next needed
         elif ev.kind == "compacted" and self.side.path is not None:
             self.side.vacuum()
 
@@ -349,6 +388,10 @@ class Memory:
         self._entities = None
 
     # ------------------------------------------------------------------ reads for the answer path
+    def fact_index_of(self, ids: Iterable[str]) -> FactIndex:
+        """The FactIndex of these stored facts only (indexed side-table reads; not cached)."""
+        return self.side.index_of(ids)
+
     def fact_index(self) -> FactIndex:
         """The packed FactIndex of every believed fact (loaded from the side tables, cached)."""
         if self._index is None:
@@ -374,6 +417,55 @@ class Memory:
 
     def fact_texts(self, fact_id: str) -> tuple[str, str, str] | None:
         return self.side.fact_texts(fact_id)
+
+    def entities_for(self, words: Iterable[str], folded: Iterable[str] = ()) -> list[Entity] | None:
+        """The registry entities a question of these folded words can link (`sidetables.entity_words`), plus
+        those whose folded name is one of `folded`, by IRI, from the side tables' entity rows: a few index
+        reads, whatever the size of the registry. The rows are rebuilt from the store first when they are not
+        in step (a new side file, a change of the registry these tables did not follow). None for a read-only
+        store whose rows are not in step: the caller reads the whole registry (`entities`) instead."""
+        if not self.side.entities_ready:
+            if self.store.read_only:
+                return None
+            self.side.set_entities((e.iri, e.name, e.folded, e.cls, e.aliases) for e in self.entities())
+        return [Entity(*row) for row in self.side.entities_by_words(words, folded)]
+
+    def _follow_registry(self, changed: tuple[str, ...] | None) -> None:
+        """Keep the entity rows in step with a change of the registry: the rows of the `changed` entities read
+        again from the store (or, when which is not known, the rows marked for a rebuild)."""
+        self._entities = None
+        if not self.side.entities_ready or changed == ():
+            return
+        if changed is None:
+            self.side.forget_entities()
+            return
+        rows, gone = [], []
+        for iri in changed:
+            e = self._registry_entry(iri)
+            if e is None:
+                gone.append(iri)
+            else:
+                rows.append((e.iri, e.name, e.folded, e.cls, e.aliases))
+        self.side.put_entities(rows, gone)
+
+    def _registry_entry(self, iri: str) -> Entity | None:
+        """One entity as `entities` reads it, from its own registry quads (None when it is not registered)."""
+        node = ox.NamedNode(iri)
+        label = folded = cls = None
+        alt: list[str] = []
+        for q in self.store.quads(node, None, None, ENTITY_GRAPH):
+            p = q.predicate
+            if p == RDFS_LABEL and label is None:
+                label = q.object.value
+            elif p == M.folded:
+                folded = q.object.value
+            elif p == RDF_TYPE:
+                cls = q.object.value.rsplit("#", 1)[-1]
+            elif p == _ALT_LABEL:
+                alt.append(q.object.value)
+        if folded is None:
+            return None
+        return Entity(iri, label if label is not None else folded, folded, cls or "Thing", tuple(sorted(alt)))
 
     def entities(self) -> list[Entity]:
         """The store's entity registry (cached until the next write through this Memory)."""

@@ -14,6 +14,7 @@ erased entity's name and vector do not survive in the file.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import sys
 from dataclasses import dataclass
@@ -23,12 +24,13 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from semantic_rdf.core.errors import InvalidInput, StoreInUse
+from semantic_rdf.core.identity import fold
 from semantic_rdf.hdc.gate import Config, FactIndex, entity_key, predicate_key
 from semantic_rdf.hdc.vectors import Encoder
 from semantic_rdf.hdc.hebbian import SCHEMA as HEBBIAN_SCHEMA
 from semantic_rdf.hdc.hebbian import Hebbian, transaction
 
-__all__ = ["SideTables", "ReconcileReport", "side_path", "corrupt", "NOTICE"]
+__all__ = ["SideTables", "ReconcileReport", "EntityRow", "NAME_WORD", "entity_words", "side_path", "corrupt", "NOTICE"]
 
 # Where a repaired side-table file is announced (stderr: the command line's channel for commentary).
 NOTICE = lambda message: print(f"semantic-rdf: notice: {message}", file=sys.stderr)  # noqa: E731
@@ -72,7 +74,36 @@ CREATE TABLE IF NOT EXISTS paths (
     paths TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS words (word TEXT PRIMARY KEY, piece INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS entities (
+    iri TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    folded TEXT NOT NULL,
+    cls TEXT NOT NULL,
+    aliases TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS entities_folded ON entities (folded);
+CREATE TABLE IF NOT EXISTS entity_words (word TEXT NOT NULL, iri TEXT NOT NULL, PRIMARY KEY (word, iri)) WITHOUT ROWID;
 """
+
+# A row of the entity registry as the side tables keep it: (iri, name, folded name, class, other names).
+EntityRow = tuple[str, str, str, str, tuple[str, ...]]
+_IN_CHUNK = 900  # values bound per `IN (…)`, under SQLite's variable limit on any build
+
+# A word of a folded name, as the answer path's linker cuts names and questions (answer/answerer.py uses it).
+NAME_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def entity_words(folded: str, aliases: Iterable[str]) -> set[str]:
+    """The words an entity is found by for a question: the first and the last word of its folded name and the
+    first word of each other name. The linker matches a name only from its first word, pairs a surname with
+    its last, and links an other name from its first word, so a question reaches every entity it can link."""
+    ws = NAME_WORD.findall(folded)
+    out = {ws[0], ws[-1]} if ws else set()
+    for a in aliases:
+        aw = NAME_WORD.findall(fold(a))
+        if aw:
+            out.add(aw[0])
+    return out
 
 
 def side_path(store_dir: str | Path) -> Path:
@@ -93,6 +124,9 @@ class SideTables:
         self.path = None if path is None else Path(path)
         self.config = config
         self._encoder = encoder
+        # writes of derived rows (facts, terms, paths) through this object: the owner of a "closed" mark tells
+        # its own from others' (hdc/memory.py), since rows written outside its bookkeeping void the mark
+        self.writes = 0
         # True when the file was missing or unreadable and opened empty: its owner must fill it from the store
         # (Memory.attach does), as everything in it but the Hebbian weights is derived from the store.
         self.rebuilt = self.path is not None and not self.path.exists()
@@ -244,6 +278,7 @@ class SideTables:
 
     def put_facts(self, records: Iterable[Sequence[str]]) -> int:
         """Write (id, subject, predicate, object) facts with their vectors; returns how many were new."""
+        self.writes += 1
         recs = [self._check(r) for r in records]
         if not recs:
             return 0
@@ -265,6 +300,7 @@ class SideTables:
 
     def remove_facts(self, ids: Iterable[str]) -> int:
         """Delete facts, and every term vector no remaining fact uses."""
+        self.writes += 1
         ids = list(ids)
         if not ids:
             return 0
@@ -303,6 +339,7 @@ class SideTables:
         """Make the fact rows equal the store's facts: `records` are (id, s, p, o) of every
         assertion the RDF store holds (believed ones). Missing rows are encoded, rows for ids the
         store no longer has are removed, and all vectors are re-encoded if the encoder changed."""
+        self.writes += 1
         recs = {r[0]: r for r in (self._check(x) for x in records)}
         with transaction(self.conn):
             reencoded = 0
@@ -343,6 +380,99 @@ class SideTables:
         idx.add_many([f[0] for f in known], slot(1), slot(2), slot(3))
         return idx
 
+    def index_of(self, ids: Iterable[str]) -> FactIndex:
+        """The FactIndex of the stored facts among `ids` only (indexed reads: what the gate needs for one
+        question's candidates, whatever the size of the store). Its rows are in `ids`' order."""
+        idx = FactIndex(self.config)
+        order = list(dict.fromkeys(ids))
+        facts: dict[str, tuple[str, str, str, str]] = {}
+        for k in range(0, len(order), _IN_CHUNK):
+            part = order[k : k + _IN_CHUNK]
+            marks = ",".join("?" * len(part))
+            for f in self.conn.execute(f"SELECT id, s, p, o FROM facts WHERE id IN ({marks})", part):
+                facts[f[0]] = f
+        keys = list(dict.fromkeys(t for f in facts.values() for t in f[1:]))
+        vec: dict[str, bytes] = {}
+        for k in range(0, len(keys), _IN_CHUNK):
+            part = keys[k : k + _IN_CHUNK]
+            marks = ",".join("?" * len(part))
+            vec.update(self.conn.execute(f"SELECT key, vec FROM terms WHERE key IN ({marks})", part))
+        known = [facts[i] for i in order if i in facts and all(t in vec for t in facts[i][1:])]  # as index(): complete rows only
+        if not known:
+            return idx
+        nb = self.config.packed_bytes
+
+        def slot(col: int) -> tuple[list[str], np.ndarray]:
+            ks = [f[col] for f in known]
+            return ks, np.frombuffer(b"".join(vec[x] for x in ks), dtype=np.uint8).reshape(len(ks), nb)
+
+        idx.add_many([f[0] for f in known], slot(1), slot(2), slot(3))
+        return idx
+
+    # ---- the entity registry, looked up by word (the answer path's linker reads only what a question names)
+
+    @property
+    def entities_ready(self) -> bool:
+        """True while the entity rows are those of the store's registry (set by `set_entities`; cleared by
+        `forget_entities` when a change of the registry was not followed)."""
+        return self._meta("entities") == "in step"
+
+    def set_entities(self, rows: Iterable[EntityRow]) -> None:
+        """Replace every entity row with `rows` (the whole registry) and mark them in step."""
+        with transaction(self.conn):
+            self.conn.execute("DELETE FROM entity_words")
+            self.conn.execute("DELETE FROM entities")
+            self._put_entities(rows)
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('entities', 'in step')")
+
+    def put_entities(self, rows: Iterable[EntityRow], gone: Iterable[str] = ()) -> None:
+        """Write (or rewrite) these entities' rows and remove those of `gone` (IRIs), keeping the mark."""
+        with transaction(self.conn):
+            self._drop_entities(list(gone))
+            self._put_entities(rows)
+
+    def forget_entities(self) -> None:
+        """The registry changed in a way not followed here: the rows are rebuilt before the next lookup."""
+        with transaction(self.conn):
+            self.conn.execute("DELETE FROM meta WHERE key = 'entities'")
+
+    def entities_by_words(self, words: Iterable[str], folded: Iterable[str] = ()) -> list[EntityRow]:
+        """The entities one of `words` keys (`entity_words`: written by the owner of the rows) or whose folded
+        name is one of `folded`, ordered by IRI."""
+        ws, fs = list(dict.fromkeys(words)), list(dict.fromkeys(folded))
+        iris: set[str] = set()
+        for col, values, table in (("word", ws, "entity_words"), ("folded", fs, "entities")):
+            for k in range(0, len(values), _IN_CHUNK):
+                part = values[k : k + _IN_CHUNK]
+                marks = ",".join("?" * len(part))
+                iris.update(r[0] for r in self.conn.execute(f"SELECT iri FROM {table} WHERE {col} IN ({marks})", part))
+        order = sorted(iris)
+        out: list[EntityRow] = []
+        for k in range(0, len(order), _IN_CHUNK):
+            part = order[k : k + _IN_CHUNK]
+            marks = ",".join("?" * len(part))
+            q = f"SELECT iri, name, folded, cls, aliases FROM entities WHERE iri IN ({marks}) ORDER BY iri"
+            out.extend((r[0], r[1], r[2], r[3], tuple(json.loads(r[4]))) for r in self.conn.execute(q, part))
+        return sorted(out)
+
+    def _put_entities(self, rows: Iterable[EntityRow]) -> None:
+        rows = list(rows)
+        self._drop_entities([r[0] for r in rows])
+        self.conn.executemany(
+            "INSERT INTO entities (iri, name, folded, cls, aliases) VALUES (?, ?, ?, ?, ?)",
+            [(r[0], r[1], r[2], r[3], json.dumps(list(r[4]), ensure_ascii=False)) for r in rows],
+        )
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO entity_words (word, iri) VALUES (?, ?)", [(w, r[0]) for r in rows for w in entity_words(r[2], r[4])]
+        )
+
+    def _drop_entities(self, iris: list[str]) -> None:
+        for k in range(0, len(iris), _IN_CHUNK):
+            part = iris[k : k + _IN_CHUNK]
+            marks = ",".join("?" * len(part))
+            self.conn.execute(f"DELETE FROM entity_words WHERE iri IN ({marks})", part)
+            self.conn.execute(f"DELETE FROM entities WHERE iri IN ({marks})", part)
+
     def fact_texts(self, fact_id: str) -> tuple[str, str, str] | None:
         row = self.conn.execute(
             "SELECT ts.text, tp.text, to_.text FROM facts f JOIN terms ts ON ts.key = f.s "
@@ -355,6 +485,7 @@ class SideTables:
 
     def put_paths(self, doc_id: str, packed: np.ndarray | bytes, paths: Sequence[Sequence[str]]) -> None:
         """Store a document's superposed path vector and its paths (each a list s0, p1, e1, p2, e2, …)."""
+        self.writes += 1
         vec = bytes(np.asarray(packed, dtype=np.uint8).tobytes() if not isinstance(packed, (bytes, bytearray)) else packed)
         if len(vec) != self.config.packed_bytes:
             raise InvalidInput(f"a path memory is {self.config.packed_bytes} bytes, got {len(vec)}")
@@ -375,6 +506,19 @@ class SideTables:
         """True once a sync built every document's path memory (a new or reset file has not)."""
         return self._meta("paths") == "built"
 
+    @property
+    def store_generation(self) -> str | None:
+        """The store fingerprint (store/generation.py) of the last close at which these tables were in step."""
+        return self._meta("store_generation")
+
+    def mark_store_generation(self, generation: str | None) -> None:
+        """Record `generation` as the mark (None: no mark, the next process reconciles)."""
+        with transaction(self.conn):
+            if generation is None:
+                self.conn.execute("DELETE FROM meta WHERE key = 'store_generation'")
+            else:
+                self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('store_generation', ?)", (generation,))
+
     def mark_paths_built(self) -> None:
         with transaction(self.conn):
             self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('paths', 'built')")
@@ -383,5 +527,6 @@ class SideTables:
         return [r[0] for r in self.conn.execute("SELECT doc_id FROM paths ORDER BY doc_id")]
 
     def remove_paths(self, doc_id: str) -> bool:
+        self.writes += 1
         with transaction(self.conn):
             return self.conn.execute("DELETE FROM paths WHERE doc_id = ?", (doc_id,)).rowcount > 0

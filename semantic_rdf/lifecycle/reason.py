@@ -326,7 +326,7 @@ def derive(
                 batch.commit()
                 # this round's derived assertions, told to the store's subscribers (semantic_rdf/core/events.py)
                 if len(report.new) > n_new0:
-                    store.publish(StoreEvent("committed", tuple(report.new[n_new0:])))
+                    store.publish(StoreEvent("committed", tuple(report.new[n_new0:]), entities=()))  # derivations name known entities
                 if len(report.reopened) > n_reopened0:
                     store.publish(StoreEvent("reinstated", tuple(report.reopened[n_reopened0:]), activity=run.iri.value))
             if not fresh:

@@ -348,7 +348,7 @@ def _defuse(html: str) -> str:
     """The same HTML with the constructs html.parser reads in quadratic time escaped as text.
 
     At the end of input html.parser reports each construct it could not finish as text and
-    rescans the rest of the input for the next "<", so 40,000 "<a" (80 KB) take 15 s. After the
+    rescans the rest of the input for the next "<": quadratic in the unfinished tags (docs/security.md). After the
     last ">" no tag, comment or declaration can be finished, nor a comment after the last "-->";
     escaping their "<" as "&lt;" gives the same text in linear time."""
     last = html.rfind(">") + 1

@@ -120,7 +120,7 @@ _PLX = r"%[0-9A-Fa-f]{2}|\\[_~.\-!$&'()*+,;=/?#@%]"
 
 @lru_cache(maxsize=1)
 def _lexer():
-    """The guard's token patterns, compiled on first use: their Unicode classes take ~0.1 s to compile, which
+    """The guard's token patterns, compiled on first use: their Unicode classes are slow to compile, a cost
     every process that never lexes a user's query (`ask`, `ingest`) would otherwise pay at import."""
     lex = {
         "ws": re.compile(r"(?:[ \t\r\n]+|\#[^\r\n]*)+"),

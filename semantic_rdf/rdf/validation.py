@@ -17,7 +17,7 @@ every value node's stored types. (An on-disk store dumps each graph grouped by s
 Each batch goes through the compiled checker (shapecheck.py, the write path's; held to pyshacl's verdicts
 by tests/test_shapes.py), and a batch it finds a problem in goes through pyshacl, which words the report:
 the violations are pyshacl's, for the focus nodes of that batch. `pyshacl=True` sends every batch through
-pyshacl (the same verdicts, about a hundred times slower). The compiled checker takes sh:targetClass as
+pyshacl (the same verdicts, far slower: docs/layout.md). The compiled checker takes sh:targetClass as
 direct rdf:type only, so a store whose validated graphs hold rdfs:subClassOf triples is validated with
 pyshacl throughout.
 """

@@ -25,6 +25,7 @@ import pyoxigraph as ox
 from semantic_rdf.rdf import layout as L, ntriples as N
 from semantic_rdf.core.errors import InvalidInput, NotFound, SemanticError, StoreInUse
 from semantic_rdf.core.events import StoreEvent, Subscriber, Subscribers
+from semantic_rdf.store.generation import fingerprint
 from semantic_rdf.core.identity import assertion_id, fold
 from semantic_rdf.rdf.queries import Term, bind, packaged
 from semantic_rdf.core.values import MAX_NAME, MAX_TEXT, Doc, Triple, Validity, check_text
@@ -216,10 +217,12 @@ class WriteReport:
     erased: int = 0  # observations of erased assertions, not written
     quads_added: int = 0
     observed: set[tuple[str, str]] = field(default_factory=set)  # (id, document IRI) of each span source added
+    entities: set[str] = field(default_factory=set)  # IRIs of the entities whose registry rows it added or changed
 
     def merge(self, other: "WriteReport") -> None:
         self.ids += other.ids
         self.observed |= other.observed
+        self.entities |= other.entities
         for k in ("new", "repeated", "unchanged", "erased", "quads_added"):
             setattr(self, k, getattr(self, k) + getattr(other, k))
 
@@ -274,6 +277,7 @@ class _BatchWrites:
         self.unchecked: dict[str, list[str]] = {}  # span sources it writes unchecked, with their rdf:types
         self.rendered: list[str] = []  # and their N-Quads text
         self.new_entities: dict[str, None] = {}
+        self.entities: set[str] = set()  # IRIs of entities whose registry rows the batch adds or changes
         self.named: set[str] = set()  # the new entities, written with their other names
 
     def sources(self, aid: str, obs: list[Triple], docs: Mapping[str, str]) -> list[_Source]:
@@ -381,6 +385,9 @@ class AssertionStore:
         # writes are refused, leaves no trace (docs/security.md, "A refused write writes nothing").
         self._pending: dict[str, list[N.AnyQuad]] = {}
         self._subscribers = Subscribers()  # told of each durable change (semantic_rdf/core/events.py)
+        # the fingerprint of the files before this process opened them (store/generation.py); None when not
+        # known: in memory, read-only, or changed at open by replaying a journal
+        self.generation_at_open: str | None = None
         self._restore_clock()
 
     # ------------------------------------------------------------------ opening
@@ -392,6 +399,7 @@ class AssertionStore:
         if root.exists() and not root.is_dir():
             raise InvalidInput(f"store path {str(root)!r} exists and is not a directory")
         data = root / "oxigraph"
+        before = fingerprint(data) if not read_only and data.is_dir() else None
         try:
             if read_only:
                 if not data.is_dir():
@@ -405,8 +413,8 @@ class AssertionStore:
                 raise StoreInUse(f"store {str(root)!r} is in use by another process") from None
             raise InvalidInput(f"cannot open store {str(root)!r}: {exc}") from None
         store = cls(st, root, read_only=read_only)
-        if not read_only:
-            store._replay_journal()
+        if not read_only and not store._replay_journal():
+            store.generation_at_open = before
         return store
 
     def _journaled(self, nquads: bytes, count: int, link: str | None = None) -> None:
@@ -437,7 +445,8 @@ class AssertionStore:
         journal.unlink()
         linker.unlink(missing_ok=True)
 
-    def _replay_journal(self) -> None:
+    def _replay_journal(self) -> bool:
+        """Finish a journaled batch a crash left; True when one was replayed (the store changed at open)."""
         journal = self.path / JOURNAL  # type: ignore[operator]
         linker = self.path / LINK_JOURNAL  # type: ignore[operator]
         for half in (journal, linker):
@@ -448,24 +457,43 @@ class AssertionStore:
                 self.ox.update(linker.read_text(encoding="utf-8"))
             self.ox.flush()
             journal.unlink()
+            linker.unlink(missing_ok=True)
+            return True
         linker.unlink(missing_ok=True)  # without JOURNAL: written before a commit point never reached
+        return False
 
     @classmethod
     def memory(cls) -> "AssertionStore":
         return cls(ox.Store(), None)
 
     def close(self) -> None:
+        """Release the store; an on-disk one opened for writing then publishes `closed` (with the fingerprint
+        of its files, for the side tables' mark)."""
+        at_rest = self._release()
+        if at_rest is not None and self.path is not None and not self.read_only:
+            # the files as the next process will find them, for the side tables' mark (store/generation.py);
+            # unknown when something may still hold the directory open
+            gen = fingerprint(self.path / "oxigraph") if at_rest else None
+            self.publish(StoreEvent("closed", path=str(self.path), generation=gen))
+
+    def _release(self) -> bool | None:
+        """Flush and drop the handle: None when it was closed before, else whether the directory is at rest
+        (nothing else held the handle, so RocksDB closed it now)."""
         if self.ox is not None and not self.read_only:
             try:
                 self.ox.flush()
             except OSError:
                 pass
         st, self.ox = self.ox, None  # type: ignore[assignment]
+        if st is None:
+            return None
         # release the RocksDB lock now, not at interpreter exit: dropping the last reference does it; a store
         # still referenced elsewhere (a cycle, a result iterator) needs the collector, which costs every CLI verb time (docs/answer.md)
-        if st is not None and sys.getrefcount(st) > 2:  # 2: `st` and getrefcount's argument
-            del st
+        at_rest = sys.getrefcount(st) <= 2  # 2: `st` and getrefcount's argument
+        del st
+        if not at_rest:
             gc.collect()
+        return at_rest
 
     def __enter__(self) -> "AssertionStore":
         return self
@@ -790,7 +818,11 @@ class AssertionStore:
         with self._lock, _gc_paused():
             report = self._assert_batch(triples, run, note, entity_types or {}, aliases or {})
         if report.quads_added:  # outside the lock: no subscriber runs while it is held
-            self.publish(StoreEvent("committed", tuple(dict.fromkeys(report.ids)), observed=tuple(sorted(report.observed))))
+            self.publish(
+                StoreEvent(
+                    "committed", tuple(dict.fromkeys(report.ids)), observed=tuple(sorted(report.observed)), entities=tuple(sorted(report.entities))
+                )
+            )
         return report
 
     def _assert_batch(
@@ -819,6 +851,7 @@ class AssertionStore:
                 w.add, w.remove, check=w.check, settled=w.settled, unlinked=w.unlinked, types=w.unchecked, rendered="".join(w.rendered)
             )
             self._known_entities.update(w.new_entities)
+            report.entities = w.entities
         return report
 
     def _group(self, triples: list[Triple], report: WriteReport) -> tuple[dict[str, list[Triple]], dict[str, str]]:
@@ -875,6 +908,7 @@ class AssertionStore:
                     w.add += cq
                     w.check += cq
                     w.named.add(name)
+                    w.entities.add(entity_iri(name).value)
 
     def _repeat_record(self, w: _BatchWrites, aid: str, state: _RecordState, fresh: list[_Source]) -> None:
         """Add `fresh` sources to a stored record, with its new count, confidence and kinds."""
@@ -918,6 +952,8 @@ class AssertionStore:
             aq = L.alias_quads(name, [a for a in L.alias_names(name, other) if not self.has(e, _ALT_LABEL, ENTITY_GRAPH, o=ox.Literal(a))])
             w.add += aq
             w.check += aq
+            if aq:
+                w.entities.add(e.value)
 
     def _record_state(self, aid: str) -> _RecordState | None:
         """The stored record of an assertion (its types, count and confidence) as text quads, or None. A few
@@ -1181,7 +1217,7 @@ class AssertionStore:
         if self.path is None:
             raise InvalidInput("an in-memory store has no files to compact")
         with self._lock:
-            self.close()
+            self._release()  # for the swap only: the store object stays open (no `closed` event)
             try:
                 report = compaction.compact(self.path)
             finally:
