@@ -250,3 +250,71 @@ def test_find_names_takes_stop_word_names_by_exact_case_only():
     assert find_names("what will they do?", names) == ()
     assert find_names("Did the who play? The Who did.", names) == ("The Who",)
     assert find_names("who is there?", ["who"]) == ()  # a lower-case stop word is never a name
+
+
+# ---------------------------------------------------------------- the linker over the entities a question names
+
+
+def _registry(mem: Memory, *with_aliases: tuple[str, tuple[str, ...]]) -> None:
+    """Other names, as an ingest writes them (skos:altLabel in the entity graph)."""
+    with mem.store.run("statement") as run:
+        for name, aliases in with_aliases:
+            mem.store.assert_triples([Triple(name, "member_of", "Alias Club")], run=run, aliases={name: aliases})
+
+
+def test_a_linker_over_the_entities_a_questions_words_key_links_as_one_over_the_whole_registry():
+    mem = memory_of(
+        ("Ottilie Brandvold", "born_in", "Bergen"),
+        ("Brandvold", "founded", "Brandvold Shipping"),
+        ("Hans Brandvold", "born_in", "Oslo"),
+        ("Marie Curie", "award_received", "Nobel Prize"),
+        ("Pierre Curie", "spouse_of", "Marie Curie"),
+        ("Acme", "manufactured", "ITS"),
+        ("The Who", "member_of", "Rock Hall"),
+        ("New York", "located_in", "United States"),
+        ("York", "located_in", "England"),
+        ("Lena Ostrova", "born_in", "Riga"),
+    )
+    _registry(mem, ("Lena Ostrova", ("Lena O.", "Ostrova")), ("Marie Curie", ("Madame Curie",)), ("Pierre Curie", ("Madame Curie",)))
+    everything = Linker(mem.entities())
+    questions = [
+        "Where was Brandvold born?",
+        "Where was Ottilie Brandvold born?",
+        "What did Madame Curie win?",
+        "Who manufactured ITS?",
+        "who manufactured its parts?",
+        "Is The Who in the Rock Hall?",
+        "Where is New York?",
+        "Where is York?",
+        "Where was Ostrova born?",
+        "Who married Curie?",
+        "Where was Lena O. born?",
+        "What is Alias Club?",
+        "Where was Nobody born?",
+    ]
+    for q in questions:
+        qw = question_words(q)
+        ws = [w.folded for w in qw]
+        some = mem.entities_for(ws)
+        assert some is not None and len(some) < len(mem.entities())
+        part = Linker(some)
+        spans_all, spans_part = everything.spans(ws, qw), part.spans(ws, qw)
+        assert spans_part == spans_all, q
+        linked = [e for e, _ in spans_all if isinstance(e, Entity)]
+        assert part.aliases(linked) == everything.aliases(linked), q
+        assert parse_question(q, part) == parse_question(q, everything), q
+
+
+def test_the_entity_rows_follow_new_entities_and_other_names_and_rebuild_after_an_erasure():
+    from semantic_rdf.lifecycle import erasure
+
+    mem = memory_of(("Ada Lovelace", "born_in", "London"))
+    assert [e.name for e in mem.entities_for(["ada", "lovelace"])] == ["Ada Lovelace"]  # rows built from the store
+    mem.store.assert_("Charles Babbage", "worked_with", "Ada Lovelace")  # a new entity: its row follows the event
+    assert [e.name for e in mem.entities_for(["charles", "babbage"])] == ["Charles Babbage"] and mem.side.entities_ready
+    _registry(mem, ("Ada Lovelace", ("Countess of Lovelace",)))  # a new other name of a known entity
+    (ada,) = [e for e in mem.entities_for(["countess", "of", "lovelace"]) if e.name == "Ada Lovelace"]
+    assert ada.aliases == ("Countess of Lovelace",)
+    erasure.erase_entity(mem.store, "Charles Babbage", "request")
+    assert not mem.side.entities_ready  # an erasure does not say which rows changed: read again when needed
+    assert mem.entities_for(["charles", "babbage"]) == [] and mem.side.entities_ready

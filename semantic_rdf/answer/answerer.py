@@ -77,7 +77,7 @@ MODES = ("strict", "balanced", "conversational")
 REFUSAL = "I do not have verified information about that."
 AGENT = "semantic-rdf-answer"
 
-_WORD = NAME_WORD  # one definition: the side tables key entities by the same words (sidetables.entity_words)
+_WORD = NAME_WORD  # one definition: the side tables key entities by the same words (sidetables.entity_keys)
 
 STOP = frozenset(
     """

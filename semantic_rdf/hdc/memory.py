@@ -198,6 +198,8 @@ class Memory:
             except BaseException:
                 mem.close()
                 raise
+        else:
+            tables.forget_entities()  # not known to be in step: the entity rows are read again when needed
         return mem
 
     def _unchanged_since_mark(self) -> bool:
@@ -418,8 +420,9 @@ class Memory:
     def fact_texts(self, fact_id: str) -> tuple[str, str, str] | None:
         return self.side.fact_texts(fact_id)
 
-    def entities_for(self, words: Iterable[str], folded: Iterable[str] = ()) -> list[Entity] | None:
-        """The registry entities a question of these folded words can link (`sidetables.entity_words`), plus
+    def entities_for(self, words: Sequence[str], folded: Iterable[str] = ()) -> list[Entity] | None:
+        """The registry entities a question of these folded words (in order) can link or pair
+        (`sidetables.entity_keys`), plus
         those whose folded name is one of `folded`, by IRI, from the side tables' entity rows: a few index
         reads, whatever the size of the registry. The rows are rebuilt from the store first when they are not
         in step (a new side file, a change of the registry these tables did not follow). None for a read-only
@@ -428,7 +431,7 @@ class Memory:
             if self.store.read_only:
                 return None
             self.side.set_entities((e.iri, e.name, e.folded, e.cls, e.aliases) for e in self.entities())
-        return [Entity(*row) for row in self.side.entities_by_words(words, folded)]
+        return [Entity(*row) for row in self.side.entities_for_words(list(words), folded)]
 
     def _follow_registry(self, changed: tuple[str, ...] | None) -> None:
         """Keep the entity rows in step with a change of the registry: the rows of the `changed` entities read

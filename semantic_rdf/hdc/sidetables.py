@@ -30,7 +30,7 @@ from semantic_rdf.hdc.vectors import Encoder
 from semantic_rdf.hdc.hebbian import SCHEMA as HEBBIAN_SCHEMA
 from semantic_rdf.hdc.hebbian import Hebbian, transaction
 
-__all__ = ["SideTables", "ReconcileReport", "EntityRow", "NAME_WORD", "entity_words", "side_path", "corrupt", "NOTICE"]
+__all__ = ["SideTables", "ReconcileReport", "EntityRow", "NAME_WORD", "entity_keys", "side_path", "corrupt", "NOTICE"]
 
 # Where a repaired side-table file is announced (stderr: the command line's channel for commentary).
 NOTICE = lambda message: print(f"semantic-rdf: notice: {message}", file=sys.stderr)  # noqa: E731
@@ -82,7 +82,13 @@ CREATE TABLE IF NOT EXISTS entities (
     aliases TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS entities_folded ON entities (folded);
-CREATE TABLE IF NOT EXISTS entity_words (word TEXT NOT NULL, iri TEXT NOT NULL, PRIMARY KEY (word, iri)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS entity_keys (
+    key TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('n', 'a', 'l')),
+    iri TEXT NOT NULL,
+    PRIMARY KEY (key, kind, iri)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS entity_keys_iri ON entity_keys (iri);
 """
 
 # A row of the entity registry as the side tables keep it: (iri, name, folded name, class, other names).
@@ -93,16 +99,18 @@ _IN_CHUNK = 900  # values bound per `IN (…)`, under SQLite's variable limit on
 NAME_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
-def entity_words(folded: str, aliases: Iterable[str]) -> set[str]:
-    """The words an entity is found by for a question: the first and the last word of its folded name and the
-    first word of each other name. The linker matches a name only from its first word, pairs a surname with
-    its last, and links an other name from its first word, so a question reaches every entity it can link."""
+def entity_keys(folded: str, aliases: Iterable[str]) -> set[tuple[str, str]]:
+    """The keys an entity is found by for a question: ("n", its folded name's words joined by one space), ("a",
+    each other name's likewise) and ("l", the last word of its name). The linker links a name or an other name
+    only where its words are a run of the question's words, and pairs a linked name with the people whose name
+    ends in its last word (surnames), so the entities keyed by the question's runs, and then those keyed by the
+    last words of theirs, are every entity it can link or pair (`SideTables.entities_for_words`)."""
     ws = NAME_WORD.findall(folded)
-    out = {ws[0], ws[-1]} if ws else set()
+    out = {("n", " ".join(ws)), ("l", ws[-1])} if ws else set()
     for a in aliases:
         aw = NAME_WORD.findall(fold(a))
         if aw:
-            out.add(aw[0])
+            out.add(("a", " ".join(aw)))
     return out
 
 
@@ -415,15 +423,16 @@ class SideTables:
     def entities_ready(self) -> bool:
         """True while the entity rows are those of the store's registry (set by `set_entities`; cleared by
         `forget_entities` when a change of the registry was not followed)."""
-        return self._meta("entities") == "in step"
+        return self._meta("entity_keys") == "in step"
 
     def set_entities(self, rows: Iterable[EntityRow]) -> None:
         """Replace every entity row with `rows` (the whole registry) and mark them in step."""
         with transaction(self.conn):
-            self.conn.execute("DELETE FROM entity_words")
+            self.conn.execute("DELETE FROM entity_keys")
             self.conn.execute("DELETE FROM entities")
-            self._put_entities(rows)
-            self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('entities', 'in step')")
+            self.conn.execute("DELETE FROM meta WHERE key = 'entity_words_max'")
+            self._put_entities(rows, fresh=True)
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('entity_keys', 'in step')")
 
     def put_entities(self, rows: Iterable[EntityRow], gone: Iterable[str] = ()) -> None:
         """Write (or rewrite) these entities' rows and remove those of `gone` (IRIs), keeping the mark."""
@@ -434,18 +443,31 @@ class SideTables:
     def forget_entities(self) -> None:
         """The registry changed in a way not followed here: the rows are rebuilt before the next lookup."""
         with transaction(self.conn):
-            self.conn.execute("DELETE FROM meta WHERE key = 'entities'")
+            self.conn.execute("DELETE FROM meta WHERE key = 'entity_keys'")
 
-    def entities_by_words(self, words: Iterable[str], folded: Iterable[str] = ()) -> list[EntityRow]:
-        """The entities one of `words` keys (`entity_words`: written by the owner of the rows) or whose folded
-        name is one of `folded`, ordered by IRI."""
-        ws, fs = list(dict.fromkeys(words)), list(dict.fromkeys(folded))
-        iris: set[str] = set()
-        for col, values, table in (("word", ws, "entity_words"), ("folded", fs, "entities")):
-            for k in range(0, len(values), _IN_CHUNK):
-                part = values[k : k + _IN_CHUNK]
-                marks = ",".join("?" * len(part))
-                iris.update(r[0] for r in self.conn.execute(f"SELECT iri FROM {table} WHERE {col} IN ({marks})", part))
+    def entities_for_words(self, words: Sequence[str], folded: Iterable[str] = ()) -> list[EntityRow]:
+        """The entities a question of these folded words (in order) can link or pair (`entity_keys`), plus those
+        whose folded name is one of `folded`, ordered by IRI: the names and other names that are a run of the
+        words, then the names ending in the last word of one of those."""
+        longest = int(self._meta("entity_words_max") or 0)
+        runs = {" ".join(words[i : i + n]) for n in range(1, min(longest, len(words)) + 1) for i in range(len(words) - n + 1)}
+        iris = self._keyed(runs, ("n", "a")) | self._iris("SELECT iri FROM entities WHERE folded IN ({})", list(dict.fromkeys(folded)))
+        found = self._rows(iris)
+        lasts = {w[-1] for r in found for w in (NAME_WORD.findall(r[2]),) if w}
+        return self._rows(iris | self._keyed(lasts, ("l",)))
+
+    def _keyed(self, keys: Iterable[str], kinds: tuple[str, ...]) -> set[str]:
+        marks = ",".join("?" * len(kinds))
+        return self._iris(f"SELECT iri FROM entity_keys WHERE kind IN ({marks}) AND key IN ({{}})", list(keys), tuple(kinds))
+
+    def _iris(self, query: str, values: list[str], first: tuple[str, ...] = ()) -> set[str]:
+        out: set[str] = set()
+        for k in range(0, len(values), _IN_CHUNK):
+            part = values[k : k + _IN_CHUNK]
+            out.update(r[0] for r in self.conn.execute(query.format(",".join("?" * len(part))), (*first, *part)))
+        return out
+
+    def _rows(self, iris: set[str]) -> list[EntityRow]:
         order = sorted(iris)
         out: list[EntityRow] = []
         for k in range(0, len(order), _IN_CHUNK):
@@ -455,22 +477,26 @@ class SideTables:
             out.extend((r[0], r[1], r[2], r[3], tuple(json.loads(r[4]))) for r in self.conn.execute(q, part))
         return sorted(out)
 
-    def _put_entities(self, rows: Iterable[EntityRow]) -> None:
+    def _put_entities(self, rows: Iterable[EntityRow], fresh: bool = False) -> None:
         rows = list(rows)
-        self._drop_entities([r[0] for r in rows])
+        if not fresh:
+            self._drop_entities([r[0] for r in rows])
         self.conn.executemany(
             "INSERT INTO entities (iri, name, folded, cls, aliases) VALUES (?, ?, ?, ?, ?)",
             [(r[0], r[1], r[2], r[3], json.dumps(list(r[4]), ensure_ascii=False)) for r in rows],
         )
-        self.conn.executemany(
-            "INSERT OR IGNORE INTO entity_words (word, iri) VALUES (?, ?)", [(w, r[0]) for r in rows for w in entity_words(r[2], r[4])]
-        )
+        keys = [(key, kind, r[0]) for r in rows for kind, key in entity_keys(r[2], r[4])]
+        self.conn.executemany("INSERT OR IGNORE INTO entity_keys (key, kind, iri) VALUES (?, ?, ?)", keys)
+        # the most words a name or other name has: the longest run of a question's words worth looking up
+        longest = max((k[0].count(" ") + 1 for k in keys if k[1] != "l"), default=0)
+        if longest > int(self._meta("entity_words_max") or 0):
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('entity_words_max', ?)", (str(longest),))
 
     def _drop_entities(self, iris: list[str]) -> None:
         for k in range(0, len(iris), _IN_CHUNK):
             part = iris[k : k + _IN_CHUNK]
             marks = ",".join("?" * len(part))
-            self.conn.execute(f"DELETE FROM entity_words WHERE iri IN ({marks})", part)
+            self.conn.execute(f"DELETE FROM entity_keys WHERE iri IN ({marks})", part)
             self.conn.execute(f"DELETE FROM entities WHERE iri IN ({marks})", part)
 
     def fact_texts(self, fact_id: str) -> tuple[str, str, str] | None:
