@@ -207,3 +207,20 @@ def test_a_parameter_after_a_subquerys_modifiers_is_bound_as_a_plain_term():
     for o in ("1", "2"):
         s.add(ox.Quad(ox.NamedNode("http://x/a"), p, ox.Literal(o)))
     assert [r["s"].value for r in s.query(bound)] == ["http://x/a", "http://x/a"]
+
+
+def test_the_binders_variable_characters_are_the_documented_set():
+    """The tokenizer writes a variable's characters as a complement (cheap to compile); it is the same set as
+    A-Z a-z 0-9 _ and U+00B7..U+FFFF, for every code point."""
+    import re
+
+    from semantic_rdf.rdf.queries import _token
+
+    var = _token()
+    wanted = re.compile(r"[A-Za-z0-9_\u00B7-\uFFFF]")
+    odd = [
+        c
+        for c in range(0x110000)
+        if bool(wanted.fullmatch(chr(c))) != (var.fullmatch("?" + chr(c)) is not None and var.fullmatch("?" + chr(c)).lastgroup == "var")
+    ]
+    assert odd == []

@@ -279,8 +279,10 @@ def projection_matrix(dim: int, in_dim: int, seed: int) -> np.ndarray:
     """
     n = dim * in_dim
     raw = hashlib.shake_256(f"semantic-rdf/simhash-signs/{seed}/{dim}/{in_dim}".encode()).digest((n + 7) // 8)
-    bits = np.unpackbits(np.frombuffer(raw, dtype=np.uint8), bitorder="little")[:n]
-    return (bits.astype(np.float32) * 2.0 - 1.0).reshape(dim, in_dim)
+    signs = np.unpackbits(np.frombuffer(raw, dtype=np.uint8), bitorder="little")[:n].astype(np.float32)
+    signs *= 2.0  # in place: one matrix allocated, not three (a fresh process pays for each page it touches)
+    signs -= 1.0
+    return signs.reshape(dim, in_dim)
 
 
 def simhash_vector(x: np.ndarray, dim: int, seed: int) -> np.ndarray:
