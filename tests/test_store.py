@@ -384,3 +384,47 @@ def test_a_repeat_of_a_record_without_its_count_is_refused_as_malformed():
     with pytest.raises(InvalidInput, match="malformed record"):
         s.assert_("Marie Curie", "discovered", "Radioactivity", note="source B")
     assert s.quad_count() == before  # nothing of the refused repeat was written
+
+
+def test_assertions_name_the_document_just_stored_without_reading_it_back(tmp_path):
+    """`add_documents` remembers each document's IRI by id, so the batch that follows names it without a lookup;
+    once the document is erased the id is unknown again."""
+    from semantic_rdf.lifecycle import erasure
+
+    store = AssertionStore.open(tmp_path / "st")
+    text = "Ada Lovelace was born in London."
+    doc = Doc("bio.txt", "bio.txt", text, {"media_type": "text/plain"})
+    chunk = Chunk(doc.id, 0, text, 0, len(text))
+    lookups = []
+    real = store.ox.quads_for_pattern
+    store.ox = _Spy(store.ox, lambda *a: (lookups.append(a), real(*a))[1])
+    with store.run("ingestion", agent="test") as run:
+        store.add_document(doc, run)
+        before = len(lookups)
+        store.assert_triples([Triple("Ada Lovelace", "born_in", "London", chunk)], run=run)
+    assert not any(str(a[1]).endswith("docId>") for a in lookups[before:])  # no read back by id
+    (rec,) = store.match("Ada Lovelace", "born_in", "London")
+    assert rec.sources[0].doc_iri == store.document_iri(doc).value
+    erasure.erase_document(store, store.document_iri(doc).value, "request")
+    with pytest.raises(NotFound), store.run("ingestion", agent="test") as run:
+        store.assert_triples([Triple("Ada Lovelace", "born_in", "Paris", chunk)], run=run)
+    store.close()
+
+
+class _Spy:
+    """A pyoxigraph Store whose quads_for_pattern is watched (everything else passes through)."""
+
+    def __init__(self, st, quads_for_pattern):
+        self._st, self.quads_for_pattern = st, quads_for_pattern
+
+    def __getattr__(self, name):
+        return getattr(self._st, name)
+
+    def __contains__(self, q):
+        return q in self._st
+
+    def __len__(self):
+        return len(self._st)
+
+    def __iter__(self):
+        return iter(self._st)

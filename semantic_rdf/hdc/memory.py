@@ -371,18 +371,20 @@ class Memory:
         elif ev.kind == "erased":
             self.drop(ev.affected)
             self.after_erasure()
-            self._follow_registry(None)  # entities dropped and other names scrubbed: read again when next needed
         elif ev.kind == "compacted" and self.side.path is not None:
             self.side.vacuum()
 
     def after_erasure(self) -> None:
         """What an erasure needs beyond `drop`: path memories of documents the store no longer holds (erase
-        --document) go, and every conversation's reservoir restarts, since its state may have been built
-        from erased names (reservoirs live in memory only, so nothing else holds them)."""
+        --document) go, every conversation's reservoir restarts, since its state may have been built from
+        erased names (reservoirs live in memory only, so nothing else holds them), and the entity rows go."""
         for d in self.side.path_documents():
             if not any(True for _ in self.store.quads(ox.NamedNode(d), M.sha256, None, PROVENANCE_GRAPH)):
                 self.side.remove_paths(d)
         self.reservoirs = ReservoirBank(self.config.dim, self.config.decay, self.config.reservoir_conversations)
+        # the entity rows held the registry's names, erased ones among them: deleted (secure_delete overwrites
+        # them), and read again from the store when next needed
+        self.side.forget_entities()
         self._invalidate()
 
     def _invalidate(self) -> None:

@@ -441,9 +441,13 @@ class SideTables:
             self._put_entities(rows)
 
     def forget_entities(self) -> None:
-        """The registry changed in a way not followed here: the rows are rebuilt before the next lookup."""
+        """The registry changed in a way not followed here (an erasure among them): every entity row is deleted,
+        names and all, and the rows are rebuilt from the store before the next lookup."""
         with transaction(self.conn):
             self.conn.execute("DELETE FROM meta WHERE key = 'entity_keys'")
+            self.conn.execute("DELETE FROM meta WHERE key = 'entity_words_max'")
+            self.conn.execute("DELETE FROM entity_keys")
+            self.conn.execute("DELETE FROM entities")
 
     def entities_for_words(self, words: Sequence[str], folded: Iterable[str] = ()) -> list[EntityRow]:
         """The entities a question of these folded words (in order) can link or pair (`entity_keys`), plus those

@@ -377,7 +377,7 @@ class Endpoint:
         elif flavour == "virtuoso":
             q = u = root + "/sparql"
             g = root + "/sparql-graph-crud"
-            batch = 100  # faster than 1000 and far from the ~2000-quad SQL size limit
+            batch = 100  # faster than larger batches, and far below Virtuoso's SQL statement size limit
         else:
             q = base
             u = params.get("update") or base
@@ -462,8 +462,7 @@ def sorted_parts(blocks: Iterable[bytes], size: int) -> Iterator[bytes]:
     """The lines of `blocks` (whole N-Quads lines each) again, in parts of at least `size` bytes (the last
     one may be smaller), each part's lines sorted bytewise. Oxigraph exports in the order of its hashed term
     ids, so every new IRI would land at a random place in Virtuoso's indexes; in IRI order its loader does
-    about 1 CPU-s less per 1M quads and slows down much less on a busy machine (1M quads at load average
-    2.3: 9.1 s sorted, 14-16 s in export order)."""
+    less work and slows down much less on a busy machine (docs/stores.md has the figures)."""
     lines: list[bytes] = []
     held = 0
     for block in blocks:

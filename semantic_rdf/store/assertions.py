@@ -379,6 +379,13 @@ class AssertionStore:
         self._clock = _Clock()
         self._known_entities: set[str] = set()
         self._known_nodes: set[str] = set()
+        # doc id -> the IRI of the version this object last stored: the assertions read from a document name
+        # it right after `add_documents`, without reading back what was just written (docs/architecture.md)
+        self._doc_iris: dict[str, ox.NamedNode] = {}
+        # node (as text) -> its rdf:types in the provenance graph, for nodes this object wrote whole (a new
+        # document, run or agent) and kept up to date by its own writes: the shape check of the next batch, which
+        # points at them, reads their types here instead of from the store it has just written
+        self._node_types: dict[str, list[str]] = {}
         self._lock = threading.RLock()
         # Nodes begun but not written yet (an open run's activity and a new agent), by IRI: the next commit
         # that writes anything carries them in its own transaction, so a run that commits nothing, or whose
@@ -522,9 +529,14 @@ class AssertionStore:
     def forget(self, entities: Iterable[str] = (), nodes: Iterable[str] = ()) -> None:
         """Drop erased entity and node IRIs from what this object remembers having written (it skips
         rewriting a registry row or a document node it has seen), so a later write states them again."""
+        nodes = set(nodes)
         with self._lock:
             self._known_entities.difference_update(entities)
             self._known_nodes.difference_update(nodes)
+            for doc_id in [k for k, v in self._doc_iris.items() if v.value in nodes]:
+                del self._doc_iris[doc_id]
+            for n in nodes:
+                self._node_types.pop(f"<{n}>", None)
 
     def _restore_clock(self) -> None:
         rows = self.ox.query(
@@ -556,8 +568,10 @@ class AssertionStore:
 
     def _stored_types(self, iri: str) -> list[str]:
         """rdf:types (as text) a node has in the provenance graph: the shape check asks for the nodes a
-        batch points at but does not describe (for sh:class)."""
-        return self._stored_values(iri, L.TYPE)
+        batch points at but does not describe (for sh:class). Those of a node this object wrote whole come
+        from `_node_types`, not from the store."""
+        known = self._node_types.get(iri)
+        return list(known) if known is not None else self._stored_values(iri, L.TYPE)
 
     def _stored_values(self, iri: str, path: str) -> list[str]:
         """The values (as text) of a node on a path in the provenance graph: the shape check asks for those of
@@ -574,6 +588,7 @@ class AssertionStore:
         unlinked: Sequence[N.NQ] = (),
         types: Mapping[str, list[str]] | None = None,
         rendered: str = "",
+        fresh: Iterable[str] = (),
     ) -> int:
         """Check the batch against the shapes, then write it in one transaction (or, for a big batch of
         fresh quads on disk, through the journaled bulk loader). Quads may be pyoxigraph or text made by
@@ -581,7 +596,8 @@ class AssertionStore:
         `check` (default `add` and `unlinked`) is what the shapes see; `settled` the stored nodes it lists in
         part. `unlinked` are quads of new nodes that nothing stored points at before `add` links them;
         `rendered`, N-Quads lines, more such quads, which `check` leaves out: `types` gives their nodes'
-        rdf:types (see `_assert_batch`). Returns the number of quads written."""
+        rdf:types (see `_assert_batch`); `fresh`, nodes (as text) the batch writes whole, whose types the store
+        then remembers for the shape checks of later batches. Returns the number of quads written."""
         self._writable()
         with self._lock:
             pending = dict(self._pending) if (add or remove or unlinked or rendered) else {}
@@ -589,7 +605,26 @@ class AssertionStore:
             for key in pending:  # written with this transaction
                 self._pending.pop(key, None)
                 self._known_nodes.add(key)
+            self._follow_types({f"<{k}>" for k in pending} | set(fresh), [q for qs in pending.values() for q in qs] + list(add), remove)
             return written
+
+    def _follow_types(self, fresh: set[str], added: Sequence[N.AnyQuad], removed: Sequence[N.AnyQuad]) -> None:
+        """Keep `_node_types` equal to the store for the nodes it holds: `fresh` nodes (written whole by this
+        commit) enter it with the types written; a known node's types follow the commit's type quads."""
+        if not fresh and not self._node_types:
+            return
+        for node in fresh:
+            self._node_types.setdefault(node, [])
+        for quads, keep in ((added, True), (removed, False)):
+            for q in quads:
+                s_, p_, o_, g_ = q if type(q) is tuple else N.of(q)
+                if p_ != L.TYPE or g_ != L.PROV_G or s_ not in self._node_types:
+                    continue
+                have = self._node_types[s_]
+                if keep and o_ not in have:
+                    have.append(o_)
+                elif not keep and o_ in have:
+                    have.remove(o_)
 
     def _commit(
         self,
@@ -743,10 +778,11 @@ class AssertionStore:
             used = [] if run is None else [i for i in dict.fromkeys(iris) if i.value not in run.used]
             quads += [ox.Quad(run.iri, P.used, i, PROVENANCE_GRAPH) for i in used]  # type: ignore[union-attr]
             if quads:
-                self.commit(quads)
+                self.commit(quads, fresh={f"<{f}>" for f in fresh})
             if run is not None:
                 run.used.update(i.value for i in used)
             self._known_nodes.update(i.value for i in iris)
+            self._doc_iris.update((d.id, i) for d, i in zip(docs, iris))
             return iris
 
     def document_iri(self, doc: Doc) -> ox.NamedNode:
@@ -765,6 +801,9 @@ class AssertionStore:
     def _doc_iri_by_id(self, doc_id: str) -> ox.NamedNode:
         if doc_id.startswith("https://"):
             return ox.NamedNode(doc_id)
+        known = self._doc_iris.get(doc_id)
+        if known is not None:
+            return known
         found = [q.subject for q in self.ox.quads_for_pattern(None, ox.NamedNode(NS + "docId"), ox.Literal(doc_id), PROVENANCE_GRAPH)]
         if not found:
             raise NotFound(f"no document with id {doc_id!r}")
