@@ -428,3 +428,35 @@ class _Spy:
 
     def __iter__(self):
         return iter(self._st)
+
+
+def test_ending_a_run_checks_the_end_without_reading_the_run_back(tmp_path):
+    """The run's activity conformed when written; its end time is checked against the start this object wrote
+    (sh:lessThanOrEquals) and the stored end times (sh:maxCount 1), not by reading the whole node back."""
+    from semantic_rdf.core.errors import ShapeViolation
+
+    store = AssertionStore.open(tmp_path / "st")
+    run = store.begin_run("statement", agent="test")
+    store.assert_triples([Triple("Ada Lovelace", "born_in", "London")], run=run)
+    lookups = []
+    real = store.ox.quads_for_pattern
+    store.ox = _Spy(store.ox, lambda *a: (lookups.append(a), real(*a))[1])
+    store.end_run(run)
+    assert not any(a[0] == run.iri and a[1] is None for a in lookups)  # the node was not read whole
+    ended = [q.object.value for q in store.quads(run.iri, ox.NamedNode("http://www.w3.org/ns/prov#endedAtTime"))]
+    assert len(ended) == 1 and ended[0] >= run.started.isoformat()[:19]
+    with pytest.raises(ShapeViolation):
+        store.end_run(run)  # a second end time breaks sh:maxCount 1: the stored one is counted
+    late = store.begin_run("statement", agent="test")
+    store.assert_triples([Triple("Ada Lovelace", "born_in", "Paris")], run=late)
+    import dataclasses
+
+    from semantic_rdf.rdf import layout as L
+
+    # the start the shapes compare with is the one written: were it after the end, the end is refused
+    future = late.started + timedelta(days=1)
+    store.commit([], remove=[(L.ref(late.iri), L.Pt.startedAtTime, L.dt_t(late.started), L.PROV_G)], check=[])
+    store.commit([(L.ref(late.iri), L.Pt.startedAtTime, L.dt_t(future), L.PROV_G)], check=[])
+    with pytest.raises(ShapeViolation):
+        store.end_run(dataclasses.replace(late, started=future))
+    store.close()
