@@ -19,7 +19,7 @@ import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -94,6 +94,15 @@ CREATE INDEX IF NOT EXISTS entity_keys_iri ON entity_keys (iri);
 # A row of the entity registry as the side tables keep it: (iri, name, folded name, class, other names).
 EntityRow = tuple[str, str, str, str, tuple[str, ...]]
 _IN_CHUNK = 900  # values bound per `IN (…)`, under SQLite's variable limit on any build
+
+
+def _in_chunks(conn: sqlite3.Connection, sql: str, values: Sequence[str], first: tuple[str, ...] = ()) -> Iterator[tuple]:
+    """The rows of `sql` run once per chunk of `values`: its one `{}` becomes that chunk's `?` placeholders, and
+    the values (after `first`) are bound to them, never pasted into the text."""
+    for k in range(0, len(values), _IN_CHUNK):
+        part = values[k : k + _IN_CHUNK]
+        yield from conn.execute(sql.format(",".join("?" * len(part))), (*first, *part))
+
 
 # A word of a folded name, as the answer path's linker cuts names and questions (answer/answerer.py uses it).
 NAME_WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -393,18 +402,11 @@ class SideTables:
         question's candidates, whatever the size of the store). Its rows are in `ids`' order."""
         idx = FactIndex(self.config)
         order = list(dict.fromkeys(ids))
-        facts: dict[str, tuple[str, str, str, str]] = {}
-        for k in range(0, len(order), _IN_CHUNK):
-            part = order[k : k + _IN_CHUNK]
-            marks = ",".join("?" * len(part))
-            for f in self.conn.execute(f"SELECT id, s, p, o FROM facts WHERE id IN ({marks})", part):
-                facts[f[0]] = f
+        facts: dict[str, tuple[str, str, str, str]] = {
+            f[0]: f for f in _in_chunks(self.conn, "SELECT id, s, p, o FROM facts WHERE id IN ({})", order)
+        }
         keys = list(dict.fromkeys(t for f in facts.values() for t in f[1:]))
-        vec: dict[str, bytes] = {}
-        for k in range(0, len(keys), _IN_CHUNK):
-            part = keys[k : k + _IN_CHUNK]
-            marks = ",".join("?" * len(part))
-            vec.update(self.conn.execute(f"SELECT key, vec FROM terms WHERE key IN ({marks})", part))
+        vec: dict[str, bytes] = dict(_in_chunks(self.conn, "SELECT key, vec FROM terms WHERE key IN ({})", keys))
         known = [facts[i] for i in order if i in facts and all(t in vec for t in facts[i][1:])]  # as index(): complete rows only
         if not known:
             return idx
@@ -461,25 +463,16 @@ class SideTables:
         return self._rows(iris | self._keyed(lasts, ("l",)))
 
     def _keyed(self, keys: Iterable[str], kinds: tuple[str, ...]) -> set[str]:
-        marks = ",".join("?" * len(kinds))
-        return self._iris(f"SELECT iri FROM entity_keys WHERE kind IN ({marks}) AND key IN ({{}})", list(keys), tuple(kinds))
+        return {
+            r[0] for kind in kinds for r in _in_chunks(self.conn, "SELECT iri FROM entity_keys WHERE kind = ? AND key IN ({})", list(keys), (kind,))
+        }
 
-    def _iris(self, query: str, values: list[str], first: tuple[str, ...] = ()) -> set[str]:
-        out: set[str] = set()
-        for k in range(0, len(values), _IN_CHUNK):
-            part = values[k : k + _IN_CHUNK]
-            out.update(r[0] for r in self.conn.execute(query.format(",".join("?" * len(part))), (*first, *part)))
-        return out
+    def _iris(self, query: str, values: list[str]) -> set[str]:
+        return {r[0] for r in _in_chunks(self.conn, query, values)}
 
     def _rows(self, iris: set[str]) -> list[EntityRow]:
-        order = sorted(iris)
-        out: list[EntityRow] = []
-        for k in range(0, len(order), _IN_CHUNK):
-            part = order[k : k + _IN_CHUNK]
-            marks = ",".join("?" * len(part))
-            q = f"SELECT iri, name, folded, cls, aliases FROM entities WHERE iri IN ({marks}) ORDER BY iri"
-            out.extend((r[0], r[1], r[2], r[3], tuple(json.loads(r[4]))) for r in self.conn.execute(q, part))
-        return sorted(out)
+        rows = _in_chunks(self.conn, "SELECT iri, name, folded, cls, aliases FROM entities WHERE iri IN ({})", sorted(iris))
+        return sorted((r[0], r[1], r[2], r[3], tuple(json.loads(r[4]))) for r in rows)
 
     def _put_entities(self, rows: Iterable[EntityRow], fresh: bool = False) -> None:
         rows = list(rows)
@@ -497,11 +490,9 @@ class SideTables:
             self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('entity_words_max', ?)", (str(longest),))
 
     def _drop_entities(self, iris: list[str]) -> None:
-        for k in range(0, len(iris), _IN_CHUNK):
-            part = iris[k : k + _IN_CHUNK]
-            marks = ",".join("?" * len(part))
-            self.conn.execute(f"DELETE FROM entity_keys WHERE iri IN ({marks})", part)
-            self.conn.execute(f"DELETE FROM entities WHERE iri IN ({marks})", part)
+        for sql in ("DELETE FROM entity_keys WHERE iri IN ({})", "DELETE FROM entities WHERE iri IN ({})"):
+            for _ in _in_chunks(self.conn, sql, iris):
+                pass
 
     def fact_texts(self, fact_id: str) -> tuple[str, str, str] | None:
         row = self.conn.execute(
