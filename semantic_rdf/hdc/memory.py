@@ -182,7 +182,8 @@ class Memory:
     ) -> "Memory":
         """Side tables for an open store: `<store>.side.sqlite` beside an on-disk store, in-memory SQLite
         for an in-memory one (or the file `side` names). Reconciled unless told not to, and always when the
-        file was missing or unreadable (rebuilt from the store)."""
+        file was missing or unreadable (rebuilt from the store); not when the store's files are as the last
+        process that kept these tables in step left them (their mark, docs/answer.md)."""
         path = side if side is not None else (side_path(store.path) if store.path is not None else None)
         # beside an on-disk store the side file's own default encoder (it reads one-piece words from its
         # table, not the tokenizer); in memory the process's shared one
