@@ -870,9 +870,8 @@ class Answerer:
             self._linker_for = ents
         return self._linker
 
-    def _index(self, as_of: datetime | None) -> FactIndex:
-        if as_of is None:
-            return self.memory.fact_index()
+    def _index_at(self, as_of: datetime) -> FactIndex:
+        """The index of the facts believed at `as_of` (now, the gate reads only its candidates: `_gate`)."""
         return FactIndex.from_texts(believed_facts(self.memory.store, as_of), self.memory.encoder, self.memory.config)
 
     def _candidates(self, index: FactIndex | None, names: Sequence[str]) -> list[str]:
@@ -1023,7 +1022,7 @@ class Answerer:
         `as_of`), the candidates are found by the side tables' indexes and only their vectors are read
         (`Memory.fact_index_of`): the gate scores each candidate alone, so this equals a gate over them in the
         index of every fact."""
-        index = self._index(as_of) if as_of is not None else None
+        index = self._index_at(as_of) if as_of is not None else None
         if parsed.unknown:
             # a name the store does not hold is never answered by a similarly spelled one it does hold
             notes.append(f"the question names {', '.join(repr(n[:100]) for n in parsed.unknown[:5])}, which the store does not hold")
