@@ -134,8 +134,13 @@ def run(args, ctx) -> int:
     model = getattr(extractor, "model_id", None) or getattr(getattr(extractor, "model", None), "model", None)
     hook = None
     try:
-        from semantic_rdf.hdc.memory import after_ingest_hook  # side tables, when installed
+        from semantic_rdf.hdc.memory import after_ingest_hook, follow_in_step  # side tables, when installed
 
+        # side tables in step: a Memory follows the batches as events and leaves the mark when the store closes
+        # (the next `ask` then reads nothing to reconcile); otherwise the hook indexes each batch
+        mem = follow_in_step(store)
+        if mem is not None:
+            ctx.close_after_store(mem.close)
         hook = after_ingest_hook(store)
     except ImportError:
         pass

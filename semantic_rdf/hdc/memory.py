@@ -55,7 +55,7 @@ from semantic_rdf.core.vocab import (
 if TYPE_CHECKING:  # for annotations only: the store module is not loaded by importing this one
     from semantic_rdf.store.assertions import AssertionStore
 
-__all__ = ["Memory", "Entity", "SyncReport", "believed_facts", "believed_ids", "after_ingest_hook", "follow", "shared_encoder"]
+__all__ = ["Memory", "Entity", "SyncReport", "believed_facts", "believed_ids", "after_ingest_hook", "follow_in_step", "follow", "shared_encoder"]
 
 _ENCODERS: dict[tuple, Encoder] = {}
 
@@ -680,6 +680,20 @@ def follow(store: AssertionStore) -> Callable[[], None]:
             _compacted(Path(ev.path))
 
     return store.subscribe(on_event)
+
+
+def follow_in_step(store: AssertionStore) -> Memory | None:
+    """A Memory attached to `store` when its side tables are known to be in step without reading the store
+    (its files are as the last process that kept them in step left them), else None. Attached, it follows the
+    writes that come (the ingest verb's batches, as `committed` events: fact rows, path memories, entity rows)
+    and leaves the mark when the store closes, so the next process need not reconcile; close it after the store."""
+    if _attached(store) or store.path is None or store.read_only:
+        return None
+    mem = Memory.attach(store, reconcile=False)
+    if mem._in_step:
+        return mem
+    mem.close()
+    return None
 
 
 def after_ingest_hook(store: AssertionStore) -> Callable[[object], None]:
