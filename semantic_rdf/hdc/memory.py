@@ -81,6 +81,12 @@ class Entity:
     cls: str  # local name of its class (Person, Place, Organization, Thing, …)
     aliases: tuple[str, ...] = ()  # its other names (skos:altLabel), which the answer path links too
 
+    @classmethod
+    def of(cls, iri: str, folded: str, label: str | None, kind: str | None, aliases: Iterable[str]) -> "Entity":
+        """An entity from its registry values, with the defaults the registry implies: no label reads as its
+        folded name, no class as Thing. (`Memory.entities` and the entity rows both build them here.)"""
+        return cls(iri, label if label is not None else folded, folded, kind or "Thing", tuple(sorted(aliases)))
+
 
 @dataclass(frozen=True, slots=True)
 class SyncReport:
@@ -471,7 +477,7 @@ class Memory:
                 alt.append(q.object.value)
         if folded is None:
             return None
-        return Entity(iri, label if label is not None else folded, folded, cls or "Thing", tuple(sorted(alt)))
+        return Entity.of(iri, folded, label, cls, alt)
 
     def entities(self) -> list[Entity]:
         """The store's entity registry (cached until the next write through this Memory)."""
@@ -484,9 +490,7 @@ class Memory:
             alt: dict[str, list[str]] = {}
             for q in self.store.quads(None, _ALT_LABEL, None, ENTITY_GRAPH):
                 alt.setdefault(q.subject.value, []).append(q.object.value)
-            self._entities = [
-                Entity(iri, labels.get(iri, f), f, classes.get(iri, "Thing"), tuple(sorted(alt.get(iri, ())))) for iri, f in sorted(folded.items())
-            ]
+            self._entities = [Entity.of(iri, f, labels.get(iri), classes.get(iri), alt.get(iri, ())) for iri, f in sorted(folded.items())]
         return self._entities
 
     def has_claim(self, subject: str, predicate: str, obj: str, at: datetime | None = None) -> bool:
