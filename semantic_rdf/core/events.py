@@ -21,12 +21,40 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Callable, Literal, NamedTuple
 
-__all__ = ["StoreEvent", "Subscribers", "Subscriber", "KINDS"]
+__all__ = ["StoreEvent", "Subscribers", "Subscriber", "KINDS", "WrittenFact", "WrittenSpan", "WrittenEntity"]
 
 Kind = Literal["committed", "retracted", "reinstated", "erased", "compacted", "closed"]
 KINDS: tuple[str, ...] = ("committed", "retracted", "reinstated", "erased", "compacted", "closed")
+
+
+class WrittenFact(NamedTuple):
+    """A record a write created (believed from then on), with the display names a read of it would give: the
+    registry labels of its entities (a literal object's value) and the predicate's name."""
+
+    id: str
+    subject: str
+    predicate: str
+    object: str
+
+
+class WrittenSpan(NamedTuple):
+    """A span source a write added: the assertion, the document IRI it was read from, its start offset."""
+
+    id: str
+    document: str
+    start: int
+
+
+class WrittenEntity(NamedTuple):
+    """An entity whose registry rows a write added (`label` and `cls` set) or gave other names (`label` None)."""
+
+    iri: str
+    folded: str
+    label: str | None
+    cls: str | None  # local name of its class; None with `label`
+    aliases: tuple[str, ...]  # the other names the write added
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +68,14 @@ class StoreEvent:
     memory); `generation`: for `closed`, the fingerprint of the store's files as the next process will find
     them (semantic_rdf/store/generation.py), or None when it is not known; `entities`: for `committed`, the IRIs
     of the entities whose registry rows the change added or changed (`()`: none), or None when not known (an
-    import)."""
+    import).
+
+    What a write told, so a subscriber need not read it back (docs/architecture.md, "Store events"): for
+    `committed` by `assert_triples` with a subscriber, `facts` (the records it created, named), `spans` (every
+    span source it added) and `registered` (how it changed each entity of `entities`); None (`facts`,
+    `registered`) when the change does not tell, and a subscriber that needs them reads the store. For
+    `committed` by `add_documents`: `documents`, the IRIs of the document versions it stored (none of them had
+    a source before)."""
 
     kind: Kind
     ids: tuple[str, ...] = ()
@@ -50,6 +85,10 @@ class StoreEvent:
     path: str | None = None
     generation: str | None = None
     entities: tuple[str, ...] | None = None
+    facts: tuple[WrittenFact, ...] | None = None
+    spans: tuple[WrittenSpan, ...] = ()
+    registered: tuple[WrittenEntity, ...] | None = None
+    documents: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import sqlite3
 import weakref
+from collections import OrderedDict
 from itertools import chain
 from dataclasses import dataclass
 from datetime import datetime
@@ -30,7 +31,7 @@ import pyoxigraph as ox
 
 from semantic_rdf.lifecycle import temporal as T
 from semantic_rdf.hdc.gate import Config, FactIndex, entity_key
-from semantic_rdf.core.events import StoreEvent
+from semantic_rdf.core.events import StoreEvent, WrittenEntity
 from semantic_rdf.hdc.vectors import Encoder
 from semantic_rdf.core.identity import assertion_id
 from semantic_rdf.hdc.paths import document_memory, enumerate_paths
@@ -105,6 +106,9 @@ def _label_map(store: AssertionStore) -> dict[str, str]:
 
 
 _CHUNK = 1_000  # assertion ids or documents bound per VALUES block
+# documents whose every span source a Memory has been told (`Memory._told_rows`), the most recently written
+# kept: an ingest names a document in one or a few consecutive batches, and one evicted is read from the store
+_TOLD_DOCUMENTS = 4_096
 
 
 def believed_facts(
@@ -172,6 +176,10 @@ class Memory:
         self._own_writes = side.writes  # the side tables' write count after this Memory's own last change
         self._index: FactIndex | None = None
         self._entities: list[Entity] | None = None
+        # document IRI -> {(start, assertion id)} of every span source it has, for the documents whose first
+        # source this Memory was told of (StoreEvent.documents) and every one since: their path memories are
+        # rebuilt from these, not from a read of the store (docs/architecture.md, "Store events")
+        self._told_rows: OrderedDict[str, set[tuple[int, str]]] = OrderedDict()
         self.reservoirs = ReservoirBank(self.config.dim, self.config.decay, self.config.reservoir_conversations)
         self._unsubscribe = store.subscribe(_Listener(self))  # until close (semantic_rdf/core/events.py)
 
@@ -325,6 +333,32 @@ class Memory:
         self._own_writes = self.side.writes
         return n
 
+    def _note_spans(self, ev: StoreEvent) -> None:
+        """Keep the span sources of the documents whose every source this Memory has been told of."""
+        rows = self._told_rows
+        for d in ev.documents:
+            rows[d] = set()
+        for sp in ev.spans:
+            got = rows.get(sp.document)
+            if got is not None:
+                got.add((sp.start, sp.id))
+                rows.move_to_end(sp.document)
+        while len(rows) > _TOLD_DOCUMENTS:
+            rows.popitem(last=False)
+
+    def _index_told(self, ev: StoreEvent) -> None:
+        """`index` for a write that told what it wrote (StoreEvent.facts, .spans), the side tables being in step:
+        nothing is read back from the store. The records it created are believed; a record it only gave a new
+        source is believed exactly when its fact row is here (the tables being in step), and then indexed
+        already; the path memories of the documents of believed ones are rebuilt."""
+        facts: list[tuple[str, str, str, str]] = list(ev.facts or ())
+        n = self.side.put_facts(facts)
+        new = {f[0] for f in facts}
+        believed = new | self.side.fact_ids_among({sp.id for sp in ev.spans} - new)
+        self._rebuild_paths({sp.document for sp in ev.spans if sp.id in believed}, facts, read=None, told=True)
+        if n:
+            self._invalidate()
+
     def index_written(self, report) -> int:
         """`index` for one committed write (a WriteReport of `assert_triples`), by the observations it added."""
         return self.index(getattr(report, "ids", ()) or (), getattr(report, "observed", None))
@@ -369,8 +403,12 @@ class Memory:
 
     def _follow(self, ev: StoreEvent) -> None:
         if ev.kind == "committed":
-            self.index(ev.ids, ev.observed or None)
-            self._follow_registry(ev.entities)
+            self._note_spans(ev)
+            if ev.facts is not None and self._in_step:
+                self._index_told(ev)
+            else:
+                self.index(ev.ids, ev.observed or None)
+            self._follow_registry(ev.entities, ev.registered if self._in_step else None)
         elif ev.kind == "reinstated":
             self.index(ev.affected)
         elif ev.kind == "retracted":
@@ -385,6 +423,7 @@ class Memory:
         """What an erasure needs beyond `drop`: path memories of documents the store no longer holds (erase
         --document) go, every conversation's reservoir restarts, since its state may have been built from
         erased names (reservoirs live in memory only, so nothing else holds them), and the entity rows go."""
+        self._told_rows.clear()  # an erasure removes span sources: read them from the store again
         for d in self.side.path_documents():
             if not any(True for _ in self.store.quads(ox.NamedNode(d), M.sha256, None, PROVENANCE_GRAPH)):
                 self.side.remove_paths(d)
@@ -442,14 +481,19 @@ class Memory:
             self.side.set_entities((e.iri, e.name, e.folded, e.cls, e.aliases) for e in self.entities())
         return [Entity(*row) for row in self.side.entities_for_words(list(words), folded)]
 
-    def _follow_registry(self, changed: tuple[str, ...] | None) -> None:
+    def _follow_registry(self, changed: tuple[str, ...] | None, told: tuple[WrittenEntity, ...] | None = None) -> None:
         """Keep the entity rows in step with a change of the registry: the rows of the `changed` entities read
-        again from the store (or, when which is not known, the rows marked for a rebuild)."""
+        again from the store (or, when which is not known, the rows marked for a rebuild); when the write told
+        how it changed them (`told`: new entities whole, other names added to known ones), from that and the
+        rows these tables hold."""
         self._entities = None
         if not self.side.entities_ready or changed == ():
             return
         if changed is None:
             self.side.forget_entities()
+            return
+        if told is not None and {e.iri for e in told} == set(changed):
+            self._follow_told_registry(told)
             return
         rows, gone = [], []
         for iri in changed:
@@ -459,6 +503,22 @@ class Memory:
             else:
                 rows.append((e.iri, e.name, e.folded, e.cls, e.aliases))
         self.side.put_entities(rows, gone)
+
+    def _follow_told_registry(self, told: tuple[WrittenEntity, ...]) -> None:
+        held = {r[0]: r for r in self.side.entity_rows(e.iri for e in told if e.label is None)}
+        rows = []
+        for e in told:
+            if e.label is not None:
+                rows.append(Entity.of(e.iri, e.folded, e.label, e.cls, e.aliases))
+                continue
+            old = held.get(e.iri)
+            if old is None:  # a registered entity these rows lack: not in step after all, read it
+                old_entity = self._registry_entry(e.iri)
+                if old_entity is not None:
+                    rows.append(old_entity)
+                continue
+            rows.append(Entity.of(old[0], old[2], old[1], old[3], set(old[4]) | set(e.aliases)))
+        self.side.put_entities([(e.iri, e.name, e.folded, e.cls, e.aliases) for e in rows])
 
     def _registry_entry(self, iri: str) -> Entity | None:
         """One entity as `entities` reads it, from its own registry quads (None when it is not registered)."""
@@ -536,6 +596,14 @@ class Memory:
                     break
         return out
 
+    def _told_document_rows(self, docs: Sequence[str]) -> dict[str, list[str]]:
+        """`_document_rows`, from what this Memory was told where it was told every source of a document."""
+        out = {d: [aid for _, aid in sorted(self._told_rows[d])] for d in docs if d in self._told_rows}
+        rest = [d for d in docs if d not in out]
+        if rest:
+            out.update(self._document_rows(rest))
+        return out
+
     def _document_rows(self, docs: Sequence[str]) -> dict[str, list[str]]:
         """doc -> ids of the assertions read from it, in by-source.rq's order (start offset, then record
         IRI; repeats kept), for documents that have an m:reference. One queries/sources-of.rq per _CHUNK
@@ -558,16 +626,26 @@ class Memory:
         return out
 
     def _rebuild_paths(
-        self, docs: Iterable[str], facts: Sequence[tuple[str, str, str, str]] = (), read: AbstractSet[str] | None = frozenset()
+        self,
+        docs: Iterable[str],
+        facts: Sequence[tuple[str, str, str, str]] = (),
+        read: AbstractSet[str] | None = frozenset(),
+        *,
+        told: bool = False,
     ) -> int:
         """Rebuild the path memories of `docs` from the believed facts among their assertions. `facts` are
         the believed ones among the ids in `read`, which the caller has read already (`read` None: `facts`
-        is every believed fact); the rest are read for those assertions only."""
+        is every believed fact); the rest are read for those assertions only. `told`: the side tables are in
+        step, so the rest are their fact rows (not read from the store), and so are the assertions of a
+        document this Memory was told every source of (`_told_rows`)."""
         docs = sorted(set(docs))
         if not docs:
             return 0
-        rows = self._document_rows(docs)
-        if read is not None:
+        rows = self._told_document_rows(docs) if told else self._document_rows(docs)
+        if told:
+            have = {f[0] for f in facts}
+            facts = list(facts) + self.side.fact_rows(set(chain.from_iterable(rows.values())) - have)
+        elif read is not None:
             need = set(chain.from_iterable(rows.values())) - read
             facts = list(facts) + (believed_facts(self.store, ids=need) if need else [])
         by_id = {f[0]: f for f in facts}

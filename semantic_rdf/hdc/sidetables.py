@@ -462,6 +462,10 @@ class SideTables:
         lasts = {w[-1] for r in found for w in (NAME_WORD.findall(r[2]),) if w}
         return self._rows(iris | self._keyed(lasts, ("l",)))
 
+    def entity_rows(self, iris: Iterable[str]) -> list[EntityRow]:
+        """The entity rows of these IRIs (those held), ordered by IRI."""
+        return self._rows(set(iris))
+
     def _keyed(self, keys: Iterable[str], kinds: tuple[str, ...]) -> set[str]:
         return {
             r[0] for kind in kinds for r in _in_chunks(self.conn, "SELECT iri FROM entity_keys WHERE kind = ? AND key IN ({})", list(keys), (kind,))
@@ -493,6 +497,18 @@ class SideTables:
         for sql in ("DELETE FROM entity_keys WHERE iri IN ({})", "DELETE FROM entities WHERE iri IN ({})"):
             for _ in _in_chunks(self.conn, sql, iris):
                 pass
+
+    def fact_ids_among(self, ids: Iterable[str]) -> set[str]:
+        """Those of `ids` that have a fact row."""
+        return {r[0] for r in _in_chunks(self.conn, "SELECT id FROM facts WHERE id IN ({})", sorted(set(ids)))}
+
+    def fact_rows(self, ids: Iterable[str]) -> list[tuple[str, str, str, str]]:
+        """(id, subject, predicate, object) as the facts were put (their terms' texts), for those of `ids` held."""
+        sql = (
+            "SELECT f.id, ts.text, tp.text, to_.text FROM facts f JOIN terms ts ON ts.key = f.s "
+            "JOIN terms tp ON tp.key = f.p JOIN terms to_ ON to_.key = f.o WHERE f.id IN ({})"
+        )
+        return [(r[0], r[1], r[2], r[3]) for r in _in_chunks(self.conn, sql, sorted(set(ids)))]
 
     def fact_texts(self, fact_id: str) -> tuple[str, str, str] | None:
         row = self.conn.execute(

@@ -24,7 +24,7 @@ import pyoxigraph as ox
 
 from semantic_rdf.rdf import layout as L, ntriples as N
 from semantic_rdf.core.errors import InvalidInput, NotFound, SemanticError, StoreInUse
-from semantic_rdf.core.events import StoreEvent, Subscriber, Subscribers
+from semantic_rdf.core.events import StoreEvent, Subscriber, Subscribers, WrittenEntity, WrittenFact, WrittenSpan
 from semantic_rdf.store.generation import fingerprint
 from semantic_rdf.core.identity import assertion_id, fold
 from semantic_rdf.rdf.queries import Term, bind, packaged
@@ -259,7 +259,7 @@ class _RecordState:
 class _BatchWrites:
     """What one batch of assertions writes, removes and checks, gathered record by record for one commit."""
 
-    def __init__(self, at: datetime, run_ref: str, agent_ref: str, agent: str, note: str) -> None:
+    def __init__(self, at: datetime, run_ref: str, agent_ref: str, agent: str, note: str, *, tell: bool = False) -> None:
         self.at, self.run_ref, self.agent_ref, self.agent, self.note = at, run_ref, agent_ref, agent, note
         self.add: list[N.AnyQuad] = []
         self.remove: list[N.NQ] = []
@@ -279,6 +279,12 @@ class _BatchWrites:
         self.new_entities: dict[str, None] = {}
         self.entities: set[str] = set()  # IRIs of entities whose registry rows the batch adds or changes
         self.named: set[str] = set()  # the new entities, written with their other names
+        # what the committed event tells (AssertionStore._told), gathered only when the store has subscribers
+        self.tell = tell
+        self.created: list[tuple[str, Triple]] = []  # (id, first observation) of each record the batch creates
+        self.spans: list[WrittenSpan] = []
+        self.labels: dict[str, str] = {}  # folded name -> label of each entity the batch registers
+        self.told: dict[str, tuple[str, str | None, str | None, set[str]]] = {}  # IRI -> (folded, label, class, other names)
 
     def sources(self, aid: str, obs: list[Triple], docs: Mapping[str, str]) -> list[_Source]:
         """The source each observation of assertion `aid` gives: its span in a document, or the caller."""
@@ -379,6 +385,11 @@ class AssertionStore:
         self._clock = _Clock()
         self._known_entities: set[str] = set()
         self._known_nodes: set[str] = set()
+        # What a `committed` event tells its subscribers without their reading the write back (core/events.py):
+        # the registry label of each entity this object has named in one, by folded name; and the documents it
+        # stored that no assertion has named yet (the first write that names one says so).
+        self._labels: dict[str, str] = {}
+        self._sourceless: set[str] = set()
         # doc id -> the IRI of the version this object last stored: the assertions read from a document name
         # it right after `add_documents`, without reading back what was just written (docs/architecture.md)
         self._doc_iris: dict[str, ox.NamedNode] = {}
@@ -533,6 +544,8 @@ class AssertionStore:
         with self._lock:
             self._known_entities.difference_update(entities)
             self._known_nodes.difference_update(nodes)
+            self._labels.clear()
+            self._sourceless.difference_update(nodes)
             for doc_id in [k for k, v in self._doc_iris.items() if v.value in nodes]:
                 del self._doc_iris[doc_id]
             for n in nodes:
@@ -790,6 +803,7 @@ class AssertionStore:
             quads += [ox.Quad(run.iri, P.used, i, PROVENANCE_GRAPH) for i in used]  # type: ignore[union-attr]
             if quads:
                 self.commit(quads, fresh={f"<{f}>" for f in fresh})
+                self._sourceless |= fresh
             if run is not None:
                 run.used.update(i.value for i in used)
             self._known_nodes.update(i.value for i in iris)
@@ -866,20 +880,26 @@ class AssertionStore:
         check_text("source", note, MAX_TEXT, required=False)
         triples = list(triples)
         with self._lock, _gc_paused():
-            report = self._assert_batch(triples, run, note, entity_types or {}, aliases or {})
+            w = _BatchWrites(self.now(), str(run.iri), str(run.agent), run.agent.value, note, tell=bool(self._subscribers.callbacks()))
+            report = self._assert_batch(w, triples, entity_types or {}, aliases or {})
+            told = self._told(w) if w.tell and report.quads_added else None
         if report.quads_added:  # outside the lock: no subscriber runs while it is held
-            self.publish(
-                StoreEvent(
-                    "committed", tuple(dict.fromkeys(report.ids)), observed=tuple(sorted(report.observed)), entities=tuple(sorted(report.entities))
+            ids, observed, entities = tuple(dict.fromkeys(report.ids)), tuple(sorted(report.observed)), tuple(sorted(report.entities))
+            if told is None:
+                self.publish(StoreEvent("committed", ids, observed=observed, entities=entities))
+            else:
+                facts, spans, registered, documents = told
+                self.publish(
+                    StoreEvent(
+                        "committed", ids, observed=observed, entities=entities, facts=facts, spans=spans, registered=registered, documents=documents
+                    )
                 )
-            )
         return report
 
     def _assert_batch(
-        self, triples: list[Triple], run: Run, note: str, entity_types: Mapping[str, str], aliases: Mapping[str, Iterable[str]] = {}
+        self, w: _BatchWrites, triples: list[Triple], entity_types: Mapping[str, str], aliases: Mapping[str, Iterable[str]] = {}
     ) -> WriteReport:
         report = WriteReport()
-        w = _BatchWrites(self.now(), str(run.iri), str(run.agent), run.agent.value, note)
         groups, docs = self._group(triples, report)
         for aid, obs in groups.items():
             state = self._record_state(aid)
@@ -889,8 +909,12 @@ class AssertionStore:
             fresh = self._unrecorded(aid, state, w.sources(aid, obs, docs))
             report.unchanged += len(obs) - len(fresh)
             report.observed.update((aid, f.doc[1:-1]) for f in fresh if f.doc is not None)
+            if w.tell:
+                w.spans += [WrittenSpan(aid, f.doc[1:-1], f.fill[2]) for f in fresh if f.doc is not None]
             if state is None:
                 self._new_record(w, aid, obs[0], fresh, entity_types, aliases)
+                if w.tell:
+                    w.created.append((aid, obs[0]))
                 report.new += 1
             elif fresh:
                 self._repeat_record(w, aid, state, fresh)
@@ -903,6 +927,28 @@ class AssertionStore:
             self._known_entities.update(w.new_entities)
             report.entities = w.entities
         return report
+
+    def _told(self, w: _BatchWrites) -> tuple[tuple[WrittenFact, ...], tuple[WrittenSpan, ...], tuple[WrittenEntity, ...], tuple[str, ...]]:
+        """What a committed batch tells its subscribers (StoreEvent's facts, spans, registered, documents): the
+        records it created, named as `believed-of.rq` and the registry name them, from what the batch wrote and
+        the labels this object has named before (an entity it has not named yet: its label read once)."""
+        self._labels.update(w.labels)
+
+        def label(name: str) -> str:
+            key = fold(name)
+            got = self._labels.get(key)
+            if got is None:
+                got = self._labels[key] = self.label(entity_iri(name))
+            return got
+
+        facts = tuple(
+            WrittenFact(aid, label(t.subject), predicate_name(predicate_iri(t.predicate)), t.object if t.datatype else label(t.object))
+            for aid, t in w.created
+        )
+        registered = tuple(WrittenEntity(iri, *w.told[iri][:3], tuple(sorted(w.told[iri][3]))) for iri in sorted(w.told))
+        documents = tuple(sorted({s.document for s in w.spans} & self._sourceless))
+        self._sourceless.difference_update(documents)
+        return facts, tuple(w.spans), registered, documents
 
     def _group(self, triples: list[Triple], report: WriteReport) -> tuple[dict[str, list[Triple]], dict[str, str]]:
         """The batch's observations by assertion id (their ids in `report`, in order), and the IRI of each
@@ -954,11 +1000,16 @@ class AssertionStore:
                 else:
                     w.new_entities[key] = None
                     cls = entity_types.get(name)
-                    cq = L.entity_quads(name, ox.NamedNode(NS + cls) if cls and cls.isidentifier() else None, aliases.get(name, ()))
+                    known_cls = cls if cls and cls.isidentifier() else None
+                    cq = L.entity_quads(name, ox.NamedNode(NS + known_cls) if known_cls else None, aliases.get(name, ()))
                     w.add += cq
                     w.check += cq
                     w.named.add(name)
-                    w.entities.add(entity_iri(name).value)
+                    iri = entity_iri(name).value
+                    w.entities.add(iri)
+                    if w.tell:  # as entity_quads writes them
+                        w.labels[key] = " ".join(name.split())
+                        w.told[iri] = (key, w.labels[key], known_cls or "Thing", set(L.alias_names(name, aliases.get(name, ()))))
 
     def _repeat_record(self, w: _BatchWrites, aid: str, state: _RecordState, fresh: list[_Source]) -> None:
         """Add `fresh` sources to a stored record, with its new count, confidence and kinds."""
@@ -999,11 +1050,14 @@ class AssertionStore:
                 continue
             if fold(name) not in w.new_entities and not self.has(e, M.folded, ENTITY_GRAPH):
                 continue  # not an entity this batch or the store holds (its triples were refused or erased)
-            aq = L.alias_quads(name, [a for a in L.alias_names(name, other) if not self.has(e, _ALT_LABEL, ENTITY_GRAPH, o=ox.Literal(a))])
+            added = [a for a in L.alias_names(name, other) if not self.has(e, _ALT_LABEL, ENTITY_GRAPH, o=ox.Literal(a))]
+            aq = L.alias_quads(name, added)
             w.add += aq
             w.check += aq
             if aq:
                 w.entities.add(e.value)
+                if w.tell:
+                    w.told.setdefault(e.value, (fold(name), None, None, set()))[3].update(added)
 
     def _record_state(self, aid: str) -> _RecordState | None:
         """The stored record of an assertion (its types, count and confidence) as text quads, or None. A few
@@ -1246,6 +1300,7 @@ class AssertionStore:
             _check_imported(q)
         quads, screened = tombstones.screen(self, quads, on_erased)  # tombstones win (docs/security.md)
         self.commit(quads)
+        self._labels.clear()  # an import may name an entity again: labels are read afresh when next told
         ids = sorted(
             {
                 id_of(q.subject)
