@@ -6,7 +6,6 @@ an untrusted name never becomes part of an IRI verbatim (see `entity_iri`).
 
 from __future__ import annotations
 
-import difflib
 import re
 from functools import lru_cache
 
@@ -264,6 +263,8 @@ def _suggest(key: str, tax: dict[str, ox.NamedNode]) -> str:
     spelled = re.sub(r"[\s\-]+", "_", key)
     if spelled in tax:
         return f"; did you mean {spelled}?"
+    import difflib  # here: only a misspelt predicate needs it, and every verb's start-up imports this module
+
     close = difflib.get_close_matches(spelled, list(tax), n=3, cutoff=0.7)
     return f"; did you mean {' or '.join(close)}?" if close else ""
 
