@@ -61,19 +61,25 @@ def _children() -> set[int]:
     return out
 
 
-def test_a_child_yields_what_a_thread_yields_in_order(corpus):
+@pytest.fixture(params=[1, 2, 3], ids=lambda n: f"{n}-children")
+def children(request) -> int:
+    """How many children the pipeline is dealt to (`in_child(children=…)`): documents in turn, results in order."""
+    return request.param
+
+
+def test_a_child_yields_what_a_thread_yields_in_order(corpus, children):
     by_thread = list(ahead.in_thread(_pipe(corpus).run_all([str(corpus)])))
     before = _children()
-    by_child = list(ahead.in_child(_pipe(corpus), [str(corpus)]))
+    by_child = list(ahead.in_child(_pipe(corpus), [str(corpus)], children=children))
     assert _shape(by_child) == _shape(by_thread)
     assert sum(1 for r in by_child if not r.ok) == 1 and len(by_child) == 14
     assert _children() == before  # reaped
 
 
-def test_timings_bytes_and_extractor_counts_come_back(corpus):
+def test_timings_bytes_and_extractor_counts_come_back(corpus, children):
     threaded, forked = _pipe(corpus), _pipe(corpus)
     list(ahead.in_thread(threaded.run_all([str(corpus)])))
-    list(ahead.in_child(forked, [str(corpus)]))
+    list(ahead.in_child(forked, [str(corpus)], children=children))
     assert forked.bytes_in == threaded.bytes_in > 0
     assert forked.extractor.counts == threaded.extractor.counts and forked.extractor.counts["emitted"] > 0
     assert all(forked.timings[k] > 0 for k in ("ingest", "parse", "split", "extract"))
@@ -86,11 +92,11 @@ class _Boom(RuleExtractor):
         return super().extract(chunk)
 
 
-def test_an_exception_in_the_child_is_raised_in_the_caller(corpus):
+def test_an_exception_in_the_child_is_raised_in_the_caller(corpus, children):
     got = []
     before = _children()
     with pytest.raises(ZeroDivisionError, match="boom in the child"):
-        for r in ahead.in_child(_pipe(corpus, _Boom()), [str(corpus)]):
+        for r in ahead.in_child(_pipe(corpus, _Boom()), [str(corpus)], children=children):
             got.append(r)
     assert _children() == before
 
@@ -104,19 +110,21 @@ class _Dies(RuleExtractor):
         return super().extract(chunk)
 
 
-def test_a_child_that_dies_is_an_error_not_a_short_ingest(corpus):
-    with pytest.raises(RuntimeError, match="ended without finishing"):
-        list(ahead.in_child(_pipe(corpus, _Dies()), [str(corpus)]))
-
-
-def test_stopping_early_kills_and_reaps_the_child(corpus):
+def test_a_child_that_dies_is_an_error_not_a_short_ingest(corpus, children):
     before = _children()
-    ahead.in_child(_pipe(corpus), [str(corpus)]).close()  # never started: nothing forked
+    with pytest.raises(RuntimeError, match="ended without finishing"):
+        list(ahead.in_child(_pipe(corpus, _Dies()), [str(corpus)], children=children))
+    assert _children() == before  # the others too
+
+
+def test_stopping_early_kills_and_reaps_the_child(corpus, children):
+    before = _children()
+    ahead.in_child(_pipe(corpus), [str(corpus)], children=children).close()  # never started: nothing forked
     assert _children() == before
-    gen = ahead.in_child(_pipe(corpus), [str(corpus)], depth=1)
+    gen = ahead.in_child(_pipe(corpus), [str(corpus)], depth=1, children=children)
     first = next(gen)
     assert first.ref
-    assert _children() - before  # still running (or finished but not yet reaped)
+    assert len(_children() - before) == children  # still running (or finished but not yet reaped)
     gen.close()
     assert _children() == before
 
@@ -127,9 +135,9 @@ class _OddMeta(AutoParser):
         return doc.with_(meta={"hook": lambda: 0}) if doc.id and "doc03" in str(doc.meta.get("ref", "")) else doc
 
 
-def test_a_result_that_cannot_be_sent_back_is_a_failed_document(corpus):
+def test_a_result_that_cannot_be_sent_back_is_a_failed_document(corpus, children):
     pipe = build_pipeline([str(corpus)], parser=_OddMeta(), extractor=RuleExtractor())
-    results = list(ahead.in_child(pipe, [str(corpus)]))
+    results = list(ahead.in_child(pipe, [str(corpus)], children=children))
     bad = [r for r in results if not r.ok and "cannot hand the result over" in str(r.error)]
     assert [r.ref for r in bad] == [r for r in (r.ref for r in results) if "doc03" in r]
     assert sum(1 for r in results if r.ok) == 12
@@ -251,3 +259,15 @@ def test_results_ahead_are_bounded_by_count_and_by_text():
     q.stop.set()
     t.join(5)
     assert not t.is_alive()  # a stopped queue releases a waiting producer
+
+
+def test_run_all_deals_the_results_in_turn(corpus):
+    whole = _shape(_pipe(corpus).run_all([str(corpus)]))
+    for n in (1, 2, 3, 5):
+        dealt = [_shape(_pipe(corpus).run_all([str(corpus)], (k, n))) for k in range(n)]
+        assert [len(d) for d in dealt] == [len(whole[k::n]) for k in range(n)]
+        assert all(d == whole[k::n] for k, d in enumerate(dealt))  # a failed reference keeps its turn too
+    for bad in ((2, 2), (-1, 2), (0, 0)):
+        with pytest.raises(InvalidInput, match="share"):
+            list(_pipe(corpus).run_all([str(corpus)], bad))
+    assert 1 <= ahead.children() <= ahead.MAX_CHILDREN

@@ -1,18 +1,19 @@
-"""Running a pipeline ahead of the store: in a worker thread, or in a forked child process.
+"""Running a pipeline ahead of the store: in a worker thread, or in forked child processes.
 
 The store is written from the caller's thread only, in order; the pipeline (read, parse, normalise,
 split, extract) runs ahead of it, a bounded number of results deep. A thread shares the GIL with
-the store's Python work, so only Oxigraph's own parsing and writing overlap with it. A child
-process gets the machine's second core: on Linux, for a big enough local input whose every stage
-says it may run there (a class attribute ``process_safe = True``: its output depends only on its
-input and how it was built, so nothing it would remember is lost with the child, except a
-``counts`` Counter, whose increments the child sends back).
+the store's Python work, so only Oxigraph's own parsing and writing overlap with it. Child processes
+get the machine's other cores: on Linux, for a big enough local input whose every stage says it may
+run there (a class attribute ``process_safe = True``: its output depends only on its input and how it
+was built, so nothing it would remember is lost with the child, except a ``counts`` Counter, whose
+increments the child sends back). The documents are dealt to one child per CPU in turn (`children`).
 
-The child is forked, so it starts at once with the very stage objects of the parent (no pickling
+A child is forked, so it starts at once with the very stage objects of the parent (no pickling
 of the pipeline, no re-import). It sends each result back pickled over a pipe, then the stage
 timings and the bytes read; the parent re-validates every value as it unpickles it (the value
-types check themselves when built). Order is kept, an exception of the pipeline is raised in the
-caller's thread, and the child is killed and reaped whenever the caller stops early.
+types check themselves when built). Order is kept (the results are taken from the children in the
+turn they were dealt), an exception of the pipeline is raised in the caller's thread, and the
+children are killed and reaped whenever the caller stops early.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from semantic_rdf.core.errors import InvalidInput, SourceError
 from semantic_rdf.pipeline.sources import Ingest
 from semantic_rdf.pipeline.stages import Pipeline, PipelineResult
 
-__all__ = ["Mode", "ahead", "choose", "in_child", "in_thread", "why_not_child"]
+__all__ = ["Mode", "ahead", "choose", "children", "in_child", "in_thread", "why_not_child"]
 
 Mode = Literal["auto", "thread", "child"]
 
@@ -41,6 +42,9 @@ Mode = Literal["auto", "thread", "child"]
 DEPTH = 2048
 AHEAD_CHARS = 16_000_000  # document text ahead (past the first result)
 CHILD_MIN_BYTES = 1_000_000  # below this a child's start-up (fork, first batch) is not worth it
+# Children a big ingest is dealt to, at most: past a few the parent's store writes are the limit, and each
+# child keeps pages of the extractor's model of its own once it touches them.
+MAX_CHILDREN = 4
 _FRAME = struct.Struct("<Q")
 _FRAME_BYTES = 1 << 20  # pickled results sent in frames of about this size
 _LOCAL = ("file", "dir", "glob")
@@ -51,8 +55,18 @@ def ahead(pipeline: Pipeline, refs: Iterable[str], mode: Mode = "auto", depth: i
     """`pipeline.run_all(refs)`, computed ahead of the caller in a thread or a child (`choose`)."""
     refs = list(refs)
     if choose(pipeline, refs, mode) == "child":
-        return in_child(pipeline, refs, depth)
+        return in_child(pipeline, refs, depth, children())
     return in_thread(pipeline.run_all(refs), depth)
+
+
+def children() -> int:
+    """How many children `ahead` deals a pipeline to: one per CPU this process may run on, at most MAX_CHILDREN.
+    (The parent, which writes the store, is mostly idle while they extract: docs/pipeline.md, "Speed".)"""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, MAX_CHILDREN))
 
 
 def choose(pipeline: Pipeline, refs: list[str], mode: Mode = "auto") -> str:
@@ -205,30 +219,56 @@ def in_thread(results: Iterator[PipelineResult], depth: int = DEPTH) -> Generato
 # ------------------------------------------------------------------ a forked child
 
 
-def in_child(pipeline: Pipeline, refs: list[str], depth: int = DEPTH) -> Generator[PipelineResult, None, None]:
-    """`pipeline.run_all(refs)` run in a forked child process (forked at the first `next`); `pipeline.timings`,
-    `bytes_in` and the stages' `counts` gain the child's when it finishes. See the module's notes for when
-    this is allowed (`why_not_child`)."""
-    pid, fd = _fork(pipeline, refs)
-    q = _Ahead(depth)
-    reader = threading.Thread(target=_receive, args=(pipeline, fd, q.put), name="ingest-child-reader", daemon=True)
+def in_child(pipeline: Pipeline, refs: list[str], depth: int = DEPTH, children: int = 1) -> Generator[PipelineResult, None, None]:
+    """`pipeline.run_all(refs)` run in forked child processes (forked at the first `next`); `pipeline.timings`,
+    `bytes_in` and the stages' `counts` gain the children's when they finish. See the module's notes for when
+    this is allowed (`why_not_child`).
+
+    With `children` > 1 the documents are dealt out in turn (`run_all`'s `share`): every child reads every
+    reference, and child k parses, splits and extracts the documents at positions k, k + n, …; the results are
+    taken back in turn, so they come out in the order one child gives. A document's extraction stays in one
+    process, which is what a `process_safe` extractor needs (its output depends only on its input)."""
+    if children < 1:
+        raise InvalidInput(f"children must be at least 1, not {children}")
+    forked: list[tuple[int, int]] = []
+    queues = [_Ahead(max(1, depth // children)) for _ in range(children)]
+    readers: list[threading.Thread] = []
     try:
-        reader.start()
-        yield from q.results()
+        for k in range(children):  # all forked before any reader thread runs: a child copies no thread's locks
+            forked.append(_fork(pipeline, refs, (k, children)))
+        for k, (_, fd) in enumerate(forked):
+            # every child reads every reference: only the first one's ingest time and counts are the ingest's
+            reader = threading.Thread(target=_receive, args=(pipeline, fd, queues[k].put, k == 0), name=f"ingest-child-reader-{k}", daemon=True)
+            readers.append(reader)
+            reader.start()
+        streams = [q.results() for q in queues]
+        i = 0
+        while True:
+            r = next(streams[i % children], _DONE)
+            if r is _DONE:
+                break
+            yield r  # type: ignore[misc]
+            i += 1
+        for rest in streams:  # dealt in turn, so the others have finished too: their timings and counts come in
+            for extra in rest:
+                raise RuntimeError(f"the pipeline's children disagree on the documents ({extra.ref} left over)")
     finally:
-        q.stop.set()
-        try:
-            os.kill(pid, signal.SIGKILL)  # finished or not: it has nothing left to say
-        except ProcessLookupError:
-            pass
-        os.waitpid(pid, 0)
-        if reader.ident is not None:
+        for q in queues:
+            q.stop.set()
+        for pid, _ in forked:
+            try:
+                os.kill(pid, signal.SIGKILL)  # finished or not: it has nothing left to say
+            except ProcessLookupError:
+                pass
+            os.waitpid(pid, 0)
+        for reader in readers:
             reader.join()
-        os.close(fd)
+        for _, fd in forked:
+            os.close(fd)
 
 
-def _fork(pipeline: Pipeline, refs: list[str]) -> tuple[int, int]:
-    """Fork the child that runs the pipeline; (its pid, the read end of its pipe)."""
+def _fork(pipeline: Pipeline, refs: list[str], share: tuple[int, int] = (0, 1)) -> tuple[int, int]:
+    """Fork a child that runs its `share` of the pipeline; (its pid, the read end of its pipe)."""
     read_fd, write_fd = os.pipe()
     parent = os.getpid()
     gc.freeze()  # the child then leaves the parent's objects alone (no copy-on-write by its collector)
@@ -245,7 +285,7 @@ def _fork(pipeline: Pipeline, refs: list[str]) -> tuple[int, int]:
             os.close(read_fd)
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the child
             _die_with_parent(parent)
-            _child_main(pipeline, refs, write_fd)
+            _child_main(pipeline, refs, write_fd, share)
             code = 0
         finally:
             os._exit(code)  # no atexit handlers, no flushing of buffers copied from the parent
@@ -271,7 +311,7 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _child_main(pipeline: Pipeline, refs: list[str], fd: int) -> None:
+def _child_main(pipeline: Pipeline, refs: list[str], fd: int, share: tuple[int, int] = (0, 1)) -> None:
     before = {role: Counter(c) for role, c in _counters(pipeline).items()}
     with os.fdopen(fd, "wb", buffering=_FRAME_BYTES) as out:
 
@@ -289,7 +329,7 @@ def _child_main(pipeline: Pipeline, refs: list[str], fd: int) -> None:
         batch: list[PipelineResult] = []
         size = 0
         try:
-            for r in pipeline.run_all(refs):
+            for r in pipeline.run_all(refs, share):
                 batch.append(r)
                 size += len(r.doc.text) if r.doc is not None else 64
                 if size >= _FRAME_BYTES // 4:
@@ -334,9 +374,10 @@ def _read_exact(fd: int, n: int) -> bytes | None:
     return b"".join(parts)
 
 
-def _receive(pipeline: Pipeline, fd: int, put) -> None:
+def _receive(pipeline: Pipeline, fd: int, put, ingester_counts: bool = True) -> None:
     """The parent's reader thread: frames from the child, unpickled (overlapping the store's GIL-free
-    writes in the caller's thread) and queued in order."""
+    writes in the caller's thread) and queued in order. `ingester_counts`: add the child's ingester counts
+    and ingest time (not when another child read the same references)."""
     try:
         while True:
             head = _read_exact(fd, _FRAME.size)
@@ -352,10 +393,12 @@ def _receive(pipeline: Pipeline, fd: int, put) -> None:
             elif kind == "done":
                 timings, read, counted = rest
                 for k, v in timings.items():
-                    pipeline.timings[k] = pipeline.timings.get(k, 0.0) + v
+                    if k != "ingest" or ingester_counts:
+                        pipeline.timings[k] = pipeline.timings.get(k, 0.0) + v
                 pipeline.bytes_in += read
                 for role, c in _counters(pipeline).items():
-                    c.update(counted.get(role, {}))
+                    if role != "ingester" or ingester_counts:
+                        c.update(counted.get(role, {}))
                 put(_DONE)
                 return
             else:

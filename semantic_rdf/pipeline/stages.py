@@ -122,6 +122,24 @@ class Pipeline:
     def run(self, ref: str) -> Iterator[PipelineResult]:
         """Every document of `ref`, one result each. A reference that cannot be read at all
         yields one failed result."""
+        for item in self._read(ref):
+            yield item if isinstance(item, PipelineResult) else self.process(item)
+
+    def run_all(self, refs: Iterable[str], share: tuple[int, int] = (0, 1)) -> Iterator[PipelineResult]:
+        """`run` of each reference in turn. `share` (k, n) deals the results to n workers: this one yields the
+        k-th of every n (positions i with i % n == k); the others' documents are read but go no further."""
+        k, n = share
+        if not 0 <= k < n:
+            raise InvalidInput(f"share {k} of {n} workers")
+        i = 0
+        for ref in refs:
+            for item in self._read(ref):
+                if i % n == k:
+                    yield item if isinstance(item, PipelineResult) else self.process(item)
+                i += 1
+
+    def _read(self, ref: str) -> Iterator[Doc | PipelineResult]:
+        """The documents of `ref` (the ingest stage), or the one failed result of a reference that cannot be read."""
         t0 = time.perf_counter()
         try:
             docs = self.ingester.ingest(ref)
@@ -140,12 +158,7 @@ class Pipeline:
             yield PipelineResult(None, error=SourceError(f"{ref}: {e}"), ref=ref)
             return
         self.timings["ingest"] += time.perf_counter() - t0
-        for doc in docs:
-            yield self.process(doc)
-
-    def run_all(self, refs: Iterable[str]) -> Iterator[PipelineResult]:
-        for ref in refs:
-            yield from self.run(ref)
+        yield from docs
 
     def process(self, doc: Doc) -> PipelineResult:
         """The stages after ingest, for one document."""
