@@ -182,30 +182,3 @@ def test_an_endless_line_is_refused_without_being_held(demo, tmp_path, verb):
     assert "Warsaw" in out
     assert peak_mb < 300, f"peak {peak_mb:.0f} MB for a 300 MB line"
     assert proc.returncode == (2 if verb[0] == "ask" else 0)
-
-
-# ---------------------------------------------------------------- the store opened while the answer path imports
-
-
-def test_ask_opens_the_store_in_a_thread_and_reports_its_failures_as_the_verb_would(demo, tmp_path, capsys):
-    """`ask` begins opening the store (Context.open_store_soon) before importing the answer path: a missing
-    store, or one another process holds, is still one line and exit 2, and a verb that fails before taking
-    the store leaves it closed (the lock released)."""
-    from semantic_rdf.store.assertions import AssertionStore
-
-    assert main(["--store", str(tmp_path / "none"), "ask", "Where was Ada Lovelace born?"]) == 2
-    assert "no store at" in capsys.readouterr().err and not (tmp_path / "none").exists()
-
-    held = AssertionStore.open(demo)  # this process holds the lock: RocksDB refuses a second open
-    try:
-        assert main(["--store", str(demo), "ask", "Where was Ada Lovelace born?"]) == 2
-        assert "in use" in capsys.readouterr().err
-    finally:
-        held.close()
-
-    # --model-url without --model is refused after the open began, before the store is taken
-    assert main(["--store", str(demo), "ask", "Where was Ada Lovelace born?", "--model-url", "http://127.0.0.1:9"]) == 2
-    assert "go together" in capsys.readouterr().err
-    AssertionStore.open(demo).close()  # not left open: the lock is free
-    assert main(["--store", str(demo), "ask", "Where was Ada Lovelace born?"]) == 0
-    assert "London" in capsys.readouterr().out

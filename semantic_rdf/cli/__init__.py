@@ -69,51 +69,19 @@ class Context:
     stderr: Any = field(default_factory=lambda: sys.stderr)
     _store: Any = None
     _closers: list[Callable[[], None]] = field(default_factory=list)
-    _opening: Any = None  # the thread `open_store_soon` started, until `store` joins it
-    _open_failed: BaseException | None = None
 
     def store(self, *, read_only: bool = False, create: bool = True):
         """The assertion store at --store. Created if missing only when `create` and not `read_only`: verbs
         that only read (or change existing assertions) pass create=False and get "no store at …" instead."""
-        if self._opening is not None:
-            self._join_opening()
         if self._store is None:
-            self._open(read_only, create)
+            from semantic_rdf.cli._common import require_store
+            from semantic_rdf.store.assertions import AssertionStore
+
+            if read_only or not create:
+                require_store(self.store_path)
+            self._store = AssertionStore.open(self.store_path, read_only=read_only)
+            self._closers.append(self._store.close)
         return self._store
-
-    def open_store_soon(self, *, read_only: bool = False, create: bool = True) -> None:
-        """Begin opening the store (as `store` would) in a thread, while the verb imports what it needs: RocksDB
-        opens its files without the interpreter lock, so the two overlap (`ask` starts sooner). The next
-        `store` call takes the store, or raises what opening it raised; `close` waits for it either way."""
-        import threading
-
-        if self._store is not None or self._opening is not None:
-            return
-
-        def opening() -> None:
-            try:
-                self._open(read_only, create)
-            except BaseException as exc:  # noqa: BLE001 - handed to the thread that asks for the store
-                self._open_failed = exc
-
-        self._opening = threading.Thread(target=opening, name="semantic-rdf-open", daemon=True)
-        self._opening.start()
-
-    def _join_opening(self) -> None:
-        self._opening.join()
-        self._opening = None
-        failed, self._open_failed = self._open_failed, None
-        if failed is not None:
-            raise failed
-
-    def _open(self, read_only: bool, create: bool) -> None:
-        from semantic_rdf.cli._common import require_store
-        from semantic_rdf.store.assertions import AssertionStore
-
-        if read_only or not create:
-            require_store(self.store_path)
-        self._store = AssertionStore.open(self.store_path, read_only=read_only)
-        self._closers.append(self._store.close)
 
     def close_after_store(self, fn: Callable[[], None]) -> None:
         """Run `fn` at the end, after the store has closed (side tables hear the store's `closed` event first)."""
@@ -139,11 +107,6 @@ class Context:
         return hasattr(self.stderr, "isatty") and self.stderr.isatty()
 
     def close(self) -> None:
-        if self._opening is not None:  # a verb that failed before taking the store: it is closed all the same
-            try:
-                self._join_opening()
-            except BaseException:  # noqa: BLE001 - the verb's own failure is the one reported
-                pass
         while self._closers:
             self._closers.pop()()
 

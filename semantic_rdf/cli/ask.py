@@ -74,7 +74,6 @@ def run(args, ctx) -> int:
     if (args.question is None) == (args.batch is None):
         raise InvalidInput("give a QUESTION or --batch FILE (- for stdin), not both or neither")
     as_of = parse_instant(args.as_of)
-    ctx.open_store_soon(create=False)  # RocksDB opens while the answer path is imported
     if args.batch is not None:
         return run_batch(args, ctx, as_of)
     answerer = make_answerer(args, ctx)
