@@ -215,6 +215,27 @@ def test_a_multi_relation_question_is_not_answered_by_facts_about_the_named_enti
         mem.close()
 
 
+def test_a_where_question_is_not_answered_by_what_has_the_named_entity_as_its_place():
+    """ "Where is Scotland located?" with only "Mull located_in Scotland" stored is refused (that fact says
+    where Mull is); once Scotland's own place is stored, only that fact answers."""
+    store = AssertionStore.memory()
+    for s, p, o in [("Mull", "located_in", "Scotland"), ("Ross", "located_in", "Scotland"), ("Ada Lovelace", "born_in", "London")]:
+        store.assert_(s, p, o, note="test")
+    mem = Memory.attach(store)
+    try:
+        ans = Answerer(mem)
+        a = ans.ask("Where is Scotland located?", "strict")
+        assert not a.allowed and a.text == REFUSAL and "another's place" in a.reason
+        assert not ans.ask("Where was London born?", "strict").allowed
+        assert [(f.subject, f.object) for f in ans.ask("Where is Mull located?", "strict").facts] == [("Mull", "Scotland")]
+        store.assert_("Scotland", "located_in", "United Kingdom", note="test")
+        a = ans.ask("Where is Scotland located?", "strict")
+        assert a.allowed and [(f.subject, f.object) for f in a.facts] == [("Scotland", "United Kingdom")]
+        assert ans.ask("What is located in Scotland?", "strict").allowed  # not a where-question: Mull and Ross answer
+    finally:
+        mem.close()
+
+
 def test_retraction_reinstatement_and_as_of(fresh):
     ans = Answerer(fresh)
     fid = aid("Ostrova", "designed", "Harrow Bridge")

@@ -150,6 +150,13 @@ CUES: dict[str, tuple[str, ...]] = {
 }
 # "where" with no other cue asks for a place
 WHERE_DEFAULT = ("located_in", "headquartered_in", "resided_in", "born_in")
+# predicates whose object is the place where the subject is, was or went: a "where" question about X is
+# answered by X's place (X the subject), never by what has X as its place ("Where is Scotland located?" is not
+# answered by "Mull located_in Scotland")
+PLACE_OBJECT = frozenset(
+    WHERE_DEFAULT
+    + ("died_in", "place_of_birth", "place_of_death", "moved_to", "migrated_to", "educated_at", "studied_at", "worked_at", "employed_by")
+)
 
 TEMPLATES: dict[str, str] = {
     "born_in": "{s} was born in {o}",
@@ -1075,8 +1082,9 @@ class Answerer:
         """The believed facts among those that passed the gate within the margin of the best; none where a
         time was asked and they carry none, or where a multi-relation question is not covered by a chain."""
         facts: list[AnswerFact] = []
-        timeless = 0
+        timeless = inward = 0
         best = g.passed[0].score
+        asked = {e.folded for e in named}
         for sc in g.passed:
             if sc.score < best - self.options.margin or len(facts) >= self.options.max_facts:
                 break
@@ -1084,10 +1092,15 @@ class Answerer:
             if f is not None and parsed.when and not (f.valid_from or f.valid_until or f.literal):
                 timeless += 1
                 continue
+            if f is not None and parsed.where and f.predicate in PLACE_OBJECT and fold(f.object) in asked and fold(f.subject) not in asked:
+                inward += 1
+                continue
             if f is not None:
                 facts.append(dataclasses.replace(f, score=round(sc.score, 4), predicate_score=round(sc.predicate, 4)))
         if timeless and not facts:
             notes.append(f"a time was asked for; {timeless} passing fact(s) carry no time")
+        elif inward and not facts:
+            notes.append(f"a place was asked for; {inward} passing fact(s) have the named entity as another's place, not its own")
         elif g.passed and not facts:
             notes.append("gate passed facts the store does not believe (as asked)")
         if facts and len(parsed.groups) >= 2:
