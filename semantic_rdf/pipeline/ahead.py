@@ -61,7 +61,7 @@ def ahead(pipeline: Pipeline, refs: Iterable[str], mode: Mode = "auto", depth: i
 
 def children() -> int:
     """How many children `ahead` deals a pipeline to: one per CPU this process may run on, at most MAX_CHILDREN.
-    (The parent, which writes the store, is mostly idle while they extract: docs/pipeline.md, "Speed".)"""
+    (The parent, which writes the store, is mostly idle while they extract: docs/pipeline.md, "The child processes".)"""
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
