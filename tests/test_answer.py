@@ -4,6 +4,8 @@ modes, decisions, retraction/erasure kept in step with the side tables, multi-ho
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import json
 from pathlib import Path
 
@@ -202,15 +204,22 @@ def test_multihop_probes_path_memory_and_confirms_every_hop(fresh):
 def test_a_multi_relation_question_is_not_answered_by_facts_about_the_named_entity_alone():
     """ "Where was the teacher of X born?" with X's teacher and X's birthplace stored, the teacher's not:
     both relations are covered by passing facts, but not as a chain, so the answer is a refusal."""
-    store = AssertionStore.memory()
-    for s, p, o in [("Ada Lovelace", "student_of", "Augustus De Morgan"), ("Ada Lovelace", "born_in", "London")]:
-        store.assert_(s, p, o, note="test")
-    mem = Memory.attach(store)
-    try:
+    with _stated([("Ada Lovelace", "student_of", "Augustus De Morgan"), ("Ada Lovelace", "born_in", "London")]) as mem:
         ans = Answerer(mem)
         a = ans.ask("Where was the teacher of Ada Lovelace born?", "strict")
         assert not a.allowed and a.text == REFUSAL and "do not chain" in a.reason
         assert ans.ask("Where was Ada Lovelace born?", "strict").allowed  # the one-relation question still is
+
+
+@contextmanager
+def _stated(triples):
+    """A Memory over an in-memory store holding `triples`, stated by a caller."""
+    store = AssertionStore.memory()
+    for s, p, o in triples:
+        store.assert_(s, p, o, note="test")
+    mem = Memory.attach(store)
+    try:
+        yield mem
     finally:
         mem.close()
 
@@ -218,12 +227,8 @@ def test_a_multi_relation_question_is_not_answered_by_facts_about_the_named_enti
 def test_a_where_question_is_not_answered_by_what_has_the_named_entity_as_its_place():
     """ "Where is Scotland located?" with only "Mull located_in Scotland" stored is refused (that fact says
     where Mull is); once Scotland's own place is stored, only that fact answers."""
-    store = AssertionStore.memory()
-    for s, p, o in [("Mull", "located_in", "Scotland"), ("Ross", "located_in", "Scotland"), ("Ada Lovelace", "born_in", "London")]:
-        store.assert_(s, p, o, note="test")
-    mem = Memory.attach(store)
-    try:
-        ans = Answerer(mem)
+    with _stated([("Mull", "located_in", "Scotland"), ("Ross", "located_in", "Scotland"), ("Ada Lovelace", "born_in", "London")]) as mem:
+        store, ans = mem.store, Answerer(mem)
         a = ans.ask("Where is Scotland located?", "strict")
         assert not a.allowed and a.text == REFUSAL and "another's place" in a.reason
         assert not ans.ask("Where was London born?", "strict").allowed
@@ -232,8 +237,6 @@ def test_a_where_question_is_not_answered_by_what_has_the_named_entity_as_its_pl
         a = ans.ask("Where is Scotland located?", "strict")
         assert a.allowed and [(f.subject, f.object) for f in a.facts] == [("Scotland", "United Kingdom")]
         assert ans.ask("What is located in Scotland?", "strict").allowed  # not a where-question: Mull and Ross answer
-    finally:
-        mem.close()
 
 
 def test_retraction_reinstatement_and_as_of(fresh):
