@@ -884,16 +884,19 @@ class AssertionStore:
             report = self._assert_batch(w, triples, entity_types or {}, aliases or {})
             told = self._told(w) if w.tell and report.quads_added else None
         if report.quads_added:  # outside the lock: no subscriber runs while it is held
-            ids, observed, entities = tuple(dict.fromkeys(report.ids)), tuple(sorted(report.observed)), tuple(sorted(report.entities))
-            if told is None:
-                self.publish(StoreEvent("committed", ids, observed=observed, entities=entities))
-            else:
-                facts, spans, registered, documents = told
-                self.publish(
-                    StoreEvent(
-                        "committed", ids, observed=observed, entities=entities, facts=facts, spans=spans, registered=registered, documents=documents
-                    )
+            facts, spans, registered, documents = told or (None, (), None, ())
+            self.publish(
+                StoreEvent(
+                    "committed",
+                    tuple(dict.fromkeys(report.ids)),
+                    observed=tuple(sorted(report.observed)),
+                    entities=tuple(sorted(report.entities)),
+                    facts=facts,
+                    spans=spans,
+                    registered=registered,
+                    documents=documents,
                 )
+            )
         return report
 
     def _assert_batch(
