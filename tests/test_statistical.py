@@ -161,11 +161,47 @@ def test_cross_pairs_are_the_entities_that_never_shared_a_sentence():
     assert got == {("London", "Marylebone", 0, 1), ("Marylebone", "London", 1, 0)}
 
 
+def test_cross_candidates_are_the_closest_mentions_of_each_pair_closest_pair_first():
+    """The pairs measured as arrays are the pairs of the rule written out pair by pair."""
+    import random
+    from types import SimpleNamespace
+
+    from semantic_rdf.pipeline.statistical.model import SentMention, cross_candidates
+
+    def reference(state, sents, together, limit):
+        where = {}
+        for si, ms in enumerate(sents):
+            for m in ms:
+                if m.kind in ("named", "demonym") and state.entities[m.entity].type in ("PER", "ORG", "LOC", "MISC") and m.entity != state.first:
+                    where.setdefault(m.entity, []).append((si, m))
+        cand = []
+        for h in sorted(where):
+            for t in sorted(where):
+                if h == t or (h, t) in together or state.entities[t].type != "LOC":
+                    continue
+                best = min((abs(si - sj), a, b) for a, (si, _) in enumerate(where[h]) for b, (sj, _) in enumerate(where[t]))
+                cand.append((best[0], h, t, best[1], best[2]))
+        return [(where[h][a][1], where[t][b][1], where[h][a][0], where[t][b][0]) for _, h, t, a, b in sorted(cand)[:limit]]
+
+    r = random.Random(5)
+    for _ in range(200):
+        ents = [SimpleNamespace(type=r.choice(["PER", "ORG", "LOC", "LOC", "MISC", "TIME"])) for _ in range(r.randint(1, 12))]
+        state = SimpleNamespace(entities=ents, first=r.choice([None, 0]))
+        sents = [
+            [SentMention(k, k + 1, r.randrange(len(ents)), r.choice(["named", "named", "demonym", "pron"]), 1.0, "x") for k in range(r.randint(0, 5))]
+            for _ in range(r.randint(1, 6))
+        ]
+        together = {(r.randrange(len(ents)), r.randrange(len(ents))) for _ in range(r.randint(0, 6))}
+        limit = r.choice([3, 400])
+        got = cross_candidates(state, sents, together, limit)
+        assert [(p.h, p.t, p.h_sent, p.t_sent) for p in map(got.pair, range(len(got)))] == reference(state, sents, together, limit)
+
+
 def test_cross_scores_sum_each_component_once_and_equal_the_whole_sum():
     import numpy as np
 
     from semantic_rdf.pipeline.statistical.extractor import calibrated
-    from semantic_rdf.pipeline.statistical.model import CrossContext, DocState, cross_features, cross_pairs, together_in
+    from semantic_rdf.pipeline.statistical.model import CrossContext, DocState, cross_candidates, cross_features, cross_pairs, together_in
     from semantic_rdf.pipeline.statistical.text import tokenize
 
     head = StatisticalExtractor().w.cross
@@ -183,7 +219,9 @@ def test_cross_scores_sum_each_component_once_and_equal_the_whole_sum():
     together = set().union(*map(together_in, sents))
     pairs = cross_pairs(st, sents, together)
     ctx = CrossContext(st, together, words)
-    got = head.score(ctx, pairs)  # each component's weights summed once, then added per pair
+    got = head.score(ctx, cross_candidates(st, sents, together))  # each component's weights summed once, then added per pair
+    again = head.score(ctx, cross_candidates(st, sents, together))  # the shared components' sums now kept from the first call
+    assert np.array_equal(got, again)
     z = head.sums([cross_features(ctx, p) for p in pairs]) + head.intercept  # every feature of every pair
     want = calibrated(1.0 / (1.0 + np.exp(-z)), head.cal_x, head.cal_y, {})
     assert len(pairs) == 3 and got.shape  # the university to the three places (Sudbury is the topic) == (len(pairs), len(head.relations))

@@ -24,13 +24,14 @@ from semantic_rdf.pipeline import gazetteer as gz
 from semantic_rdf.core.errors import InvalidInput, NotFound
 from semantic_rdf.pipeline.extract import check_chunk, check_floor, predicate_hints, sentence_spans
 from semantic_rdf.pipeline.statistical.model import (
+    CrossCandidates,
     CrossContext,
     CrossPair,
     DocState,
     SentMention,
     alignment,
     candidate_pairs,
-    cross_pairs,
+    cross_candidates,
     ner_features,
     pair_features,
     together_in,
@@ -58,6 +59,7 @@ CROSS = "x:"  # calibration key prefix of the cross-sentence classifiers ("x:P13
 _CLASS = {"PER": "Person", "ORG": "Organization", "LOC": "Place", "MISC": "Thing"}
 _FENCE = re.compile(r"^[ \t]{0,3}(?:```|~~~)", re.M)
 _MAX_PAIRS = 400  # entity pairs scored per sentence (or per chunk, across sentences) at most
+_MAX_SHARED = 65_536  # cross-sentence component sums kept across chunks (a few hundred in practice)
 _MAX_TOGETHER = 20_000  # a document naming so many pairs together is a list, not prose: no cross stage
 _CODE_TAG = re.compile(r"<(pre|code)\b[^>]*>.*?</\1\s*>", re.S | re.I)
 
@@ -133,6 +135,10 @@ class CrossHead:
     cal_x: list[np.ndarray]
     cal_y: list[np.ndarray]
     _raw_floor: dict = field(default_factory=dict)
+    # the weights' sums of shared components (CrossContext.SHARED_KINDS) by kind and code, and the numbers
+    # of type and class names their codes are made of: both kept for the head's life
+    _shared: dict = field(default_factory=dict)
+    _ids: dict = field(default_factory=dict)
 
     def sums(self, feats: list[list[str]]) -> np.ndarray:
         """Each row's known features' weights summed (rows x relations), in feature order."""
@@ -148,26 +154,41 @@ class CrossHead:
             out[full] = np.add.reduceat(self.coef[idx], starts, axis=0)
         return out
 
-    def score(self, ctx: CrossContext, pairs: list[CrossPair]) -> np.ndarray:
+    def score(self, ctx: CrossContext, pairs: CrossCandidates) -> np.ndarray:
         """Calibrated probabilities (pairs x relations). The model is linear: each of the pairs' components
-        (model.CrossContext) has its weights summed once, and a pair's score is the sum of its components'."""
-        if not pairs or not self.relations:
+        (model.CrossContext) has its weights summed once, and a pair's score is the sum of its components',
+        added in the components' order (so it is the sum of all its features' weights, as in training)."""
+        if not len(pairs) or not self.relations:
             return np.zeros((len(pairs), len(self.relations)), np.float32)
-        ids: dict[tuple, int] = {}
-        flat: list[int] = []
-        lens: list[int] = []
-        for p in pairs:
-            parts = ctx.parts(p)
-            lens.append(len(parts))
-            for key in parts:
-                i = ids.get(key)
-                if i is None:
-                    i = ids[key] = len(ids)
-                flat.append(i)
-        table = self.sums([list(ctx.render(key)) for key in ids])  # dicts keep insertion order: row i is key i
-        n = np.array(lens, dtype=np.intp)
-        starts = np.cumsum(n) - n  # every pair has at least its type pair: no empty range
-        z = np.add.reduceat(table[np.array(flat, dtype=np.intp)], starts, axis=0)
+        groups = ctx.components(pairs, self._ids)
+        tables: list[np.ndarray] = []
+        todo: list[tuple[int, int, tuple]] = []  # (group, row, key) of the sums not kept
+        for g, comp in enumerate(groups):
+            table = np.empty((len(comp.codes), len(self.relations)), np.float32)
+            kept = self._shared.get(comp.kind) if comp.kind in ctx.SHARED_KINDS else None
+            for k, code in enumerate(comp.codes.tolist()):
+                row = None if kept is None else kept.get(code)
+                if row is None:
+                    todo.append((g, k, cast(tuple, comp.key(k))))
+                else:
+                    table[k] = row
+            tables.append(table)
+        if todo:
+            sums = self.sums([list(ctx.render(key)) for _, _, key in todo])
+            for (g, k, _), row in zip(todo, sums):
+                tables[g][k] = row
+                if groups[g].kind in ctx.SHARED_KINDS:
+                    kept = self._shared.setdefault(groups[g].kind, {})
+                    if len(kept) >= _MAX_SHARED:
+                        kept.clear()
+                    kept[int(groups[g].codes[k])] = row
+        z = tables[0][groups[0].index]  # every pair has its type pair
+        for comp, table in zip(groups[1:], tables[1:]):
+            has = comp.index >= 0
+            if has.all():
+                z += table[comp.index]
+            elif has.any():
+                z[has] += table[comp.index[has]]
         return calibrated(_sigmoid(z + self.intercept), self.cal_x, self.cal_y, self._raw_floor)
 
 
@@ -386,17 +407,23 @@ class CrossScored:
 
 
 def score_cross(
-    w: Weights, state: DocState, sents: list[list[SentMention]], words: list[list[str]], together: set[tuple[int, int]]
+    w: Weights,
+    state: DocState,
+    sents: list[list[SentMention]],
+    words: list[list[str]],
+    together: set[tuple[int, int]],
+    least: float = 0.02,
 ) -> list[CrossScored]:
     """The pairs of `sents` (consecutive sentences of a document, their lower-cased `words`) whose entities
-    never shared a sentence of the document (`together`), scored by the cross-sentence classifiers."""
-    pairs = cross_pairs(state, sents, together, _MAX_PAIRS)
-    if not pairs or not w.cross.relations:
+    never shared a sentence of the document (`together`), scored by the cross-sentence classifiers: those
+    with a probability of at least `least` (and over 0.02) for a property."""
+    pairs = cross_candidates(state, sents, together, _MAX_PAIRS)
+    if not len(pairs) or not w.cross.relations:
         return []
     probs = w.cross.score(CrossContext(state, together, words), pairs)
     rel = w.cross.relations
-    ks, js = np.nonzero(probs > 0.02)
-    return [CrossScored(pairs[k], rel[j], float(probs[k, j])) for k, j in zip(ks.tolist(), js.tolist())]
+    ks, js = np.nonzero((probs > 0.02) & (probs >= least))
+    return [CrossScored(pairs.pair(k), rel[j], float(probs[k, j])) for k, j in zip(ks.tolist(), js.tolist())]
 
 
 def features_of(state: DocState, lower: list[str], h: SentMention, t: SentMention, mentions: list[SentMention]) -> list[str]:
@@ -536,7 +563,7 @@ class StatisticalExtractor:
         words = [[t.text.lower() for t in tokens] for tokens in sents]
         types = {i: e.type for i, e in enumerate(doc.state.entities)}
         out: list[Triple] = []
-        for c in score_cross(self.w, doc.state, mentions, words, doc.together):
+        for c in score_cross(self.w, doc.state, mentions, words, doc.together, least=self.floor):
             if c.p < self.floor or c.pid not in self._pred:
                 continue
             (a1, b1), (a2, b2) = spans[c.pair.h_sent], spans[c.pair.t_sent]

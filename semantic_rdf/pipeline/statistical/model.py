@@ -8,10 +8,12 @@ feature means the same thing in both places.
 
 from __future__ import annotations
 
-import heapq
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Callable
+
+import numpy as np
 
 from semantic_rdf.pipeline import gazetteer as gz
 from semantic_rdf.core.identity import fold as _fold_uncached
@@ -26,6 +28,9 @@ __all__ = [
     "ENTITY_TYPES",
     "CrossPair",
     "cross_pairs",
+    "CrossCandidates",
+    "cross_candidates",
+    "Components",
     "cross_features",
     "DocPlaces",
     "CrossContext",
@@ -554,41 +559,71 @@ class CrossPair:
     t_sent: int
 
 
-def cross_pairs(state: DocState, sents: list[list[SentMention]], together: set[tuple[int, int]], limit: int = 400) -> list[CrossPair]:
+@dataclass(frozen=True, slots=True)
+class CrossCandidates:
+    """The pairs `cross_pairs` picks, as arrays over the named mentions they are read from: run time scores
+    them as arrays (`CrossContext.component_rows`) and makes a CrossPair only for a pair it keeps."""
+
+    mentions: list[SentMention]  # the named mentions considered, in reading order
+    sent: np.ndarray  # each mention's sentence (its position in the list of sentences given)
+    head: np.ndarray  # per pair, closest first: its head's mention (an index into `mentions`)
+    tail: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.head)
+
+    def pair(self, k: int) -> CrossPair:
+        i, j = int(self.head[k]), int(self.tail[k])
+        return CrossPair(self.mentions[i], self.mentions[j], int(self.sent[i]), int(self.sent[j]))
+
+
+def cross_candidates(state: DocState, sents: list[list[SentMention]], together: set[tuple[int, int]], limit: int = 400) -> CrossCandidates:
     """The ordered entity pairs of `sents` (consecutive sentences of one document) that never shared a
     sentence of the document (`together` holds the pairs that did), each by its closest named mentions
-    (not pronouns: the passage between them then names both; the first closest in reading order), the
-    tail a place (CROSS_TAIL); the topic is left out (every sentence pairs it with the others already).
-    At most `limit`, closest first, then by entity."""
-    where: dict[int, list[tuple[int, SentMention]]] = {}
+    (not pronouns: the passage between them then names both; of equally close ones the first of the head's,
+    then of the tail's, in reading order), the tail a place (CROSS_TAIL); the topic is left out (every
+    sentence pairs it with the others already). At most `limit`, closest first, then by entity. Every pair
+    of mentions is measured at once: a chunk has hundreds of entity pairs."""
     ents = state.entities
-    for si, ms in enumerate(sents):
-        for m in ms:
+    ms: list[SentMention] = []
+    ss: list[int] = []
+    for si, row in enumerate(sents):
+        for m in row:
             if m.kind in _NAMED and ents[m.entity].type in _REAL_TYPES and m.entity != state.first:
-                where.setdefault(m.entity, []).append((si, m))
-    ids = sorted(where)
-    tails = [t for t in ids if ents[t].type == CROSS_TAIL]
-    # (distance, head, tail, head's mention, tail's mention): objects are made for the kept pairs only
-    cand: list[tuple[int, int, int, int, int]] = []
-    for h in ids:
-        wh = where[h]
-        one = len(wh) == 1
-        sh = wh[0][0]
-        for t in tails:
-            if h == t or (h, t) in together:
-                continue
-            wt = where[t]
-            if one and len(wt) == 1:
-                cand.append((abs(sh - wt[0][0]), h, t, 0, 0))
-                continue
-            best = (1 << 62, 0, 0)
-            for a, (si, _) in enumerate(wh):
-                for b, (sj, _) in enumerate(wt):
-                    if abs(si - sj) < best[0]:
-                        best = (abs(si - sj), a, b)
-            cand.append((best[0], h, t, best[1], best[2]))
-    kept = heapq.nsmallest(limit, cand) if len(cand) > limit else sorted(cand)
-    return [CrossPair(where[h][a][1], where[t][b][1], where[h][a][0], where[t][b][0]) for _, h, t, a, b in kept]
+                ms.append(m)
+                ss.append(si)
+    sent = np.array(ss, dtype=np.int64)
+    none = np.zeros(0, dtype=np.int64)
+    ent = np.array([m.entity for m in ms], dtype=np.int64)
+    tails = np.array([i for i, m in enumerate(ms) if ents[m.entity].type == CROSS_TAIL], dtype=np.int64)
+    if not len(tails):
+        return CrossCandidates(ms, sent, none, none)
+    # each mention's rank among its entity's mentions (reading order), the tie-break between equally close ones
+    by_ent = np.argsort(ent, kind="stable")
+    grouped = ent[by_ent]
+    starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
+    rank = np.empty_like(ent)
+    rank[by_ent] = np.arange(len(ent)) - np.repeat(starts, np.diff(np.r_[starts, len(ent)]))
+    hi = np.repeat(np.arange(len(ms)), len(tails))
+    ti = np.tile(tails, len(ms))
+    other = ent[hi] != ent[ti]
+    hi, ti = hi[other], ti[other]
+    dist = np.abs(sent[hi] - sent[ti])
+    he, te = ent[hi], ent[ti]
+    # per entity pair, the closest mentions (the lowest (distance, head's rank, tail's rank))
+    order = np.lexsort((rank[ti], rank[hi], dist, te, he))
+    he, te = he[order], te[order]
+    first = np.r_[True, (he[1:] != he[:-1]) | (te[1:] != te[:-1])] if len(order) else np.zeros(0, dtype=bool)
+    best = order[first]
+    best = best[[(int(h), int(t)) not in together for h, t in zip(ent[hi[best]].tolist(), ent[ti[best]].tolist())]]
+    kept = best[np.lexsort((ent[ti[best]], ent[hi[best]], dist[best]))][:limit]
+    return CrossCandidates(ms, sent, hi[kept], ti[kept])
+
+
+def cross_pairs(state: DocState, sents: list[list[SentMention]], together: set[tuple[int, int]], limit: int = 400) -> list[CrossPair]:
+    """`cross_candidates` as CrossPairs (what training reads)."""
+    c = cross_candidates(state, sents, together, limit)
+    return [c.pair(k) for k in range(len(c))]
 
 
 @dataclass(frozen=True, slots=True)
@@ -614,6 +649,16 @@ def together_in(mentions: list[SentMention]) -> set[tuple[int, int]]:
     """The ordered pairs of distinct entities named (or resolved) in one sentence."""
     es = {m.entity for m in mentions if m.kind != "implicit"}
     return {(a, b) for a in es for b in es if a != b}
+
+
+@dataclass(frozen=True, slots=True)
+class Components:
+    """One component (a kind of `CrossContext.parts` key) of every pair of some CrossCandidates."""
+
+    kind: str
+    codes: np.ndarray  # the distinct codes, one per distinct key
+    index: np.ndarray  # per pair, its code's position in `codes` (-1: the pair has none of this kind)
+    key: Callable[[int], tuple | None]  # the key of codes[k]
 
 
 class CrossContext:
@@ -644,22 +689,99 @@ class CrossContext:
         """The pair's components (keys for `render`): the type pair at its distance and order with the two
         gazetteer classes; the head's mention against the tail's type; the tail's against the head's; the
         bags of words of the two sentences; the types of the entities that shared a sentence with both."""
-        ents = self.state.entities
         h, t = pair.h, pair.t
-        ht, tt = ents[h.entity].type, ents[t.entity].type
-        out: list[tuple] = [
-            ("p", ht, tt, "ht" if pair.h_sent < pair.t_sent else "th", abs(pair.h_sent - pair.t_sent), self.cls(h.entity), self.cls(t.entity)),
-            ("h", h.entity, pair.h_sent, h.a, h.b, h.kind, tt),
-            ("t", t.entity, pair.t_sent, t.a, t.b, t.kind, ht),
+        out = [
+            self._p(h.entity, t.entity, pair.h_sent, pair.t_sent),
+            self._end("h", h, pair.h_sent, t.entity),
+            self._end("t", t, pair.t_sent, h.entity),
             ("hb", pair.h_sent),
             ("tb", pair.t_sent),
         ]
-        nh, nt = self.near.get(h.entity), self.near.get(t.entity)
-        if nh and nt:
-            via = (nh & nt) - {h.entity, t.entity}
-            if via:
-                out.append(("v", f"{ht}|{tt}", tuple(sorted({ents[m].type for m in via}))))
+        via = self._v(h.entity, t.entity)
+        if via is not None:
+            out.append(via)
         return out
+
+    # Keys of this kind are made of types, classes and distances only, never of the document: `render` gives
+    # the same features for them in every document, so run time keeps their weights' sums across chunks
+    SHARED_KINDS = frozenset({"p"})
+
+    def _p(self, h: int, t: int, hs: int, ts: int) -> tuple:
+        ents = self.state.entities
+        return ("p", ents[h].type, ents[t].type, "ht" if hs < ts else "th", abs(hs - ts), self.cls(h), self.cls(t))
+
+    def _end(self, side: str, m: SentMention, sent: int, other: int) -> tuple:
+        return (side, m.entity, sent, m.a, m.b, m.kind, self.state.entities[other].type)
+
+    def _v(self, h: int, t: int) -> tuple | None:
+        ents = self.state.entities
+        nh, nt = self.near.get(h), self.near.get(t)
+        via = (nh & nt) - {h, t} if nh and nt else None
+        if not via:
+            return None
+        return ("v", f"{ents[h].type}|{ents[t].type}", tuple(sorted({ents[m].type for m in via})))
+
+    def components(self, c: CrossCandidates, ids: dict[str | None, int]) -> list[Components]:
+        """Every pair's components at once, in `parts` order, as codes: equal codes are equal keys, since
+        each code is made of what its key is made of. `ids` numbers the type and class names for good (the
+        caller keeps it as long as it keeps sums of shared components, whose codes are the same in every
+        document)."""
+        ents = self.state.entities
+        ms = c.mentions
+        ent = np.array([m.entity for m in ms], dtype=np.int64)
+
+        def number(name: str | None) -> int:
+            got = ids.get(name)
+            if got is None:
+                got = ids[name] = len(ids)
+                if got >= 64:
+                    raise ValueError("more than 64 type and class names")
+            return got
+
+        typ = np.array([number(ents[e].type) for e in ent.tolist()], dtype=np.int64)
+        cls = np.array([number(self.cls(e)) for e in ent.tolist()], dtype=np.int64)
+        hi, ti = c.head, c.tail
+        hs, ts = c.sent[hi], c.sent[ti]
+        ht, tt = typ[hi], typ[ti]
+        H, T, S = hi.tolist(), ti.tolist(), c.sent.tolist()
+        out: list[Components] = []
+
+        def add(kind: str, codes: np.ndarray, make: Callable[[int, int], tuple | None]) -> None:
+            present = np.flatnonzero(codes >= 0)
+            uniq, first, inverse = np.unique(codes[present], return_index=True, return_inverse=True)
+            index = np.full(len(codes), -1, dtype=np.int64)
+            index[present] = inverse.reshape(-1)
+            reps = present[first].tolist()
+            out.append(Components(kind, uniq, index, lambda k: make(H[reps[k]], T[reps[k]])))
+
+        type_pair = ht << 6 | tt
+        p_code = np.abs(hs - ts) << 32 | type_pair << 20 | (hs < ts).astype(np.int64) << 12 | cls[hi] << 6 | cls[ti]
+        add("p", p_code, lambda i, j: self._p(ms[i].entity, ms[j].entity, S[i], S[j]))
+        add("h", hi << 6 | tt, lambda i, j: self._end("h", ms[i], S[i], ms[j].entity))
+        add("t", ti << 6 | ht, lambda i, j: self._end("t", ms[j], S[j], ms[i].entity))
+        add("hb", hs, lambda i, j: ("hb", S[i]))
+        add("tb", ts, lambda i, j: ("tb", S[j]))
+        add("v", self._via_codes(ent[hi], ent[ti], type_pair), lambda i, j: self._v(ms[i].entity, ms[j].entity))
+        return out
+
+    def _via_codes(self, he: np.ndarray, te: np.ndarray, type_pair: np.ndarray) -> np.ndarray:
+        """Per pair (head and tail entities), a code of its type pair and of the set of types of the entities
+        that shared a sentence with both ends (-1: none did)."""
+        ents = self.state.entities
+        ends = np.unique(np.r_[he, te])
+        near = np.zeros((len(ends), len(ents)), dtype=bool)
+        for r, e in enumerate(ends.tolist()):
+            near[r, sorted(self.near.get(e, ()))] = True
+        via = near[np.searchsorted(ends, he)] & near[np.searchsorted(ends, te)]
+        rows = np.arange(len(he))
+        via[rows, he] = False
+        via[rows, te] = False
+        names: dict[str, int] = {}
+        etype = np.array([names.setdefault(e.type, len(names)) for e in ents], dtype=np.int64)
+        mask = np.zeros(len(he), dtype=np.int64)
+        for k in range(len(names)):
+            mask |= via[:, etype == k].any(axis=1).astype(np.int64) << k
+        return np.where(mask > 0, type_pair << len(names) | mask, -1)
 
     def render(self, key: tuple) -> tuple[str, ...]:
         """The features one component stands for."""
