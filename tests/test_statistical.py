@@ -248,6 +248,43 @@ def test_aliases_group_a_surname_and_a_demonym():
     assert "Canadian" in al["Canada"]
 
 
+def test_a_fuller_name_and_a_birth_name_are_the_person_named_before():
+    """A heading's short name then the full name, a birth name after "née": one person, so that "Hopper" and
+    "She" have one antecedent (with the three apart, neither resolved and "Murray" was a citizen)."""
+    text = (
+        "Grace Hopper. Grace Brewster Hopper (née Murray; December 9, 1906 – January 1, 1992) was an American "
+        "computer scientist. She was born in New York City. Hopper graduated from Vassar College in 1928."
+    )
+    ex, got = extract(text)
+    al = ex.aliases("d")
+    assert {"Grace Brewster Hopper", "Murray", "Hopper"} <= al["Grace Hopper"]
+    assert "Murray" not in al and "Hopper" not in al
+    f = facts(got)
+    assert ("Grace Hopper", "born_in", "New York City") in f
+    assert ("Grace Hopper", "educated_at", "Vassar College") in f
+    assert not any("Murray" in (s, o) for s, _, o in f)
+
+
+def test_a_fuller_name_joins_only_the_one_person_it_extends():
+    from semantic_rdf.pipeline.statistical.model import DocState
+    from semantic_rdf.pipeline.statistical.text import tokenize
+
+    st = DocState()
+    for sentence, spans in [
+        ("Anna Berg met Anna Lind in Oslo.", [(0, 2, "PER", None), (3, 5, "PER", None), (6, 7, "LOC", None)]),
+        ("Anna Maria Berg left.", [(0, 3, "PER", None)]),  # Anna Berg with a middle name
+        ("Kari Anna Berg stayed.", [(0, 3, "PER", None)]),  # not the same first name: someone else
+        ("Her children were Per Berg and Anna Sofie Berg.", [(3, 5, "PER", None), (6, 9, "PER", None)]),  # namesakes
+        ("Olof Berg (born Olof Lind) came.", [(0, 2, "PER", None), (4, 6, "PER", None)]),  # a birth name
+    ]:
+        st.add_sentence(tokenize(sentence), spans)
+    names = {e.name: e.aliases for e in st.entities}
+    assert names["Anna Berg"] == {"Anna Berg", "Anna Maria Berg"}
+    assert names["Anna Lind"] == {"Anna Lind"}
+    assert {"Kari Anna Berg", "Per Berg", "Anna Sofie Berg"} <= set(names)
+    assert names["Olof Berg"] == {"Olof Berg", "Olof Lind"}
+
+
 def test_code_blocks_are_not_read():
     prose = "Henrik Angell was a Norwegian military officer."
     md = "```\n" + prose + "\n```\n\nSome text without facts.\n<pre>" + prose + "</pre>"

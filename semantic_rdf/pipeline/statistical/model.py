@@ -248,7 +248,9 @@ class DocState:
         for w in fold(name).split():
             self.by_word.setdefault(w, set()).add(i)
 
-    def _entity(self, surface: str, typ: str, gold: int | None) -> tuple[int, str, str]:
+    def _entity(self, surface: str, typ: str, gold: int | None, extend: bool = True) -> tuple[int, str, str]:
+        """The entity a mention names (see the class); `extend` False: a fuller name is not read as an earlier
+        person's (it stands beside a namesake, as in a list of a family's children)."""
         name = clean_name(surface) or surface
         kind = "named"
         if typ == "LOC":
@@ -271,6 +273,21 @@ class DocState:
                 ]
                 if len(hits) == 1:
                     self.by_key[key] = hits[0]
+                elif not hits and extend and len(words) > 2:
+                    # the name of an earlier person with middle names added ("Grace Hopper" ... "Grace Brewster
+                    # Hopper"): the same first and last word, the earlier one's words all in it
+                    seq = key.split()
+                    fuller = [
+                        i
+                        for i in sorted(self.by_word.get(seq[0], set()) & self.by_word.get(seq[-1], set()))
+                        if self.entities[i].type == "PER"
+                        and 1 < len(nw := fold(self.entities[i].name).split()) < len(seq)
+                        and (nw[0], nw[-1]) == (seq[0], seq[-1])
+                        and set(nw) <= words
+                    ]
+                    if len(fuller) == 1:
+                        self.by_key[key] = fuller[0]
+                        self._index_words(name, fuller[0])
         i = self.by_key.get(key)
         if i is None:
             i = len(self.entities)
@@ -329,13 +346,17 @@ class DocState:
         the pronouns and definite nominals resolved, then the topic entity as an implicit mention."""
         self.sent += 1
         out: list[SentMention] = []
+        last = [fold(tokens[b - 1].text) for a, b, typ, _ in spans if typ == "PER"]
+        kin = {w for w in last if last.count(w) > 1}  # surnames two names of this sentence share
         for a, b, typ, gold in spans:
             if typ not in ENTITY_TYPES:
                 continue
             surface = _surface(tokens, a, b)
             if not any(c.isupper() for c in surface):
                 continue  # no lower-case common nouns as entities
-            i, kind, _ = self._entity(surface, typ, gold)
+            if gold is None:
+                self._birth_name(tokens, a, surface, out)
+            i, kind, _ = self._entity(surface, typ, gold, extend=fold(tokens[b - 1].text) not in kin)
             if gold is None:
                 self._learn(tuple(t.text for t in tokens[a:b]), typ)
             out.append(SentMention(a, b, i, kind, 1.0, surface, tokens[a].start, tokens[b - 1].end))
@@ -371,6 +392,18 @@ class DocState:
         self.recent.append(sorted({m.entity for m in named}))
         del self.recent[:-2]
         return out
+
+    def _birth_name(self, tokens: list[Token], a: int, surface: str, before: list[SentMention]) -> None:
+        """A name given as a person's birth name ("Grace Hopper (née Murray; …)", "(born Norma Jeane
+        Mortenson)") is that person's other name, not another person: it joins the person named last before
+        it in the sentence."""
+        prev = tokens[a - 1].text.lower() if a > 0 else ""
+        if not (prev in ("née", "nee") or (prev == "born" and a > 1 and tokens[a - 2].text == "(")):
+            return
+        person = next((m.entity for m in reversed(before) if m.kind == "named" and self.entities[m.entity].type == "PER"), None)
+        key = fold(clean_name(surface) or surface)
+        if person is not None and key not in self.by_key:
+            self.by_key[key] = person
 
     # Confidences below were set against GUM's chains (gum.py; docs/extraction.md): a pronoun resolves only
     # when one antecedent is plainly the salient one.
