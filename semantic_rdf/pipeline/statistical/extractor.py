@@ -208,6 +208,13 @@ class Weights:
     manifest: dict
     cross: "CrossHead"
     _raw_floor: dict = field(default_factory=dict)  # least calibrated value -> per relation raw threshold
+    _keep: list = field(default_factory=list)  # the CRF's attributes, once read (crf_keep)
+
+    def crf_keep(self) -> frozenset[str] | None:
+        """The attributes the tagger has weights for (`crf_attributes`), read once per Weights."""
+        if not self._keep:
+            self._keep.append(crf_attributes(self.tagger))
+        return self._keep[0]
 
     @classmethod
     def load(cls, directory: Path | str | None = None, *, calibrated: bool = True) -> "Weights":
@@ -290,19 +297,13 @@ class Weights:
 
 
 def crf_attributes(tagger) -> frozenset[str] | None:
-    """The attributes the CRF model has state weights for (read from its dump, once per tagger); None
-    (hand the CRF every feature: slower, the same tags) when the dump cannot be written to a temp file."""
-    got = _CRF_ATTRS.get(id(tagger))
-    if got is None or got[0] is not tagger:
-        try:
-            attrs: frozenset[str] | None = frozenset(a for a, _ in tagger.info().state_features)
-        except OSError:
-            attrs = None
-        got = _CRF_ATTRS[id(tagger)] = (tagger, attrs)
-    return got[1]
-
-
-_CRF_ATTRS: dict[int, tuple[object, frozenset[str] | None]] = {}
+    """The attributes the CRF model has state weights for (read from its dump: `Weights.crf_keep` keeps
+    them); None (hand the CRF every feature: slower, the same tags) when the dump cannot be written to a
+    temp file."""
+    try:
+        return frozenset(a for a, _ in tagger.info().state_features)
+    except OSError:
+        return None
 
 
 def tag_spans(tagger, words: list[str], keep: frozenset[str] | None = None) -> list[tuple[int, int, str]]:
@@ -355,7 +356,7 @@ class Annotator:
         per: list[tuple[list[SentMention], list[tuple[SentMention, SentMention]], dict[int, str], int]] = []
         feats: list[list[str]] = []
         ents = state.entities
-        keep = crf_attributes(self.w.tagger) if gold is None else None
+        keep = self.w.crf_keep() if gold is None else None
         for tokens in sents:
             words = [t.text for t in tokens]
             if gold is not None:
@@ -372,7 +373,8 @@ class Annotator:
                         :_MAX_PAIRS
                     ]
                 lower = [w.lower() for w in words]
-                feats.extend(features_of(state, lower, h, t, mentions) for h, t in pairs)
+                bags: dict[str, list[str]] = {}
+                feats.extend(features_of(state, lower, h, t, mentions, bags) for h, t in pairs)
             per.append((mentions, pairs, types, state.sent))
         if not feats:
             return [(m, [], ty) for m, _, ty, _ in per]
@@ -426,7 +428,9 @@ def score_cross(
     return [CrossScored(pairs.pair(k), rel[j], float(probs[k, j])) for k, j in zip(ks.tolist(), js.tolist())]
 
 
-def features_of(state: DocState, lower: list[str], h: SentMention, t: SentMention, mentions: list[SentMention]) -> list[str]:
+def features_of(
+    state: DocState, lower: list[str], h: SentMention, t: SentMention, mentions: list[SentMention], bags: dict[str, list[str]] | None = None
+) -> list[str]:
     eh, et = state.entities[h.entity], state.entities[t.entity]
     return pair_features(
         lower,
@@ -440,6 +444,7 @@ def features_of(state: DocState, lower: list[str], h: SentMention, t: SentMentio
         state.sent,
         gz.builtin_class(et.name),
         gz.builtin_class(eh.name),
+        bags,
     )
 
 

@@ -462,17 +462,15 @@ def _bucket(n: int) -> str:
     return str(n) if n < 4 else ("4-5" if n < 6 else ("6-9" if n < 10 else "10+"))
 
 
-_SW_CACHE: list = [None, {}]  # the last sentence's words (the list itself) -> its bag-of-words features per side
-
-
-def _sentence_words(words: list[str], side: str) -> list[str]:
-    """The implicit mention's bag of the sentence's words, built once per sentence and side (every implicit
-    pair of a sentence has the same). Sorted: the same order, so the same float sums, in every process."""
-    if _SW_CACHE[0] is not words:
-        _SW_CACHE[0], _SW_CACHE[1] = words, {}
-    got = _SW_CACHE[1].get(side)
+def _sentence_words(words: list[str], side: str, bags: dict[str, list[str]] | None) -> list[str]:
+    """The implicit mention's bag of the sentence's words, built once per sentence and side when the caller
+    keeps `bags` for the sentence (every implicit pair of a sentence has the same). Sorted: the same order,
+    so the same float sums, in every process."""
+    got = bags.get(side) if bags is not None else None
     if got is None:
-        got = _SW_CACHE[1][side] = [f"imp{side}|sw={w}" for w in sorted(set(words))]
+        got = [f"imp{side}|sw={w}" for w in sorted(set(words))]
+        if bags is not None:
+            bags[side] = got
     return got
 
 
@@ -488,8 +486,10 @@ def pair_features(
     sent_index: int,
     t_class: str | None,
     h_class: str | None,
+    bags: dict[str, list[str]] | None = None,
 ) -> list[str]:
-    """Features of the ordered pair (head h, tail t) in a sentence of lower-cased `words`."""
+    """Features of the ordered pair (head h, tail t) in a sentence of lower-cased `words` (`bags`: a dict the
+    caller keeps per sentence, in which the sentence's bags of words are made once)."""
     hk, tk = h.kind, t.kind
     tp = f"{ht}|{tt}"
     f = [f"tp={tp}", f"hk={hk}", f"tk={tk}", f"hk={hk}|tk={tk}|tp={tp}"]
@@ -512,7 +512,7 @@ def pair_features(
             f.append(f"imp{side}|pre2={words[ma - 2]}_{words[ma - 1]}")
         if m.b < len(words):
             f.append(f"imp{side}|post={words[m.b]}")
-        f.extend(_sentence_words(words, side))
+        f.extend(_sentence_words(words, side, bags))
         return f
     first, second = (h, t) if h.a <= t.a else (t, h)
     order = "ht" if first is h else "th"

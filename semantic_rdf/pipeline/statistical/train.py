@@ -148,11 +148,12 @@ def relation_samples(docs: list[GoldDoc], pids: list[str]):
             mentions = state.add_sentence(toks, gold_spans(d, si, toks))
             to_gold = {i: int(k[5:]) for k, i in state.by_key.items() if k.startswith("#gold")}
             lower = [t.text.lower() for t in toks]
+            bags: dict[str, list[str]] = {}
             for hm, tm in candidate_pairs(mentions):
                 gh, gt = to_gold.get(hm.entity), to_gold.get(tm.entity)
                 rels = gold.get((gh, gt), {}) if gh is not None and gt is not None else {}
                 p = {r for r, ev in rels.items() if si in ev or not ev}
-                feats.append(features_of(state, lower, hm, tm, mentions))
+                feats.append(features_of(state, lower, hm, tm, mentions, bags))
                 pos.append(p)
                 masked.append(set(rels) - p)
     return feats, pos, masked
@@ -277,11 +278,12 @@ def fewrel_samples(path: Path, pids: list[str], tagger_path: Path):
                 if r2 in want:
                     facts.add((1, 0, r2) if flip else (0, 1, r2))
             lower = [w.lower() for w in words]
+            bags: dict[str, list[str]] = {}
             for h, t in candidate_pairs(mentions):
                 gh, gt = to_gold.get(h.entity), to_gold.get(t.entity)
                 if {gh, gt} != {0, 1}:
                     continue
-                feats.append(features_of(state, lower, h, t, mentions))
+                feats.append(features_of(state, lower, h, t, mentions, bags))
                 pos.append({r for a, b, r in facts if (a, b) == (gh, gt)})
                 masked.append(set())
     return feats, pos, masked
