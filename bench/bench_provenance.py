@@ -32,18 +32,21 @@ import sys
 import tempfile
 import time
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
-import pyoxigraph as ox
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, not an installed one
 
-from semantic_rdf.rdf import layout as L
-from semantic_rdf.lifecycle import provenance as PV
-from semantic_rdf.lifecycle import temporal as T
-from semantic_rdf.core.identity import assertion_id
-from semantic_rdf.hdc.memory import believed_facts
-from semantic_rdf.rdf.queries import packaged
-from semantic_rdf.store.assertions import AssertionStore
-from semantic_rdf.core.values import Doc, Triple
-from semantic_rdf.core.vocab import (
+import pyoxigraph as ox  # noqa: E402
+
+from semantic_rdf.rdf import layout as L  # noqa: E402
+from semantic_rdf.lifecycle import provenance as PV  # noqa: E402
+from semantic_rdf.lifecycle import temporal as T  # noqa: E402
+from semantic_rdf.core.identity import assertion_id  # noqa: E402
+from semantic_rdf.hdc.memory import believed_facts  # noqa: E402
+from semantic_rdf.rdf.queries import packaged  # noqa: E402
+from semantic_rdf.store.assertions import AssertionStore  # noqa: E402
+from semantic_rdf.core.values import Doc, Triple  # noqa: E402
+from semantic_rdf.core.vocab import (  # noqa: E402
     M,
     P,
     PROVENANCE_GRAPH,

@@ -14,15 +14,18 @@ import os
 import random
 import shutil
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-import pyoxigraph as ox
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, not an installed one
 
-from semantic_rdf.store.assertions import AssertionStore
-from semantic_rdf.core.values import Chunk, Doc, Triple
-from semantic_rdf.core.vocab import predicate_names
+import pyoxigraph as ox  # noqa: E402
+
+from semantic_rdf.store.assertions import AssertionStore  # noqa: E402
+from semantic_rdf.core.values import Chunk, Doc, Triple  # noqa: E402
+from semantic_rdf.core.vocab import predicate_names  # noqa: E402
 
 
 def synthetic(n: int, seed: int = 7) -> tuple[Doc, list[Triple]]:
