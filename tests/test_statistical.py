@@ -148,6 +148,32 @@ def test_a_fact_across_sentences_quotes_the_passage_that_holds_both_names():
     assert ("Sudbury", "located_in", "Canada") not in facts(above)
 
 
+def test_the_cross_stage_skips_a_chunk_only_when_no_pair_can_reach_the_floor(monkeypatch):
+    """The bound (CrossHead.out_of_reach) leaves out chunks whose best pair could not reach the floor; the
+    facts are those of scoring every pair, at every floor, and it does leave chunks out."""
+    from semantic_rdf.pipeline.statistical.extractor import CrossHead
+
+    towns = ["Sudbury", "Kingston", "Guelph", "Barrie", "Oshawa", "Windsor"]
+    prose = " ".join(f"{a} met {b} in {t}. {b} later moved to {u}." for a, b, t, u in zip(["Ann Lee", "Bo Chan", "Cy Dunn"], ["Di Fox", "Ed Gale", "Flo Hart"], towns, towns[3:]))
+    texts = [PAUL, ANGELL + " " + SCHNEIDER, ALGER, prose]
+    real = CrossHead.out_of_reach
+    skipped = []
+
+    def counted(self, *a, **kw):
+        got = real(self, *a, **kw)
+        skipped.append(got)
+        return got
+
+    got = {}
+    for floor in (0.02, 0.3, 0.6667, 0.9):
+        monkeypatch.setattr(CrossHead, "out_of_reach", counted)
+        got[floor] = [facts(extract(t, floor=floor)[1]) for t in texts]
+        monkeypatch.setattr(CrossHead, "out_of_reach", lambda self, *a, **kw: False)
+        assert got[floor] == [facts(extract(t, floor=floor)[1]) for t in texts]
+    assert ("Sudbury", "located_in", "Canada") in got[0.6667][0]  # a fact across sentences is among them
+    assert any(skipped) and not all(skipped)
+
+
 def test_cross_pairs_are_the_entities_that_never_shared_a_sentence():
     from semantic_rdf.pipeline.statistical.model import DocState, cross_pairs, together_in
     from semantic_rdf.pipeline.statistical.text import tokenize

@@ -32,6 +32,7 @@ from semantic_rdf.pipeline.statistical.model import (
     alignment,
     candidate_pairs,
     cross_candidates,
+    cross_mentions,
     ner_features,
     pair_features,
     together_in,
@@ -104,18 +105,25 @@ def _curves(cal: dict | None, pids: tuple[str, ...], prefix: str) -> tuple[list[
     return xs, ys
 
 
+def raw_floor(cal_x: list[np.ndarray], cal_y: list[np.ndarray], cache: dict, least: float) -> np.ndarray:
+    """Per property, the raw probability at or below which the calibrated one stays under `least` (the curves
+    are non-decreasing: the last knot under `least`); kept in `cache`."""
+    got = cache.get(least)
+    if got is None:
+        got = np.empty(len(cal_x))
+        for j, (x, y) in enumerate(zip(cal_x, cal_y)):
+            hit = np.nonzero(y >= least)[0]
+            got[j] = np.inf if not len(hit) else (x[hit[0] - 1] if hit[0] > 0 else -np.inf)
+        cache[least] = got
+    return got
+
+
 def calibrated(p: np.ndarray, cal_x: list[np.ndarray], cal_y: list[np.ndarray], cache: dict, least: float = 0.02) -> np.ndarray:
     """Raw probabilities (pairs x relations) -> calibrated. Only entries that can reach `least` are
     interpolated (the rest are left at 0): below its curve's last knot under `least`, a raw probability
     cannot calibrate to `least` or more, the curves being non-decreasing. `cache` keeps each `least`'s
     raw thresholds."""
-    floor_raw = cache.get(least)
-    if floor_raw is None:
-        floor_raw = np.empty(len(cal_x))
-        for j, (x, y) in enumerate(zip(cal_x, cal_y)):
-            hit = np.nonzero(y >= least)[0]
-            floor_raw[j] = np.inf if not len(hit) else (x[hit[0] - 1] if hit[0] > 0 else -np.inf)
-        cache[least] = floor_raw
+    floor_raw = raw_floor(cal_x, cal_y, cache, least)
     out = np.zeros_like(p)
     above = p > floor_raw
     for k in np.nonzero(above.any(axis=0))[0]:  # one interp per property over its rows (elementwise: same values)
@@ -139,6 +147,7 @@ class CrossHead:
     # of type and class names their codes are made of: both kept for the head's life
     _shared: dict = field(default_factory=dict)
     _ids: dict = field(default_factory=dict)
+    _bound: dict = field(default_factory=dict)  # the best sums of document-free keys, by `bound_keys` signature
 
     def sums(self, feats: list[list[str]]) -> np.ndarray:
         """Each row's known features' weights summed (rows x relations), in feature order."""
@@ -154,10 +163,38 @@ class CrossHead:
             out[full] = np.add.reduceat(self.coef[idx], starts, axis=0)
         return out
 
-    def score(self, ctx: CrossContext, pairs: CrossCandidates) -> np.ndarray:
+    def out_of_reach(self, ctx: CrossContext, ms: list[SentMention], ss: list[int], least: float, known: dict) -> bool:
+        """True when no pair of these mentions (`cross_mentions`) can score `least` for any property: the
+        model is linear, so a pair's raw score is at most the sum, over its components, of the best key of
+        that kind (`CrossContext.bound_keys`; a third entity's types only when they add). Most chunks of
+        prose are out of reach, and their pairs are then never made. `known` gets the sums it made."""
+        groups = ctx.bound_keys(ms, ss)
+        if not groups or not self.relations:
+            return True
+        top = self.intercept.astype(np.float64)
+        todo = [key for _, keys in groups if isinstance(keys, list) for key in keys if key not in known]
+        if todo:
+            known.update(zip(todo, self.sums([list(ctx.render(key)) for key in todo])))
+        for kind, keys in groups:
+            if isinstance(keys, list):
+                best = np.max(np.stack([known[k] for k in keys]), axis=0)
+            else:  # a signature of document-free keys: their best sums kept
+                best = self._bound.get(keys)
+                if best is None:
+                    if len(self._bound) >= _MAX_SHARED:
+                        self._bound.clear()
+                    shared = ctx.shared_keys(keys)
+                    best = self._bound[keys] = self.sums([list(ctx.render(k)) for k in shared]).max(axis=0)
+            top = top + (np.maximum(best, 0.0) if kind == "v" else best)
+        # a margin over float32 rounding: the bound is summed in float64, the scores in float32
+        return bool(np.all(_sigmoid(top + 1e-3) <= raw_floor(self.cal_x, self.cal_y, self._raw_floor, least)))
+
+    def score(self, ctx: CrossContext, pairs: CrossCandidates, known: dict | None = None) -> np.ndarray:
         """Calibrated probabilities (pairs x relations). The model is linear: each of the pairs' components
         (model.CrossContext) has its weights summed once, and a pair's score is the sum of its components',
-        added in the components' order (so it is the sum of all its features' weights, as in training)."""
+        added in the components' order (so it is the sum of all its features' weights, as in training).
+        `known`: sums of keys made already (by `out_of_reach`)."""
+        known = known or {}
         if not len(pairs) or not self.relations:
             return np.zeros((len(pairs), len(self.relations)), np.float32)
         groups = ctx.components(pairs, self._ids)
@@ -169,9 +206,12 @@ class CrossHead:
             for k, code in enumerate(comp.codes.tolist()):
                 row = None if kept is None else kept.get(code)
                 if row is None:
-                    todo.append((g, k, cast(tuple, comp.key(k))))
-                else:
-                    table[k] = row
+                    key = cast(tuple, comp.key(k))
+                    row = known.get(key)
+                    if row is None:
+                        todo.append((g, k, key))
+                        continue
+                table[k] = row
             tables.append(table)
         if todo:
             sums = self.sums([list(ctx.render(key)) for _, _, key in todo])
@@ -419,10 +459,14 @@ def score_cross(
     """The pairs of `sents` (consecutive sentences of a document, their lower-cased `words`) whose entities
     never shared a sentence of the document (`together`), scored by the cross-sentence classifiers: those
     with a probability of at least `least` (and over 0.02) for a property."""
-    pairs = cross_candidates(state, sents, together, _MAX_PAIRS)
-    if not len(pairs) or not w.cross.relations:
+    ctx = CrossContext(state, together, words)
+    known: dict[tuple, np.ndarray] = {}
+    if w.cross.out_of_reach(ctx, *cross_mentions(state, sents), least=max(least, 0.02), known=known):
         return []
-    probs = w.cross.score(CrossContext(state, together, words), pairs)
+    pairs = cross_candidates(state, sents, together, _MAX_PAIRS)
+    if not len(pairs):
+        return []
+    probs = w.cross.score(ctx, pairs, known)
     rel = w.cross.relations
     ks, js = np.nonzero((probs > 0.02) & (probs >= least))
     return [CrossScored(pairs.pair(k), rel[j], float(probs[k, j])) for k, j in zip(ks.tolist(), js.tolist())]

@@ -30,6 +30,7 @@ __all__ = [
     "cross_pairs",
     "CrossCandidates",
     "cross_candidates",
+    "cross_mentions",
     "Components",
     "cross_features",
     "DocPlaces",
@@ -462,6 +463,9 @@ def _bucket(n: int) -> str:
     return str(n) if n < 4 else ("4-5" if n < 6 else ("6-9" if n < 10 else "10+"))
 
 
+_BUCKET_STARTS = (1, 2, 3, 4, 6, 10)  # the least distance of each of _bucket's buckets from 1 on
+
+
 def _sentence_words(words: list[str], side: str, bags: dict[str, list[str]] | None) -> list[str]:
     """The implicit mention's bag of the sentence's words, built once per sentence and side when the caller
     keeps `bags` for the sentence (every implicit pair of a sentence has the same). Sorted: the same order,
@@ -610,13 +614,9 @@ class CrossCandidates:
         return CrossPair(self.mentions[i], self.mentions[j], int(self.sent[i]), int(self.sent[j]))
 
 
-def cross_candidates(state: DocState, sents: list[list[SentMention]], together: set[tuple[int, int]], limit: int = 400) -> CrossCandidates:
-    """The ordered entity pairs of `sents` (consecutive sentences of one document) that never shared a
-    sentence of the document (`together` holds the pairs that did), each by its closest named mentions
-    (not pronouns: the passage between them then names both; of equally close ones the first of the head's,
-    then of the tail's, in reading order), the tail a place (CROSS_TAIL); the topic is left out (every
-    sentence pairs it with the others already). At most `limit`, closest first, then by entity. Every pair
-    of mentions is measured at once: a chunk has hundreds of entity pairs."""
+def cross_mentions(state: DocState, sents: list[list[SentMention]]) -> tuple[list[SentMention], list[int]]:
+    """The mentions pairs across sentences are read from (named, of a real type, not the topic), in reading
+    order, with their sentences (positions in `sents`)."""
     ents = state.entities
     ms: list[SentMention] = []
     ss: list[int] = []
@@ -625,6 +625,18 @@ def cross_candidates(state: DocState, sents: list[list[SentMention]], together: 
             if m.kind in _NAMED and ents[m.entity].type in _REAL_TYPES and m.entity != state.first:
                 ms.append(m)
                 ss.append(si)
+    return ms, ss
+
+
+def cross_candidates(state: DocState, sents: list[list[SentMention]], together: set[tuple[int, int]], limit: int = 400) -> CrossCandidates:
+    """The ordered entity pairs of `sents` (consecutive sentences of one document) that never shared a
+    sentence of the document (`together` holds the pairs that did), each by its closest named mentions
+    (not pronouns: the passage between them then names both; of equally close ones the first of the head's,
+    then of the tail's, in reading order), the tail a place (CROSS_TAIL); the topic is left out (every
+    sentence pairs it with the others already). At most `limit`, closest first, then by entity. Every pair
+    of mentions is measured at once: a chunk has hundreds of entity pairs."""
+    ents = state.entities
+    ms, ss = cross_mentions(state, sents)
     sent = np.array(ss, dtype=np.int64)
     none = np.zeros(0, dtype=np.int64)
     ent = np.array([m.entity for m in ms], dtype=np.int64)
@@ -744,7 +756,11 @@ class CrossContext:
         return ("p", ents[h].type, ents[t].type, "ht" if hs < ts else "th", abs(hs - ts), self.cls(h), self.cls(t))
 
     def _end(self, side: str, m: SentMention, sent: int, other: int) -> tuple:
-        return (side, m.entity, sent, m.a, m.b, m.kind, self.state.entities[other].type)
+        return self._end_type(side, m, sent, self.state.entities[other].type)
+
+    @staticmethod
+    def _end_type(side: str, m: SentMention, sent: int, other_type: str) -> tuple:
+        return (side, m.entity, sent, m.a, m.b, m.kind, other_type)
 
     def _v(self, h: int, t: int) -> tuple | None:
         ents = self.state.entities
@@ -753,6 +769,56 @@ class CrossContext:
         if not via:
             return None
         return ("v", f"{ents[h].type}|{ents[t].type}", tuple(sorted({ents[m].type for m in via})))
+
+    def bound_keys(self, ms: list[SentMention], ss: list[int]) -> list[tuple[str, tuple | list[tuple]]]:
+        """What covers, per component kind (in `parts` order), every key a pair of these mentions (from
+        `cross_mentions`) can have: every head's mention against every tail type, every tail's against every
+        head type, every sentence's bag; and for the kinds whose keys hold no document (p, v) a signature
+        `shared_keys` turns into keys: each type pair at every distance bucket, order and pair of gazetteer
+        classes, and every set of types a third entity can bring. The sums of each kind's best key bound
+        every pair's score from above. Empty when no pair can be made."""
+        ents = self.state.entities
+        heads = list(zip(ms, ss))
+        tails = [(m, s) for m, s in heads if ents[m.entity].type == CROSS_TAIL]
+        if not tails or len({m.entity for m, _ in heads}) < 2 or len(set(ss)) < 2:
+            return []  # no pair: one entity, no place, or one sentence
+        htypes = tuple(sorted({ents[m.entity].type for m, _ in heads}))
+        ttypes = tuple(sorted({ents[m.entity].type for m, _ in tails}))
+        hcls = tuple(sorted({self.cls(m.entity) or "" for m, _ in heads}))
+        tcls = tuple(sorted({self.cls(m.entity) or "" for m, _ in tails}))
+        far = _bucket(max(ss) - min(ss))
+        kinds = tuple(sorted({e.type for e in ents}))
+        return [
+            ("p", ("p", htypes, ttypes, far, hcls, tcls)),
+            ("h", [self._end_type("h", m, s, tt) for m, s in heads for tt in ttypes]),
+            ("t", [self._end_type("t", m, s, ht) for m, s in tails for ht in htypes]),
+            ("hb", [("hb", s) for s in sorted(set(ss))]),
+            ("tb", [("tb", s) for s in sorted({s for _, s in tails})]),
+            ("v", ("v", htypes, ttypes, kinds)),
+        ]
+
+    @staticmethod
+    def shared_keys(signature: tuple) -> list[tuple]:
+        """The keys a `bound_keys` signature stands for (the same in every document)."""
+        if signature[0] == "p":
+            _, htypes, ttypes, far, hcls, tcls = signature
+            dists = []  # the first distance of each bucket, up to `far`'s
+            for d in _BUCKET_STARTS:
+                dists.append(d)
+                if _bucket(d) == far:
+                    break
+            return [
+                ("p", ht, tt, o, d, hc or None, tc or None)
+                for ht in htypes
+                for tt in ttypes
+                for o in ("ht", "th")
+                for d in dists
+                for hc in hcls
+                for tc in tcls
+            ]
+        _, htypes, ttypes, kinds = signature
+        via = [tuple(t for k, t in enumerate(kinds) if bits >> k & 1) for bits in range(1, 1 << len(kinds))]
+        return [("v", f"{ht}|{tt}", types) for ht in htypes for tt in ttypes for types in via]
 
     def components(self, c: CrossCandidates, ids: dict[str | None, int]) -> list[Components]:
         """Every pair's components at once, in `parts` order, as codes: equal codes are equal keys, since
