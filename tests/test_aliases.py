@@ -148,7 +148,7 @@ def test_shared_alias_is_refused_naming_both(paul, tmp_path):
 
 def test_erase_entity_removes_its_aliases(paul, tmp_path):
     store = tmp_path / "store"
-    ingest(store, tmp_path, "paul.txt", PAUL)
+    ingest(store, tmp_path, "paul.txt", PAUL, "--floor", "0.6")  # a floor that keeps the facts read across sentences
     name = next(n for n in entity_rows(store) if n.startswith("Paul Desmarais Jr"))
     r = cli(store, "erase", "--entity", name, "--reason", "a subject's request")
     # the facts read across sentences (Sudbury located_in Canada) quote the passages that name him
