@@ -599,7 +599,7 @@ class CrossPair:
 @dataclass(frozen=True, slots=True)
 class CrossCandidates:
     """The pairs `cross_pairs` picks, as arrays over the named mentions they are read from: run time scores
-    them as arrays (`CrossContext.component_rows`) and makes a CrossPair only for a pair it keeps."""
+    them as arrays (`CrossContext.components`) and makes a CrossPair only for a pair it keeps."""
 
     mentions: list[SentMention]  # the named mentions considered, in reading order
     sent: np.ndarray  # each mention's sentence (its position in the list of sentences given)
