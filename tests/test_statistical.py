@@ -106,6 +106,35 @@ def test_same_output_twice():
     ]
 
 
+def test_two_threads_sharing_the_weights_extract_what_one_does():
+    """The weights (and the sums they keep) are shared by every extractor of a process: two extractors in two
+    threads at once give each what it gives alone, cross-sentence scores included."""
+    import threading
+
+    from semantic_rdf.pipeline.statistical.extractor import Weights
+
+    texts = [PAUL + " " + ALGER, ANGELL + " " + SCHNEIDER + " " + PAUL] * 3
+
+    def run(w, out, i, start=None):
+        if start is not None:
+            start.wait()
+        _, got = extract(texts[i], f"d{i}", StatisticalExtractor(weights=w, floor=0.05))
+        out[i] = [(t.subject, t.predicate, t.object, t.score) for t in got]
+
+    alone: dict[int, list] = {}
+    first = Weights.load()
+    for i in range(len(texts)):
+        run(first, alone, i)
+    for _ in range(2):
+        shared, together, start = Weights.load(), {}, threading.Barrier(len(texts))
+        threads = [threading.Thread(target=run, args=(shared, together, i, start)) for i in range(len(texts))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert together == alone
+
+
 def _fidelity(ex, doc_text, triples):
     bad = []
     for t in triples:

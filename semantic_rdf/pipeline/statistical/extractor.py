@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -147,6 +148,9 @@ class CrossHead:
     # of type and class names their codes are made of: both kept for the head's life
     _shared: dict = field(default_factory=dict)
     _ids: dict = field(default_factory=dict)
+    # the weights are shared by every extractor of the process (`_cached_weights`): two threads numbering a new
+    # name at once would give two names one number, and the kept sums of one key to another
+    _numbering: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     _bound: dict = field(default_factory=dict)  # the best sums of document-free keys, by `bound_keys` signature
 
     def sums(self, feats: list[list[str]]) -> np.ndarray:
@@ -197,7 +201,8 @@ class CrossHead:
         known = known or {}
         if not len(pairs) or not self.relations:
             return np.zeros((len(pairs), len(self.relations)), np.float32)
-        groups = ctx.components(pairs, self._ids)
+        with self._numbering:
+            groups = ctx.components(pairs, self._ids)
         tables: list[np.ndarray] = []
         todo: list[tuple[int, int, tuple]] = []  # (group, row, key) of the sums not kept
         for g, comp in enumerate(groups):
@@ -249,11 +254,15 @@ class Weights:
     cross: "CrossHead"
     _raw_floor: dict = field(default_factory=dict)  # least calibrated value -> per relation raw threshold
     _keep: list = field(default_factory=list)  # the CRF's attributes, once read (crf_keep)
+    _reading: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def crf_keep(self) -> frozenset[str] | None:
-        """The attributes the tagger has weights for (`crf_attributes`), read once per Weights."""
+        """The attributes the tagger has weights for (`crf_attributes`), read once per Weights (whichever
+        thread asks first reads them; the others wait for that)."""
         if not self._keep:
-            self._keep.append(crf_attributes(self.tagger))
+            with self._reading:
+                if not self._keep:
+                    self._keep.append(crf_attributes(self.tagger))
         return self._keep[0]
 
     @classmethod
