@@ -76,3 +76,16 @@ def test_errors_are_json_under_json(tmp_path, argv, kind):
     assert err["kind"] == kind and err["exit"] == 2 and err["error"]
     plain = run_cli(store, *argv)
     assert plain.rc == 2 and not plain.err.startswith("{")
+
+
+def test_ingesting_the_folder_that_holds_the_store_does_not_read_the_store(tmp_path, files):
+    """The store's folder and its side tables (<store>.side.sqlite, -wal, -shm) are skipped, with the
+    --exclude patterns given (which stand for the default ones)."""
+    folder = files[0].parent
+    store = folder / "my [store]"  # a name that is a glob pattern too
+    for _ in range(2):  # the second time, the store and its side tables exist
+        r = run_cli(store, "--json", "ingest", "--extractor", "rules", "--exclude", "b.*", str(folder))
+        assert r.rc == 0, r.err
+        data = json.loads(r.out)
+        assert data.get("failed", []) == [], data["failed"]
+    assert (folder / "my [store].side.sqlite").exists() and (store / "oxigraph").is_dir()

@@ -102,8 +102,30 @@ def stdin_name(args) -> dict:
     return {"stdin_name": args.name}
 
 
+def own_files(store: str, refs) -> list[str]:
+    """Exclude patterns for the store's own files inside the folders among `refs`: the store's folder and its
+    side tables (<store>.side.sqlite, with SQLite's -wal and -shm), so that ingesting the folder that holds
+    the store does not read the store."""
+    import glob
+    from pathlib import Path
+
+    from semantic_rdf.hdc.sidetables import side_path
+
+    home = Path(store).resolve()
+    out: list[str] = []
+    for ref in refs:
+        try:
+            rel = home.relative_to(Path(ref).resolve()).as_posix() if ref != "-" and Path(ref).is_dir() else None
+        except ValueError:  # the store is not under this folder
+            rel = None
+        if rel and rel != ".":
+            out += [glob.escape(rel), glob.escape(rel[: -len(home.name)] + side_path(home).name) + "*"]
+    return out
+
+
 def run(args, ctx) -> int:
     from semantic_rdf.pipeline.load import load
+    from semantic_rdf.pipeline.sources import IngestConfig
     from semantic_rdf.pipeline.stages import build_pipeline
 
     extractor = make_extractor(args)
@@ -114,7 +136,7 @@ def run(args, ctx) -> int:
         max_bytes=args.max_bytes,
         timeout=args.timeout,
         include=args.include,
-        exclude=args.exclude,
+        exclude=[*(args.exclude if args.exclude is not None else IngestConfig.exclude), *own_files(ctx.store_path, args.refs)],
         splitter=args.splitter,
         extractor=extractor,
         stdin=sys.stdin.buffer,
