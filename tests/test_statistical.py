@@ -206,6 +206,21 @@ def test_the_cross_stage_skips_a_chunk_only_when_no_pair_can_reach_the_floor(mon
     assert any(skipped) and not all(skipped)
 
 
+def test_a_place_gets_one_country_and_a_sentence_that_names_both_wins():
+    """Read across sentences, "Paris" scored 0.71 for the United States; the document had said "Paris, France"."""
+    from semantic_rdf.pipeline import gazetteer as gz
+
+    text = (
+        "Pierre Charles L'Enfant was a French-American military engineer who designed the plan for Washington in the "
+        "United States. L'Enfant was born in Paris, France. He studied at the Royal Academy in Paris. In 1776 he "
+        "sailed to the United States."
+    )
+    _, got = extract(text, floor=0.05)
+    placed = [(s, o) for s, p, o in facts(got) if p == "located_in" and gz.builtin_class(o) == "Country"]
+    assert ("Paris", "France") in placed and ("Paris", "United States") not in placed
+    assert len({s for s, _ in placed}) == len(placed)  # no place in two countries
+
+
 def test_cross_pairs_are_the_entities_that_never_shared_a_sentence():
     from semantic_rdf.pipeline.statistical.model import DocState, cross_pairs, together_in
     from semantic_rdf.pipeline.statistical.text import tokenize

@@ -619,11 +619,20 @@ class StatisticalExtractor:
         if doc.lists:
             return []
         words = [[t.text.lower() for t in tokens] for tokens in sents]
-        types = {i: e.type for i, e in enumerate(doc.state.entities)}
+        ents = doc.state.entities
+        types = {i: e.type for i, e in enumerate(ents)}
         out: list[Triple] = []
-        for c in score_cross(self.w, doc.state, mentions, words, doc.together, least=self.floor):
+        # a place lies in one country: one the document has placed it in already (by a sentence that names
+        # both, or a better-scored pair here) is not contradicted by a pair of sentences
+        country: dict[str, str] = {h: t for h, pred, t in sorted(doc.emitted) if pred == "located_in" and gz.builtin_class(t) == "Country"}
+        found = score_cross(self.w, doc.state, mentions, words, doc.together, least=self.floor)
+        for c in sorted(found, key=lambda c: -c.p):
             if c.p < self.floor or c.pid not in self._pred:
                 continue
+            if self._pred[c.pid] == ("located_in", False) and gz.builtin_class(tail := ents[c.pair.t.entity].name) == "Country":
+                head = ents[c.pair.h.entity].name
+                if country.setdefault(head, tail) != tail:
+                    continue
             (a1, b1), (a2, b2) = spans[c.pair.h_sent], spans[c.pair.t_sent]
             start, end = chunk.start + min(a1, a2), chunk.start + max(b1, b2)
             if end - start <= self.max_sentence:
