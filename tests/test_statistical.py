@@ -358,6 +358,21 @@ def test_a_fuller_name_joins_only_the_one_person_it_extends():
     assert names["Olof Berg"] == {"Olof Berg", "Olof Lind"}
 
 
+def test_a_markdown_heading_starts_a_section_with_its_own_topic():
+    """In a file of several articles, "He" after the second heading is the second article's person, not the
+    first article's topic (it was left unresolved: two people in reach and neither the topic)."""
+    text = (
+        "# Grace Hopper\n\nGrace Hopper was an American computer scientist. She was born in New York City.\n\n"
+        "# Chinua Achebe\n\nChinua Achebe was a Nigerian novelist. He was born in Ogidi, Nigeria.\n"
+    )
+    ex, got = extract(text)
+    f = facts(got)
+    assert ("Grace Hopper", "born_in", "New York City") in f and ("Chinua Achebe", "born_in", "Ogidi") in f
+    assert _fidelity(ex, text, got) == []
+    _, flat = extract(text.replace("# ", ""))  # the same words without headings: one topic for the file
+    assert ("Chinua Achebe", "born_in", "Ogidi") not in facts(flat)
+
+
 def test_code_blocks_are_not_read():
     prose = "Henrik Angell was a Norwegian military officer."
     md = "```\n" + prose + "\n```\n\nSome text without facts.\n<pre>" + prose + "</pre>"

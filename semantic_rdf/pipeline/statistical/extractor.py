@@ -63,6 +63,7 @@ _FENCE = re.compile(r"^[ \t]{0,3}(?:```|~~~)", re.M)
 _MAX_PAIRS = 400  # entity pairs scored per sentence (or per chunk, across sentences) at most
 _MAX_SHARED = 65_536  # cross-sentence component sums kept across chunks (a few hundred in practice)
 _MAX_TOGETHER = 20_000  # a document naming so many pairs together is a list, not prose: no cross stage
+_HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]")  # a Markdown heading opens the sentence: a new section (DocState.new_section)
 _CODE_TAG = re.compile(r"<(pre|code)\b[^>]*>.*?</\1\s*>", re.S | re.I)
 
 
@@ -393,7 +394,11 @@ class Annotator:
         return mentions, scored
 
     def sentences(
-        self, state: DocState, sents: list[list[Token]], gold: list[tuple[int, int, str, int | None]] | None = None
+        self,
+        state: DocState,
+        sents: list[list[Token]],
+        gold: list[tuple[int, int, str, int | None]] | None = None,
+        headings: list[bool] | None = None,
     ) -> list[tuple[list[SentMention], list[Scored], dict[int, str]]]:
         """Several consecutive sentences of a document: per sentence its mentions, its scored pairs and the
         types its entities had then (a later mention can change an entity's majority type).
@@ -406,7 +411,9 @@ class Annotator:
         feats: list[list[str]] = []
         ents = state.entities
         keep = self.w.crf_keep() if gold is None else None
-        for tokens in sents:
+        for k, tokens in enumerate(sents):
+            if headings and headings[k]:
+                state.new_section()
             words = [t.text for t in tokens]
             if gold is not None:
                 spans = gold
@@ -509,7 +516,6 @@ class _Doc:
         self.seen_end = 0
         self.emitted: set[tuple[str, str, str]] = set()
         self.in_fence = False
-        self.topic_at: tuple[int, int] | None = None  # the topic entity's latest named mention (doc offsets)
         self.named_at: dict[int, tuple[int, int]] = {}  # entity -> its latest named mention before this sentence
         self.together: set[tuple[int, int]] = set()  # entity pairs that shared a sentence (the cross stage skips them)
         self.lists = False  # too many pairs shared sentences: the cross stage is off for this document
@@ -573,6 +579,7 @@ class StatisticalExtractor:
         out: list[Triple] = []
         spans: list[tuple[int, int]] = []
         sents: list[list[Token]] = []
+        headings: list[bool] = []
         seen_end = doc.seen_end
         off = chunk.start
         for a, b in sentence_spans(text):
@@ -585,16 +592,13 @@ class StatisticalExtractor:
                 continue
             spans.append((a, b))
             sents.append(tokens)
+            headings.append(_HEADING.match(text, a) is not None)
             seen_end = off + b
         if not sents:
             return out
-        results = self.annotator.sentences(doc.state, sents)
+        results = self.annotator.sentences(doc.state, sents, headings=headings)
         for (a, b), (mentions, scored, types) in zip(spans, results):
             sa, sb = off + a, off + b
-            first = doc.state.first
-            for m in mentions:
-                if m.entity == first and m.kind in ("named", "demonym"):
-                    doc.topic_at = (m.start, m.end)
             for s in scored:
                 if s.p < self.floor or s.pid not in self._pred:
                     continue
@@ -652,9 +656,10 @@ class StatisticalExtractor:
         if "implicit" in (h.kind, t.kind):
             # the topic is not named in this sentence: the evidence reaches back to its latest mention,
             # which must lie in this chunk so that the span holds the name it stands for
-            if doc.topic_at is None or doc.topic_at[0] < chunk.start:
+            topic_at = doc.named_at.get(h.entity if h.kind == "implicit" else t.entity)
+            if topic_at is None or topic_at[0] < chunk.start:
                 return []
-            start = doc.topic_at[0]
+            start = topic_at[0]
         key = (eh.name, pred, et.name)
         if key in doc.emitted or eh.name == et.name:
             return []
@@ -667,7 +672,7 @@ class StatisticalExtractor:
             self.entity_types.clear()
 
         def surface(m: SentMention) -> str:
-            a, b = (doc.topic_at or (-1, -1)) if m.kind == "implicit" else (m.start, m.end)
+            a, b = doc.named_at.get(m.entity, (-1, -1)) if m.kind == "implicit" else (m.start, m.end)
             return chunk.text[a - chunk.start : b - chunk.start] if chunk.start <= a < b <= chunk.end else m.surface
 
         surf_h, surf_t = surface(h), surface(t)

@@ -240,10 +240,16 @@ class DocState:
         self.entities: list[Entity] = []
         self.by_key: dict[str, int] = {}
         self.sent = -1
-        self.first: int | None = None  # the document's first entity: the topic of a Wikipedia-like text
+        self.first: int | None = None  # the topic: the first entity of the document (or of its section: new_section)
         self.recent: list[list[int]] = []  # entities named in each of the last sentences
         self.known: dict[tuple[str, ...], str] = {}  # word sequences named earlier in the document -> type
         self.by_word: dict[str, set[int]] = {}  # folded word -> entities whose name holds it
+
+    def new_section(self) -> None:
+        """A heading: what follows is about what it names, not about the document's topic so far. The next
+        entity named is the topic, and no pronoun reaches back past the heading."""
+        self.first = None
+        self.recent = []
 
     def _index_words(self, name: str, i: int) -> None:
         for w in fold(name).split():
