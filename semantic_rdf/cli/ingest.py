@@ -114,12 +114,10 @@ def own_files(store: str, refs) -> list[str]:
     home = Path(store).resolve()
     out: list[str] = []
     for ref in refs:
-        try:
-            rel = home.relative_to(Path(ref).resolve()).as_posix() if ref != "-" and Path(ref).is_dir() else None
-        except ValueError:  # the store is not under this folder
-            rel = None
-        if rel and rel != ".":
-            out += [glob.escape(rel), glob.escape(rel[: -len(home.name)] + side_path(home).name) + "*"]
+        base = Path(ref).resolve()
+        if ref == "-" or not base.is_dir() or home == base or not home.is_relative_to(base):
+            continue
+        out += [glob.escape(home.relative_to(base).as_posix()), glob.escape(side_path(home).relative_to(base).as_posix()) + "*"]
     return out
 
 

@@ -122,8 +122,7 @@ class Pipeline:
     def run(self, ref: str) -> Iterator[PipelineResult]:
         """Every document of `ref`, one result each. A reference that cannot be read at all
         yields one failed result."""
-        for item in self._read(ref):
-            yield item if isinstance(item, PipelineResult) else self.process(item)
+        return self.run_all([ref])
 
     def run_all(self, refs: Iterable[str], share: tuple[int, int] = (0, 1)) -> Iterator[PipelineResult]:
         """`run` of each reference in turn. `share` (k, n) deals the results to n workers: this one yields the

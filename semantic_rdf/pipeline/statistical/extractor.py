@@ -626,10 +626,12 @@ class StatisticalExtractor:
         ents = doc.state.entities
         types = {i: e.type for i, e in enumerate(ents)}
         out: list[Triple] = []
+        found = score_cross(self.w, doc.state, mentions, words, doc.together, least=self.floor)
+        if not found:
+            return out
         # a place lies in one country: one the document has placed it in already (by a sentence that names
         # both, or a better-scored pair here) is not contradicted by a pair of sentences
         country: dict[str, str] = {h: t for h, pred, t in sorted(doc.emitted) if pred == "located_in" and gz.builtin_class(t) == "Country"}
-        found = score_cross(self.w, doc.state, mentions, words, doc.together, least=self.floor)
         for c in sorted(found, key=lambda c: -c.p):
             if c.p < self.floor or c.pid not in self._pred:
                 continue
