@@ -1,5 +1,3 @@
-import sys
+from semantic_rdf.cli import console
 
-from semantic_rdf.cli import main
-
-sys.exit(main())
+console()

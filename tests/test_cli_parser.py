@@ -43,3 +43,21 @@ def test_a_run_imports_only_its_verb_module():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == ["ef841e2caf41e08c", "['semantic_rdf.cli._common', 'semantic_rdf.cli.id']"]
+
+
+def test_the_script_exits_with_the_verbs_code_and_main_leaves_the_collector_alone(tmp_path):
+    # `python -m semantic_rdf` is the script's entry (`console`): it relaxes the cycle collector for a
+    # process that ends after one verb, and must still hand on the verb's exit code and its output
+    ok = subprocess.run([sys.executable, "-m", "semantic_rdf", "id", "Ada Lovelace", "wrote", "Note G"], capture_output=True, text=True, timeout=60)
+    assert (ok.returncode, ok.stdout) == (0, "ef841e2caf41e08c\n"), ok.stderr
+    bad = subprocess.run(
+        [sys.executable, "-m", "semantic_rdf", "--store", str(tmp_path / "none"), "ask", "Who?"], capture_output=True, text=True, timeout=60
+    )
+    assert bad.returncode == 2 and bad.stderr.startswith("semantic-rdf: error: no store at") and bad.stderr.count("\n") == 1
+    # a process that calls `main` and goes on (this one) keeps its collector as it was
+    code = (
+        "import gc, sys; from semantic_rdf.cli import main; gc.set_threshold(700, 10, 10); "
+        "main(['id', 'Ada Lovelace', 'wrote', 'Note G']); print(gc.get_threshold(), gc.get_freeze_count())"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.splitlines()[-1] == "(700, 10, 10) 0", r.stderr

@@ -460,3 +460,20 @@ def test_ending_a_run_checks_the_end_without_reading_the_run_back(tmp_path):
     with pytest.raises(ShapeViolation):
         store.end_run(dataclasses.replace(late, started=future))
     store.close()
+
+
+def test_each_open_leaves_at_most_two_rotated_rocksdb_info_logs(tmp_path):
+    # every writable open rotates RocksDB's informational LOG (~130 KB) and RocksDB keeps a thousand: a store
+    # asked a thousand questions carried 130 MB of them. They go at open; the data and the current LOG stay
+    for i in range(6):
+        with AssertionStore.open(tmp_path / "s") as s:
+            s.assert_("Ada Lovelace", "born_in", f"Place {i}")
+    data = tmp_path / "s" / "oxigraph"
+    stray = data / "LOG.old.notatimestamp"  # not a name RocksDB gives: not ours to delete
+    stray.write_text("kept")
+    ids = [assertion_id("Ada Lovelace", "born_in", f"Place {i}") for i in range(6)]
+    with AssertionStore.open(tmp_path / "s") as s:
+        assert len(list(data.glob("LOG.old.*"))) == 3 and stray.exists() and (data / "LOG").exists()
+        assert all(s.exists(a) for a in ids)
+    with AssertionStore.open(tmp_path / "s", read_only=True) as s:
+        assert all(s.exists(a) for a in ids)

@@ -110,6 +110,19 @@ def open_read_only(data: Path, root: Path, attempts: int = 20) -> ox.Store:
     raise StoreInUse(f"store {str(root)!r} is being rewritten by its writer; try again")
 
 
+def _prune_info_logs(data: Path, keep: int = 2) -> int:
+    """Delete all but the newest `keep` of RocksDB's rotated informational logs (`LOG.old.<microseconds>`) in
+    the store's data directory; return how many went. Every writable open rotates one (about 130 KB: the options
+    RocksDB prints as it opens) and RocksDB keeps a thousand, a limit pyoxigraph gives no way to lower, so a
+    store that answered a thousand `ask` processes carried 130 MB of them beside 3 MB of data. They hold no
+    data (store/generation.py leaves them out of the fingerprint); the caller holds the writer's lock, so no
+    other process rotates one meanwhile, and one already gone is no error."""
+    old = sorted((p for p in data.glob("LOG.old.*") if p.name[8:].isdigit()), key=lambda p: int(p.name[8:]))
+    for p in old[: max(len(old) - keep, 0)]:
+        p.unlink(missing_ok=True)
+    return max(len(old) - keep, 0)
+
+
 def _write_synced(path: Path, data: bytes) -> None:
     tmp = path.with_suffix(".tmp")
     with open(tmp, "wb") as f:
@@ -426,6 +439,7 @@ class AssertionStore:
             else:
                 data.mkdir(parents=True, exist_ok=True)
                 st = ox.Store(str(data))
+                _prune_info_logs(data)
         except OSError as exc:
             if "lock" in str(exc).lower():
                 raise StoreInUse(f"store {str(root)!r} is in use by another process") from None
