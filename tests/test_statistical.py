@@ -373,6 +373,46 @@ def test_a_markdown_heading_starts_a_section_with_its_own_topic():
     assert ("Chinua Achebe", "born_in", "Ogidi") not in facts(flat)
 
 
+def test_peoples_languages_and_one_word_headings_are_no_entities():
+    """Found on GUM's Wikipedia and Wikivoyage pages: "Americans located_in Cuba", "Jerome member_of Jew", "Understand
+    located_in Greece" (a one-word heading), "Wilfried located_in Germany" (from "performed in German by")."""
+    text = (
+        "Understand\n\nNorvik is a port town in Norway. Many Americans visit Norvik in Norway every summer. "
+        "The ballad was performed in German by Lena Falk. Hedda Moe learned Hebrew from a converted Jew."
+    )
+    ex, got = extract(text)
+    assert set(ex.aliases("d")) == {"Norvik", "Norway", "Lena Falk", "Hedda Moe"}
+    assert ("Norvik", "located_in", "Norway") in facts(got)
+    # a name the document gave before is a name on a line of its own too
+    ex, _ = extract("Norvik is a port town in Norway.\n\nNorvik\n\nThe harbour is deep.")
+    assert set(ex.aliases("d")) == {"Norvik", "Norway"}
+
+
+@pytest.mark.parametrize(
+    "sentence, span, junk",
+    [
+        ("It was performed in German by Lena Falk .", (4, 5), True),
+        ("It bears an inscription in German which is wrong", (5, 6), True),
+        ("They were translated from French .", (4, 5), True),
+        ("He moved in German territory .", (3, 4), False),  # the adjective of a country's territory
+        ("The German army left .", (1, 2), False),
+        ("Sweden 1 – 0 Korea Republic was played .", (0, 6), True),
+        ("d -VOR-zha k was said .", (1, 2), True),
+        ("The Germans arrived .", (1, 2), True),
+        ("Catholics and Muslims met .", (0, 1), True),
+        ("Christian Dior was born .", (0, 2), False),
+        ("The Catholic University opened .", (1, 3), False),
+    ],
+)
+def test_not_a_name(sentence, span, junk):
+    from semantic_rdf.pipeline.statistical.model import _surface, not_a_name
+    from semantic_rdf.pipeline.statistical.text import tokenize
+
+    tokens = tokenize(sentence, 0, len(sentence), 0)
+    a, b = span
+    assert not_a_name(tokens, a, b, _surface(tokens, a, b)) is junk
+
+
 def test_code_blocks_are_not_read():
     prose = "Henrik Angell was a Norwegian military officer."
     md = "```\n" + prose + "\n```\n\nSome text without facts.\n<pre>" + prose + "</pre>"

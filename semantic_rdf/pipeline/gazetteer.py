@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["CLASSES", "COUNTRIES", "DEMONYMS", "CITIES", "builtin_class", "suffix_class", "country_of_demonym"]
+__all__ = ["CLASSES", "COUNTRIES", "DEMONYMS", "CITIES", "builtin_class", "suffix_class", "country_of_demonym", "group_noun"]
 
 CLASSES = frozenset(
     {"Thing", "Agent", "Person", "Organization", "Place", "City", "Country", "Work", "Award", "Field", "Artifact", "Concept", "Event"}
@@ -458,3 +458,19 @@ def suffix_class(name: str) -> str | None:
 
 def country_of_demonym(word: str) -> str | None:
     return _FOLDED_DEMONYMS.get(word.casefold())
+
+
+# A faith's followers name a people, as a plural demonym does ("Americans"): no entity a fact is about. Singular
+# forms only where they are no given name or common adjective of a name ("Christian Dior", "Catholic University").
+_FAITH_SINGULAR = frozenset({"muslim", "jew", "hindu", "sikh", "buddhist", "jain", "mormon"})
+_FAITH_PLURAL_ONLY = frozenset({"christian", "catholic", "protestant", "anglican", "lutheran", "methodist", "baptist", "quaker"})
+
+
+def group_noun(name: str) -> bool:
+    """True for a word naming a people or a faith's followers rather than an entity: a demonym's plural
+    ("Americans", "Germans") or a faith's followers ("Muslims", "Jew", "Catholics")."""
+    key = name.casefold()
+    if key in _FAITH_SINGULAR:
+        return True
+    one = key[:-1] if key.endswith("s") else ""
+    return bool(one) and (one in _FOLDED_DEMONYMS or one in _FAITH_SINGULAR or one in _FAITH_PLURAL_ONLY)

@@ -418,7 +418,9 @@ class Annotator:
             if gold is not None:
                 spans = gold
             else:
-                spans = [(a, b, typ, None) for a, b, typ in tag_spans(self.w.tagger, words, keep)]
+                # a one-word sentence (a heading: "Understand", "Overview") gives the tagger no context, and its
+                # capital is the line's: its word is a name only if the document named it so before (known_spans)
+                spans = [(a, b, typ, None) for a, b, typ in tag_spans(self.w.tagger, words, keep)] if len(words) > 1 else []
                 spans = state.known_spans(words, spans)
             mentions = state.add_sentence(tokens, spans)
             pairs = candidate_pairs(mentions)

@@ -361,6 +361,8 @@ class DocState:
             surface = _surface(tokens, a, b)
             if not any(c.isupper() for c in surface):
                 continue  # no lower-case common nouns as entities
+            if gold is None and not_a_name(tokens, a, b, surface):
+                continue
             if gold is None:
                 self._birth_name(tokens, a, surface, out)
             i, kind, _ = self._entity(surface, typ, gold, extend=fold(tokens[b - 1].text) not in kin)
@@ -452,6 +454,31 @@ class DocState:
         if len(cands) == 1:
             return cands[0], 0.6
         return None
+
+
+# words after a nationality word that make it the language ("performed in German by …", "an inscription in
+# German which …"), not a country's adjective ("in German territory")
+_AFTER_LANGUAGE = frozenset(
+    {"by", "which", "that", "and", "or", "but", "with", "as", "at", "for", "on", "to", "of", "in", "from", "is", "was", "were", "are", "while", "when", "where", "who"}
+)
+_SCORE = re.compile(r"\d\s*[–-]\s*\d")
+
+
+def not_a_name(tokens: list[Token], a: int, b: int, surface: str) -> bool:
+    """Whether a span the tagger marked (tokens a..b, written `surface`) names nothing a fact can be about: a
+    people or a faith's followers ("Americans", "Muslims": gz.group_noun), a nationality word standing for its
+    language (after "in", "into" or "from", before a function word or the sentence's end), a span that opens
+    with no letter or digit ("-VOR-zha", from a pronunciation guide) or holds a match score ("Sweden 1 – 0
+    Korea Republic"). Inference only: training reads the corpora's own mentions."""
+    if not surface[:1].isalnum() or _SCORE.search(surface):
+        return True
+    name = clean_name(surface) or surface
+    if gz.group_noun(name):
+        return True
+    if b - a == 1 and a > 0 and gz.country_of_demonym(name) and tokens[a - 1].text.lower() in ("in", "into", "from"):
+        after = tokens[b].text if b < len(tokens) else ""
+        return not after[:1].isalnum() or after.lower() in _AFTER_LANGUAGE
+    return False
 
 
 def _surface(tokens: list[Token], a: int, b: int) -> str:
