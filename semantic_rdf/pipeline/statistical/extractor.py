@@ -25,6 +25,7 @@ from semantic_rdf.pipeline import gazetteer as gz
 from semantic_rdf.core.errors import InvalidInput, NotFound
 from semantic_rdf.pipeline.extract import check_chunk, check_floor, predicate_hints, sentence_spans
 from semantic_rdf.pipeline.statistical.model import (
+    ENTITY_TYPES,
     CrossCandidates,
     CrossContext,
     CrossPair,
@@ -63,8 +64,19 @@ _FENCE = re.compile(r"^[ \t]{0,3}(?:```|~~~)", re.M)
 _MAX_PAIRS = 400  # entity pairs scored per sentence (or per chunk, across sentences) at most
 _MAX_SHARED = 65_536  # cross-sentence component sums kept across chunks (a few hundred in practice)
 _MAX_TOGETHER = 20_000  # a document naming so many pairs together is a list, not prose: no cross stage
-_HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]")  # a Markdown heading opens the sentence: a new section (DocState.new_section)
+# a Markdown heading opens the sentence. (Plain-text lines without end punctuation were tried as headings too: on
+# GUM's pages an infobox line, "Alma mater Conservatoire de Paris", then read as a title took the topic away.)
+_HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]")
 _CODE_TAG = re.compile(r"<(pre|code)\b[^>]*>.*?</\1\s*>", re.S | re.I)
+
+
+def names_only(words: list[str], spans: list[tuple[int, int, str, int | None]]) -> bool:
+    """Whether a heading's words are one name and nothing else ("# Chinua Achebe"): what follows is about it,
+    a new section (DocState.new_section). A heading that names no one, or more than a name ("## Early life",
+    "## Years at IBM"), keeps the document's topic: "She" below it is still the article's person."""
+    first = next((i for i, w in enumerate(words) if w.strip("#")), None)
+    named = [(a, b) for a, b, typ, _ in spans if typ in ENTITY_TYPES]
+    return first is not None and named == [(first, len(words))]
 
 
 def sha256_file(path: Path) -> str:
@@ -412,8 +424,6 @@ class Annotator:
         ents = state.entities
         keep = self.w.crf_keep() if gold is None else None
         for k, tokens in enumerate(sents):
-            if headings and headings[k]:
-                state.new_section()
             words = [t.text for t in tokens]
             if gold is not None:
                 spans = gold
@@ -422,6 +432,8 @@ class Annotator:
                 # capital is the line's: its word is a name only if the document named it so before (known_spans)
                 spans = [(a, b, typ, None) for a, b, typ in tag_spans(self.w.tagger, words, keep)] if len(words) > 1 else []
                 spans = state.known_spans(words, spans)
+            if headings and headings[k] and names_only(words, spans):
+                state.new_section()
             mentions = state.add_sentence(tokens, spans)
             pairs = candidate_pairs(mentions)
             types = {m.entity: ents[m.entity].type for m in mentions}
