@@ -374,7 +374,7 @@ def test_a_markdown_heading_starts_a_section_with_its_own_topic():
 
 
 def test_a_heading_that_is_not_only_a_name_keeps_the_topic():
-    """ "## Early life" names no one: "She" below it is still the article's person (it had lost its topic)."""
+    """A heading of no name ("## Early life"): "She" below it is still the article's person (it had lost its topic)."""
     text = "# Ada Lovelace\n\nAda Lovelace was an English mathematician.\n\n## Early life\n\nShe was born in London.\n"
     assert ("Ada Lovelace", "born_in", "London") in facts(extract(text)[1])
     from semantic_rdf.pipeline.statistical.extractor import names_only

@@ -458,33 +458,7 @@ class DocState:
 
 # words after a nationality word that make it the language ("performed in German by …", "an inscription in
 # German which …"), not a country's adjective ("in German territory")
-_AFTER_LANGUAGE = frozenset(
-    {
-        "by",
-        "which",
-        "that",
-        "and",
-        "or",
-        "but",
-        "with",
-        "as",
-        "at",
-        "for",
-        "on",
-        "to",
-        "of",
-        "in",
-        "from",
-        "is",
-        "was",
-        "were",
-        "are",
-        "while",
-        "when",
-        "where",
-        "who",
-    }
-)
+_AFTER_LANGUAGE = frozenset("by which that and or but with as at for on to of in from is was were are while when where who".split())
 _SCORE = re.compile(r"\d\s*[–-]\s*\d")
 
 
