@@ -19,6 +19,8 @@ def test_crf_gets_only_known_attributes_and_tags_the_same():
     w = StatisticalExtractor().w
     keep = crf_attributes(w.tagger)
     assert keep and "BOS" in keep
+    # read from the dump with one expression: the set pycrfsuite's own dump parser gives
+    assert keep == frozenset(a for a, _ in w.tagger.info().state_features)
     for s in SENTENCES:
         words = [t.text for t in tokenize(s)]
         full = ner_features(words)

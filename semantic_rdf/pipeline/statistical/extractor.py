@@ -71,9 +71,9 @@ _CODE_TAG = re.compile(r"<(pre|code)\b[^>]*>.*?</\1\s*>", re.S | re.I)
 
 
 def names_only(words: list[str], spans: list[tuple[int, int, str, int | None]]) -> bool:
-    """Whether a heading's words are one name and nothing else ("# Chinua Achebe"): what follows is about it,
-    a new section (DocState.new_section). A heading that names no one, or more than a name ("## Early life",
-    "## Years at IBM"), keeps the document's topic: "She" below it is still the article's person."""
+    """Whether a heading's words are one name and nothing else ("# Chinua Achebe"): a new article about it
+    (DocState.new_section). A heading that names no one, or more than a name ("## Early life", "## Years at
+    IBM"), starts a section of the same article: "She" below it is still the article's person."""
     first = next((i for i, w in enumerate(words) if w.strip("#")), None)
     named = [(a, b) for a, b, typ, _ in spans if typ in ENTITY_TYPES]
     return first is not None and named == [(first, len(words))]
@@ -358,14 +358,30 @@ class Weights:
         return _sigmoid(sums + self.intercept)
 
 
+# a state feature's line in CRFsuite's model dump: "  (0) ATTRIBUTE --> LABEL: WEIGHT" (no label holds " --> ")
+_STATE_FEATURE = re.compile(r"^  \(\d+\) (.+) --> [^\n]*$", re.M)
+
+
 def crf_attributes(tagger) -> frozenset[str] | None:
     """The attributes the CRF model has state weights for (read from its dump: `Weights.crf_keep` keeps
     them); None (hand the CRF every feature: slower, the same tags) when the dump cannot be written to a
-    temp file."""
+    temp file. The dump's STATE_FEATURES section is read with one expression: `Tagger.info()` parses every
+    line of the dump into Python objects, 0.25-0.4 s that every extracting process paid before its first
+    sentence (0.05 s so; the same set, tests/test_statistical.py)."""
+    import tempfile
+
     try:
-        return frozenset(a for a, _ in tagger.info().state_features)
+        with tempfile.TemporaryDirectory(prefix="semantic-rdf-crf-") as d:
+            dump = Path(d) / "model.txt"
+            tagger.dump(str(dump))
+            text = dump.read_text(encoding="utf-8")
     except OSError:
         return None
+    start = text.find("\nSTATE_FEATURES = {\n")
+    if start < 0:
+        return None
+    end = text.find("\n}", start + 1)
+    return frozenset(_STATE_FEATURE.findall(text, start, end if end > 0 else len(text)))
 
 
 def tag_spans(tagger, words: list[str], keep: frozenset[str] | None = None) -> list[tuple[int, int, str]]:
@@ -432,8 +448,8 @@ class Annotator:
                 # capital is the line's: its word is a name only if the document named it so before (known_spans)
                 spans = [(a, b, typ, None) for a, b, typ in tag_spans(self.w.tagger, words, keep)] if len(words) > 1 else []
                 spans = state.known_spans(words, spans)
-            if headings and headings[k] and names_only(words, spans):
-                state.new_section()
+            if headings and headings[k]:
+                state.new_section(article=names_only(words, spans))
             mentions = state.add_sentence(tokens, spans)
             pairs = candidate_pairs(mentions)
             types = {m.entity: ents[m.entity].type for m in mentions}

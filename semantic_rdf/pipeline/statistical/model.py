@@ -241,13 +241,17 @@ class DocState:
         self.by_key: dict[str, int] = {}
         self.sent = -1
         self.first: int | None = None  # the topic: the first entity of the document (or of its section: new_section)
+        self.article: int | None = None  # the topic before the section headings that named no one (new_section)
         self.recent: list[list[int]] = []  # entities named in each of the last sentences
         self.known: dict[tuple[str, ...], str] = {}  # word sequences named earlier in the document -> type
         self.by_word: dict[str, set[int]] = {}  # folded word -> entities whose name holds it
 
-    def new_section(self) -> None:
-        """A heading: what follows is about what it names, not about the document's topic so far. The next
-        entity named is the topic, and no pronoun reaches back past the heading."""
+    def new_section(self, article: bool) -> None:
+        """A heading: the next entity named is the section's topic, and no pronoun reaches back past the
+        heading. `article`: the heading is a name and nothing else ("# Chinua Achebe"), so a new article
+        begins; otherwise ("## Early life") the section stays part of the article, and "she" with no person in
+        reach of the section still resolves to the article's topic (`_resolve_person`)."""
+        self.article = None if article else (self.first if self.first is not None else self.article)
         self.first = None
         self.recent = []
 
@@ -425,6 +429,8 @@ class DocState:
         before = [m.entity for m in named if m.b <= k and fits(m.entity)]
         window = set(before) | {i for i in prev if fits(i)}
         topic = self.first if self.first is not None and fits(self.first) else None
+        if topic is None and self.article is not None and fits(self.article):
+            topic = self.article  # the section is about no one (or is not about a person): the article's person
         if topic is not None:
             most = max((e.mentions for e in ents if e.type == "PER"), default=0)
             if ents[topic].mentions < most:
