@@ -415,6 +415,8 @@ def test_peoples_languages_and_one_word_headings_are_no_entities():
         ("The Germans arrived .", (1, 2), True),
         ("Catholics and Muslims met .", (0, 1), True),
         ("Christian Dior was born .", (0, 2), False),
+        ("Microsoft made .NET Framework .", (2, 4), False),  # a name may open with a dot
+        ("Intel launched the Core i9 - 9980XE Extreme Edition .", (3, 9), False),  # digits inside words are no score
         ("The Catholic University opened .", (1, 3), False),
     ],
 )

@@ -465,16 +465,17 @@ class DocState:
 # words after a nationality word that make it the language ("performed in German by …", "an inscription in
 # German which …"), not a country's adjective ("in German territory")
 _AFTER_LANGUAGE = frozenset("by which that and or but with as at for on to of in from is was were are while when where who".split())
-_SCORE = re.compile(r"\d\s*[–-]\s*\d")
+_SCORE = re.compile(r"(?<!\w)\d+\s*[–-]\s*\d+(?!\w)")  # "1 – 0", not "Core i9 - 9980XE"
+_JUNK_START = frozenset("-–—/\\|(:;,")  # not "." (".NET Framework") nor "@", "#"
 
 
 def not_a_name(tokens: list[Token], a: int, b: int, surface: str) -> bool:
     """Whether a span the tagger marked (tokens a..b, written `surface`) names nothing a fact can be about: a
     people or a faith's followers ("Americans", "Muslims": gz.group_noun), a nationality word standing for its
     language (after "in", "into" or "from", before a function word or the sentence's end), a span that opens
-    with no letter or digit ("-VOR-zha", from a pronunciation guide) or holds a match score ("Sweden 1 – 0
+    with a dash or a bracket ("-VOR-zha", from a pronunciation guide) or holds a match score ("Sweden 1 – 0
     Korea Republic"). Inference only: training reads the corpora's own mentions."""
-    if not surface[:1].isalnum() or _SCORE.search(surface):
+    if surface[:1] in _JUNK_START or _SCORE.search(surface):
         return True
     name = clean_name(surface) or surface
     if gz.group_noun(name):
