@@ -221,7 +221,7 @@ def console() -> None:
     objects are collected every 100,000 allocations instead of every 700 (start-up allocates hundreds of
     thousands that live to the end: numpy's, the verb's modules'), and the interpreter's last collection, which
     walks every live object only for all of them to be freed at exit anyway, is skipped by freezing them when
-    `main` returns. Together about a twelfth of an `ask` (docs/answer.md). Not in `main` itself: a process
+    `main` returns: about 4 % of an `ask`'s instructions (docs/answer.md). Not in `main` itself: a process
     that calls `main` and goes on (a test run, a script) keeps the collector as it set it."""
     gc.set_threshold(100_000, 50, 100)
     code = main()

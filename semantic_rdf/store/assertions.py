@@ -116,11 +116,17 @@ def _prune_info_logs(data: Path, keep: int = 2) -> int:
     RocksDB prints as it opens) and RocksDB keeps a thousand, a limit pyoxigraph gives no way to lower, so a
     store that answered a thousand `ask` processes carried 130 MB of them beside 3 MB of data. They hold no
     data (store/generation.py leaves them out of the fingerprint); the caller holds the writer's lock, so no
-    other process rotates one meanwhile, and one already gone is no error."""
+    other process rotates one meanwhile. Housekeeping never fails an open: a log already gone, or one the file
+    system will not delete, is left to the next open."""
     old = sorted((p for p in data.glob("LOG.old.*") if p.name[8:].isdigit()), key=lambda p: int(p.name[8:]))
+    gone = 0
     for p in old[: max(len(old) - keep, 0)]:
-        p.unlink(missing_ok=True)
-    return max(len(old) - keep, 0)
+        try:
+            p.unlink(missing_ok=True)
+            gone += 1
+        except OSError:
+            pass
+    return gone
 
 
 def _write_synced(path: Path, data: bytes) -> None:

@@ -367,7 +367,7 @@ def crf_attributes(tagger) -> frozenset[str] | None:
     them); None (hand the CRF every feature: slower, the same tags) when the dump cannot be written to a
     temp file. The dump's STATE_FEATURES section is read with one expression: `Tagger.info()` parses every
     line of the dump into Python objects, 0.25-0.4 s that every extracting process paid before its first
-    sentence (0.05 s so; the same set, tests/test_statistical.py)."""
+    sentence (0.05 s so; the same set, tests/test_statistical_speed.py)."""
     import tempfile
 
     try:
