@@ -402,6 +402,29 @@ def test_peoples_languages_and_one_word_headings_are_no_entities():
     assert set(ex.aliases("d")) == {"Norvik", "Norway"}
 
 
+def test_a_possessive_before_a_named_person_pairs_with_that_person_only():
+    """ "Her colleague Tom Becker was born in Hamburg": Tom Becker was born there, not the "her" (it stored
+    "Maria Lopez born_in Hamburg" at 0.76)."""
+    text = "Maria Lopez, a chemist from Madrid, joined Siemens in 2015. Her colleague Tom Becker was born in Hamburg. Lopez was born in Seville."
+    ex, got = extract(text, floor=0.3)
+    f = facts(got)
+    assert ("Tom Becker", "born_in", "Hamburg") in f and ("Maria Lopez", "born_in", "Seville") in f
+    assert ("Maria Lopez", "born_in", "Hamburg") not in f
+    from semantic_rdf.pipeline.statistical.model import SentMention, possessives
+    from semantic_rdf.pipeline.statistical.text import tokenize
+
+    def only(sentence, pron_at, person_at):
+        tokens = tokenize(sentence)
+        a, b = person_at
+        ms = [SentMention(pron_at, pron_at + 1, 0, "pron", 0.9, tokens[pron_at].text), SentMention(a, b, 1, "named", 1.0, "x")]
+        return possessives(tokens, ms, lambda i: "PER")
+
+    assert only("His wife , Anna Weiss , was born in Vienna .", 0, (3, 5)) == {(0, 1): 1}
+    assert only("Her husband Tom Becker died .", 0, (2, 4)) == {(0, 1): 1}
+    assert only("where his teachers included Sabine Lacoraet .", 1, (4, 6)) == {}  # a verb between: not the noun's name
+    assert only("He met her Tom Becker .", 2, (3, 5)) == {}  # no noun between
+
+
 @pytest.mark.parametrize(
     "sentence, span, junk",
     [

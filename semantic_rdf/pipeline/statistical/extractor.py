@@ -37,6 +37,7 @@ from semantic_rdf.pipeline.statistical.model import (
     cross_mentions,
     ner_features,
     pair_features,
+    possessives,
     together_in,
 )
 from semantic_rdf.pipeline.statistical.text import Token, tokenize
@@ -451,7 +452,7 @@ class Annotator:
             if headings and headings[k]:
                 state.new_section(article=names_only(words, spans))
             mentions = state.add_sentence(tokens, spans)
-            pairs = candidate_pairs(mentions)
+            pairs = candidate_pairs(mentions, possessives(tokens, mentions, lambda i: ents[i].type) if gold is None else None)
             types = {m.entity: ents[m.entity].type for m in mentions}
             if pairs:
                 if len(pairs) > _MAX_PAIRS:  # a list of hundreds of names: score the closest pairs only (bounded work)
