@@ -321,6 +321,17 @@ def test_aliases_group_a_surname_and_a_demonym():
     assert "Canadian" in al["Canada"]
 
 
+def test_a_quoted_nickname_gives_the_name_without_it_and_the_nickname_with_the_surname():
+    ex, _ = extract('Michael John "Mike" Padden is an American politician. Mike Padden was born in Spokane, Washington.')
+    al = ex.aliases("d")
+    assert {"Michael John Padden", "Mike Padden"} <= al['Michael John "Mike" Padden']  # one person, both forms
+    assert not any(name == "Mike Padden" for name in al)
+    from semantic_rdf.pipeline.statistical.model import nickname_forms
+
+    assert nickname_forms('Jon "Bowzer" Bauman') == ["Jon Bauman", "Bowzer Bauman"]
+    assert nickname_forms("Ann Smith") == [] and nickname_forms('"Weird Al"') == []
+
+
 def test_a_fuller_name_and_a_birth_name_are_the_person_named_before():
     """A heading's short name then the full name, a birth name after "née": one person, so that "Hopper" and
     "She" have one antecedent (with the three apart, neither resolved and "Murray" was a citizen)."""

@@ -195,6 +195,22 @@ _TRAIL_STRIP = re.compile(r"(?:\s*['’]s|[\s,;:.!?\"”’)\]]+)$")
 fold = lru_cache(maxsize=65536)(_fold_uncached)
 
 
+_NICKNAME = re.compile(r"\s*[\"“”]\s*([^\"“”]+?)\s*[\"“”]\s*")
+
+
+def nickname_forms(name: str) -> list[str]:
+    """The other ways a person's name with a quoted nickname is written: 'Michael John "Mike" Padden' is also
+    "Michael John Padden" and "Mike Padden" (a question asks about either; the stored name keeps the quotes)."""
+    m = _NICKNAME.search(name)
+    if m is None:
+        return []
+    without = (name[: m.start()] + " " + name[m.end() :]).split()
+    forms = [" ".join(without)] if len(without) > 1 else []
+    if without and m.end() < len(name):
+        forms.append(f"{m.group(1)} {without[-1]}")
+    return forms
+
+
 @lru_cache(maxsize=65536)  # pure, and called for every mention
 def clean_name(s: str) -> str:
     s = " ".join(s.split())
@@ -307,6 +323,11 @@ class DocState:
             self._index_words(name, i)
             if gold is not None:
                 self.by_key[fold(name)] = i
+            elif typ == "PER":
+                for form in nickname_forms(name):  # later mentions and questions use these
+                    self.entities[i].aliases.add(form)
+                    self.by_key.setdefault(fold(form), i)
+                    self._index_words(form, i)
         e = self.entities[i]
         e.votes[typ] = e.votes.get(typ, 0) + 1
         if gold is None and e.votes[typ] > e.votes.get(e.type, 0):
