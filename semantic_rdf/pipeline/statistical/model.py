@@ -639,7 +639,7 @@ def candidate_pairs(mentions: list[SentMention], only: dict[tuple[int, int], int
     return [(h, t) for _, h, t in (best[k] for k in sorted(best))]
 
 
-_POSSESSIVE = frozenset({"his", "her", "hers", "its", "their"})
+_POSSESSIVE = frozenset({"his", "her", "hers", "its"})  # the possessives DocState resolves
 
 
 def possessives(tokens: list[Token], mentions: list[SentMention], types: Callable[[int], str]) -> dict[tuple[int, int], int]:
