@@ -110,23 +110,20 @@ def open_read_only(data: Path, root: Path, attempts: int = 20) -> ox.Store:
     raise StoreInUse(f"store {str(root)!r} is being rewritten by its writer; try again")
 
 
-def _prune_info_logs(data: Path, keep: int = 2) -> int:
+def _prune_info_logs(data: Path, keep: int = 2) -> None:
     """Delete all but the newest `keep` of RocksDB's rotated informational logs (`LOG.old.<microseconds>`) in
-    the store's data directory; return how many went. Every writable open rotates one (about 130 KB: the options
+    the store's data directory. Every writable open rotates one (about 130 KB: the options
     RocksDB prints as it opens) and RocksDB keeps a thousand, a limit pyoxigraph gives no way to lower, so a
     store that answered a thousand `ask` processes carried 130 MB of them beside 3 MB of data. They hold no
     data (store/generation.py leaves them out of the fingerprint); the caller holds the writer's lock, so no
     other process rotates one meanwhile. Housekeeping never fails an open: a log already gone, or one the file
     system will not delete, is left to the next open."""
     old = sorted((p for p in data.glob("LOG.old.*") if p.name[8:].isdigit()), key=lambda p: int(p.name[8:]))
-    gone = 0
     for p in old[: max(len(old) - keep, 0)]:
         try:
             p.unlink(missing_ok=True)
-            gone += 1
         except OSError:
             pass
-    return gone
 
 
 def _write_synced(path: Path, data: bytes) -> None:
