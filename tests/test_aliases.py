@@ -245,7 +245,8 @@ def test_findings_cross_the_read_ahead(tmp_path, mode):
     f = tmp_path / "paul.txt"
     f.write_text(PAUL, encoding="utf-8")
     store = AssertionStore.memory()
-    load(store, build_pipeline([str(f)], extractor=StatisticalExtractor()), [str(f)], read_ahead=mode)
+    # the father's one fact (parent_of) is what stores him, and it calibrates under the default floor: not what this tests
+    load(store, build_pipeline([str(f)], extractor=StatisticalExtractor(floor=0.5)), [str(f)], read_ahead=mode)
     people = [q.subject for q in store.ox.quads_for_pattern(None, RDF_TYPE, ox.NamedNode(NS + "Person"), ENTITY_GRAPH)]
     assert len(people) >= 2
     assert any(q.object.value == "Desmarais" for p in people for q in store.ox.quads_for_pattern(p, ALT, None, ENTITY_GRAPH))

@@ -261,7 +261,7 @@ class Weights:
     coef: np.ndarray  # (features, relations) float32
     intercept: np.ndarray  # (relations,)
     relations: tuple[str, ...]  # Wikidata property ids, one per column
-    cal_x: list[np.ndarray]  # per relation: isotonic calibration knots
+    cal_x: list[np.ndarray]  # per relation: calibration knots (a logistic curve, train.py)
     cal_y: list[np.ndarray]
     floor: float
     manifest: dict
@@ -533,8 +533,8 @@ def features_of(
         t.entity == state.first,
         mentions,
         state.sent,
-        gz.builtin_class(et.name),
-        gz.builtin_class(eh.name),
+        gz.lexicon_class(et.name),
+        gz.lexicon_class(eh.name),
         bags,
     )
 

@@ -111,7 +111,7 @@ def _word_feats(w: str) -> tuple[str, ...]:
         f.append("num" + str(min(len(w), 5)))
     if gz.country_of_demonym(w):
         f.append("demonym")
-    cls = gz.builtin_class(w)
+    cls = gz.lexicon_class(w)
     if cls:
         f.append("gz=" + cls)
     sc = gz.suffix_class(w) if w[:1].isupper() else None
@@ -168,7 +168,51 @@ def ner_features(words: list[str], keep: frozenset[str] | None = None) -> list[l
         bi = f"bi=-1{a}|{b}"
         if keep is None or bi in keep:
             f.append(bi)
+    for i, x in _lexicon_spans(tuple(w.casefold() for w in words)):
+        if keep is None or x in keep:
+            out[i].append(x)
     return out
+
+
+@lru_cache(maxsize=1)
+def _first_words() -> frozenset[str]:
+    return frozenset(k[0] for k in _multiword_names())
+
+
+@lru_cache(maxsize=1)
+def _multiword_names() -> dict[tuple[str, ...], str]:
+    """Folded tokens of every listed name of two to five tokens -> its lexicon class ("New South Wales")."""
+    from semantic_rdf.pipeline.statistical.text import tokenize
+
+    out: dict[tuple[str, ...], str] = {}
+    for names in (gz.COUNTRIES, gz.CITIES, gz.REGIONS):
+        for name in sorted(names):
+            key = tuple(t.text.casefold() for t in tokenize(name))
+            cls = gz.lexicon_class(name)
+            if 2 <= len(key) <= 5 and cls:
+                out.setdefault(key, cls)
+    return out
+
+
+def _lexicon_spans(folded: tuple[str, ...]) -> list[tuple[int, str]]:
+    """(token, feature) for the tokens of each listed multi-word name in a sentence, longest first: the
+    CRF's single-word lexicon feature cannot see that "South" and "Wales" together name a region."""
+    names, first = _multiword_names(), _first_words()
+    got: list[tuple[int, str]] = []
+    i, n = 0, len(folded)
+    while i < n:
+        if folded[i] not in first:
+            i += 1
+            continue
+        for k in range(min(5, n - i), 1, -1):
+            cls = names.get(folded[i : i + k])
+            if cls:
+                got.extend((j, ("mwB=" if j == i else "mwI=") + cls) for j in range(i, i + k))
+                i += k
+                break
+        else:
+            i += 1
+    return got
 
 
 # ------------------------------------------------------------------ entities in a document
@@ -188,7 +232,9 @@ _NOMINALS = {
 }
 _RESOLVABLE = frozenset(_PRON_PER) | frozenset(_PRON_IT) | frozenset(_NOMINALS)
 _LEAD_STRIP = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
-_TRAIL_STRIP = re.compile(r"(?:\s*['’]s|[\s,;:.!?\"”’)\]]+)$")
+_TRAIL_STRIP = re.compile(r"(?:\s*['’]s|[\s,;:.!?\"”’]+)$")
+# quotes, angle quotes, markup and list marks a tagged span can take in at either end ("<Tom Becker>", "«Roma»")
+_EDGE_MARKS = '"“”„«»‹›<>*_#|•·'
 
 
 # fold is pure and called for every mention and word of a name: a cache of recent names saves the regexes
@@ -213,10 +259,22 @@ def nickname_forms(name: str) -> list[str]:
 
 @lru_cache(maxsize=65536)  # pure, and called for every mention
 def clean_name(s: str) -> str:
+    """A tagged span's text as a name: one space between words, no leading article, no possessive, no
+    punctuation or marks at its ends, and a bracket only with its partner ("Queen (band)", not "Foo (bar")."""
     s = " ".join(s.split())
     s = _LEAD_STRIP.sub("", s)
-    s = _TRAIL_STRIP.sub("", s)
-    return s.strip()
+    while True:
+        before = s
+        s = _TRAIL_STRIP.sub("", s.strip().strip(_EDGE_MARKS))
+        for opener, closer in (("(", ")"), ("[", "]")):
+            if s.endswith(closer) and s.count(closer) > s.count(opener):
+                s = s[:-1]
+            elif s.startswith(opener) and s.count(opener) > s.count(closer):
+                s = s[1:]
+            elif s.count(opener) > s.count(closer):  # a span cut inside a bracket: the name ends before it
+                s = s[: s.rindex(opener)]
+        if s == before:
+            return s.strip()
 
 
 @dataclass
@@ -815,7 +873,7 @@ class CrossContext:
     def cls(self, i: int) -> str | None:
         got = self._cls.get(i, "")
         if got == "":
-            got = self._cls[i] = gz.builtin_class(self.state.entities[i].name)
+            got = self._cls[i] = gz.lexicon_class(self.state.entities[i].name)
         return got
 
     def parts(self, pair: CrossPair) -> list[tuple]:

@@ -4,13 +4,13 @@
 
 Re-DocRED dev documents 0-399 (file order) fit the entity tagger (a CRF, python-crfsuite) and the
 relation classifiers (one logistic regression per aligned Wikidata property, scikit-learn). The
-calibration (isotonic regression of the classifiers' probabilities against correctness) and the
+calibration (Platt scaling: a logistic curve of correctness on the classifiers' log-odds) and the
 default floor (the lowest calibrated confidence at which precision is at least --target-precision)
 come from out-of-fold facts: models fitted on 0-299 read 300-399, models fitted on 100-399 read 0-99.
 With --no-crossfit, --fit documents (0-299) fit and --tune documents (300-399) calibrate.
 Documents 400-499 are never read.
 Fixed seeds and single-threaded solvers: the same data gives the same weights. The manifest
-records the sha256 of each weight file and of the training data.
+records the sha256 of each weight file, of the training data and of the code that made them (`source_sha256`).
 """
 
 from __future__ import annotations
@@ -39,6 +39,29 @@ from semantic_rdf.pipeline.statistical.text import GoldDoc, Token, load_redocred
 
 REDOCRED = "redocred/dev_revised.json"
 SEED = 17
+
+# The code that decides what training writes: features, tokens, lexicons, sentence cuts, the alignment, and the
+# extraction the calibration is fitted on. Weights made before a change to any of it are weights the training
+# command no longer rebuilds (their calibration was fitted on facts the extractor no longer gives), so the
+# manifest records this hash and a test compares it with the code's.
+SOURCE_FILES = (
+    "core/identity.py",
+    "pipeline/extract.py",
+    "pipeline/gazetteer.py",
+    "pipeline/statistical/extractor.py",
+    "pipeline/statistical/model.py",
+    "pipeline/statistical/text.py",
+    "pipeline/statistical/train.py",
+)
+
+
+def source_sha256() -> str:
+    """sha256 over the (name, sha256) of SOURCE_FILES and ontology/taxonomy.ttl, as this install has them."""
+    from semantic_rdf.core.resources import data_dir
+
+    pkg = Path(__file__).resolve().parents[2]
+    paths = {name: pkg / name for name in SOURCE_FILES} | {"ontology/taxonomy.ttl": data_dir("ontology") / "taxonomy.ttl"}
+    return sha256_bytes("".join(f"{n}:{sha256_bytes(p.read_bytes())}\n" for n, p in sorted(paths.items())).encode())
 
 
 def log(msg: str) -> None:
@@ -337,29 +360,44 @@ def scored_facts(docs: list[GoldDoc], weights) -> list[tuple[float, bool, str]]:
     return out
 
 
-def _isotonic(x: np.ndarray, y: np.ndarray) -> dict:
-    from sklearn.isotonic import IsotonicRegression
+def _sigmoid_curve(x: np.ndarray, y: np.ndarray) -> dict:
+    """Platt scaling: correctness as a logistic function of the raw probability's log-odds (scikit-learn),
+    written as knots the extractor interpolates (0; 99 evenly from 0.02 to 1; the data's ends). The curve goes
+    to 0 with the raw probability, so the first knot is (0, 0): interpolation would hold the value at 0.02 below it.
 
-    iso = IsotonicRegression(y_min=0.0, y_max=1.0, increasing=True, out_of_bounds="clip")
-    iso.fit(x, y)
-    return {"x": [float(v) for v in iso.X_thresholds_], "y": [float(v) for v in iso.y_thresholds_]}
+    Not isotonic regression: with tens to hundreds of facts per property its steps follow the few facts of
+    each block, and a floor chosen on those facts keeps facts less precise than it promises (docs/extraction.md)."""
+    from sklearn.linear_model import LogisticRegression
+
+    def logit(v: np.ndarray) -> np.ndarray:
+        v = np.clip(v, 1e-6, 1 - 1e-6)
+        return np.log(v / (1 - v))
+
+    gx = np.unique(np.concatenate([np.linspace(0.02, 1.0, 99), [x.min(), x.max()]]))
+    gx = gx[gx > 0]
+    if y.min() == y.max():  # facts all right or all wrong (a tiny training run): that share, flat
+        gy = np.full(len(gx), float(y[0]))
+    else:
+        fit = LogisticRegression(C=1e4).fit(logit(x)[:, None], y.astype(int))
+        gy = np.maximum.accumulate(fit.predict_proba(logit(gx)[:, None])[:, 1])  # non-decreasing, as the extractor assumes
+    return {"x": [0.0] + [float(v) for v in gx], "y": [0.0] + [float(v) for v in gy]}
 
 
 def calibrate(facts: list[tuple[float, bool, str]], target: float, min_facts: int = 80, min_correct: int = 15) -> dict:
-    """Isotonic regression of correctness on the raw probability: one curve per property with enough
-    tuning facts, one pooled curve for the rest; then the floor, the lowest calibrated confidence at which
+    """A logistic curve of correctness on the raw probability (`_sigmoid_curve`): one per property with
+    enough tuning facts, one pooled for the rest; then the floor, the lowest calibrated confidence at which
     the tuning facts kept are at least `target` precise."""
     if not facts:  # nothing predicted on the tuning documents (a tiny training run): the identity, floor 0.5
         return {"pooled": {"x": [0.0, 1.0], "y": [0.0, 1.0]}, "by": {}, "floor": 0.5}
     x = np.array([p for p, _, _ in facts])
     y = np.array([c for _, c, _ in facts], dtype=float)
     pids = np.array([r for _, _, r in facts])
-    pooled = _isotonic(x, y)
+    pooled = _sigmoid_curve(x, y)
     by = {}
     for pid in sorted(set(pids)):
         sel = pids == pid
         if sel.sum() >= min_facts and y[sel].sum() >= min_correct:
-            by[pid] = _isotonic(x[sel], y[sel])
+            by[pid] = _sigmoid_curve(x[sel], y[sel])
     cal = np.array([np.interp(p, *(lambda c: (c["x"], c["y"]))(by.get(r, pooled))) for p, _, r in facts])
     floor = 1.0
     for thr in sorted(set(np.round(cal, 4)), reverse=True):
@@ -495,6 +533,7 @@ def main(argv: list[str] | None = None) -> int:
     manifest = {
         "weights_sha256": combined,
         "files": files,
+        "source_sha256": source_sha256(),
         # one hash over every training file's (name, sha256), and each file's
         "training_data_sha256": sha256_bytes("".join(f"{n}:{h}\n" for n, h in sorted(used.items())).encode()),
         "training_data": {
