@@ -39,3 +39,18 @@ def test_batched_scores_equal_one_sentence_at_a_time():
     one = np.vstack([w.score(s1), w.score(s2), w.score(s3)])
     assert batch.dtype == one.dtype and np.array_equal(batch, one)
     assert not np.array_equal(batch[0], batch[1])
+
+
+def test_scoring_only_what_can_reach_the_floor_keeps_those_scores():
+    """The extractor asks the annotator only for pairs that reach its floor; they are the pairs, with the same
+    scores, that a full scoring keeps at that floor."""
+    from semantic_rdf.pipeline.statistical.model import DocState
+
+    ann = StatisticalExtractor().annotator
+    sents = [tokenize(s) for s in SENTENCES]
+    full = ann.sentences(DocState(), sents, least=0.02)
+    for floor in (0.1, 0.5, 0.9):
+        part = ann.sentences(DocState(), sents, least=floor)
+        assert [m for m, _, _ in part] == [m for m, _, _ in full]
+        assert [s for _, s, _ in part] == [[x for x in s if x.p >= floor] for _, s, _ in full]
+    assert sum(len(s) for _, s, _ in full) > sum(len(s) for _, s, _ in ann.sentences(DocState(), sents, least=0.5)) > 0

@@ -428,9 +428,12 @@ class Annotator:
         sents: list[list[Token]],
         gold: list[tuple[int, int, str, int | None]] | None = None,
         headings: list[bool] | None = None,
+        least: float = 0.02,
     ) -> list[tuple[list[SentMention], list[Scored], dict[int, str]]]:
         """Several consecutive sentences of a document: per sentence its mentions, its scored pairs and the
-        types its entities had then (a later mention can change an entity's majority type).
+        types its entities had then (a later mention can change an entity's majority type). Pairs are scored
+        for the properties they reach over 0.02 and at least `least` (the extractor's floor: a calibration
+        curve over 0.02 for nearly every raw probability would otherwise make every pair a candidate).
 
         The document state grows sentence by sentence exactly as one `sentence` call at a time would; only
         the scoring is batched: all pairs of all the sentences go through one lookup, gather, reduce and
@@ -465,9 +468,9 @@ class Annotator:
             per.append((mentions, pairs, types, state.sent))
         if not feats:
             return [(m, [], ty) for m, _, ty, _ in per]
-        probs = self.w.calibrate(self.w.score_sentences(feats, [len(p) for _, p, _, _ in per]))
+        probs = self.w.calibrate(self.w.score_sentences(feats, [len(p) for _, p, _, _ in per]), max(least, 0.02))
         rel = self.w.relations
-        hits = np.nonzero(probs > 0.02)  # row-major: pair by pair, property by property
+        hits = np.nonzero((probs > 0.02) & (probs >= least))  # row-major: pair by pair, property by property
         out: list[tuple[list[SentMention], list[Scored], dict[int, str]]] = []
         row = 0
         pos = 0
@@ -627,7 +630,7 @@ class StatisticalExtractor:
             seen_end = off + b
         if not sents:
             return out
-        results = self.annotator.sentences(doc.state, sents, headings=headings)
+        results = self.annotator.sentences(doc.state, sents, headings=headings, least=self.floor)
         for (a, b), (mentions, scored, types) in zip(spans, results):
             sa, sb = off + a, off + b
             for s in scored:
