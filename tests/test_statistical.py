@@ -226,6 +226,41 @@ def test_a_name_keeps_no_marks_at_its_ends_and_no_bracket_without_its_partner(sp
     assert clean_name(span) == name
 
 
+@pytest.mark.parametrize(
+    "sentence, x, y, when",
+    [
+        ("Pia Jensen was born in Zürich on 19 March 1996.", "Pia Jensen", "Zürich", ("1996-03-19", None)),
+        ("Ada Lovelace was born in London on December 10, 1815.", "Ada Lovelace", "London", ("1815-12-10", None)),
+        ("In 1815 Ada Lovelace was born in London.", "Ada Lovelace", "London", ("1815-01-01", None)),
+        ("Marie Curie worked at the University of Paris between 1906 and 1934.", "Marie Curie", "University", ("1906-01-01", "1935-01-01")),
+        ("She has lived in Oslo since 2001.", "She", "Oslo", ("2001-01-01", None)),
+        ("In 1930 he earned a law degree and was born in Chicago.", "he", "Chicago", None),
+        ("Born in Prelate, Saskatchewan, he moved to Alberta in 1935.", "Prelate", "he", None),
+        ("Ross Alger (August 20, 1920 – January 16, 1992) was a Canadian politician.", "Ross Alger", "Canadian", None),
+        ("Tom Becker married Anna Weiss in 1990 and moved to Berlin in 1995.", "Tom Becker", "Berlin", None),
+    ],
+)
+def test_the_valid_time_of_two_names_is_read_from_their_clause_only(sentence, x, y, when):
+    from semantic_rdf.pipeline.extract import clause_validity
+
+    a, b = sentence.index(x), sentence.index(y)
+    got = clause_validity(sentence, (a, a + len(x)), (b, b + len(y)))
+    as_dates = None if got is None else (got.start.date().isoformat(), got.until and got.until.date().isoformat())
+    assert as_dates == when
+
+
+def test_a_birth_gets_the_date_of_its_clause_and_no_other_fact_gets_one():
+    _, got = extract("Chinua Achebe was a Nigerian novelist. He was born in Ogidi on 16 November 1930.", floor=0.0)
+    born = [t for t in got if (t.subject, t.predicate, t.object) == ("Chinua Achebe", "born_in", "Ogidi")]
+    assert len(born) == 2 and all(t.valid is not None and t.valid.start.date().isoformat() == "1930-11-16" for t in born)
+    _, got = extract("Tom Becker took a law degree in 1930 and was born in Chicago.", floor=0.0)
+    assert any(t.predicate == "born_in" and t.object == "Chicago" for t in got) and all(t.valid is None for t in got)
+    # a place's country in a dated clause: the date is the move's, not the containment's
+    _, got = extract("Tom Becker moved to Hamburg in Germany in 1990.", floor=0.0)
+    assert any(t.predicate == "located_in" for t in got)
+    assert all(t.valid is None for t in got if t.predicate == "located_in")
+
+
 def test_a_name_in_angle_brackets_is_stored_without_them():
     text = "Anna Weiss (see <Tom Becker>) was born in Hamburg."
     _, got = extract(text, floor=0.0)
@@ -595,6 +630,13 @@ def test_ingest_defaults_to_statistical_and_rules_stays_available(tmp_path):
     assert r.rc == 0
     r = run_cli(tmp_path / "c", "ingest", "--extractor", "statistical", "--gazetteer", "x.json", "-", stdin=b"x")
     assert r.rc == 2
+    # the rules take a gazetteer, of the ontology's entity classes only (one line, exit 2, nothing stored)
+    (tmp_path / "g.json").write_text('{"Ada Lovelace": "Decision"}', encoding="utf-8")
+    r = run_cli(
+        tmp_path / "d", "ingest", "--extractor", "rules", "--gazetteer", str(tmp_path / "g.json"), "-", stdin=b"Ada Lovelace was born in London."
+    )
+    assert r.rc == 2 and "'Decision' is not an entity class" in r.err and len(r.err.strip().splitlines()) == 1
+    assert not (tmp_path / "d").exists()
 
 
 @pytest.mark.slow

@@ -41,6 +41,7 @@ __all__ = [
     "parse_model_output",
     "sentence_spans",
     "sentence_validity",
+    "clause_validity",
     "check_chunk",
     "check_floor",
     "make_rule_extractor",
@@ -1029,6 +1030,31 @@ def sentence_validity(sentence: str) -> Validity | None:
     if len(years) == 1:
         return Validity(_jan1(years.pop()))
     return None
+
+
+# What ends a clause around two names: punctuation that opens or closes one (not the comma of "July 4, 1776"), a
+# spaced dash, and the words that join clauses or start one. Not "since", "until", "from", "between": they bring
+# the dates a clause's own time is read from, nor the "and" of "between 1920 and 1933".
+_CLAUSE_BREAK = re.compile(
+    r"[;:()\[\]{}]|,(?!\s*(?:1\d{3}|20\d\d)\b)|\s[–—-]\s"
+    r"|\band\b(?!\s+(?:1\d{3}|20\d\d)\b)|\b(?:but|or|nor|while|whereas|although|though|because|which|who|whom|whose|where|when)\b",
+    re.IGNORECASE,
+)
+
+
+def clause_validity(sentence: str, a: tuple[int, int], b: tuple[int, int]) -> Validity | None:
+    """Valid time stated in the clause of `sentence` that holds both spans (`sentence_validity` of that clause):
+    from the last clause break before the first span to the first one after the second. None when a break lies
+    between them: a date in another clause bounds another relation ("In 1930 he took a law degree, and he was
+    born in Chicago")."""
+    (s1, e1), (s2, e2) = sorted((a, b))
+    if _CLAUSE_BREAK.search(sentence, e1, max(e1, s2)):
+        return None
+    lo = 0
+    for m in _CLAUSE_BREAK.finditer(sentence, 0, s1):
+        lo = m.end()
+    after = _CLAUSE_BREAK.search(sentence, max(e1, e2))
+    return sentence_validity(sentence[lo : after.start() if after else len(sentence)])
 
 
 # ------------------------------------------------------------------ taxonomy hints

@@ -23,7 +23,7 @@ import numpy as np
 
 from semantic_rdf.pipeline import gazetteer as gz
 from semantic_rdf.core.errors import InvalidInput, NotFound
-from semantic_rdf.pipeline.extract import check_chunk, check_floor, predicate_hints, sentence_spans
+from semantic_rdf.pipeline.extract import check_chunk, check_floor, clause_validity, predicate_hints, sentence_spans
 from semantic_rdf.pipeline.statistical.model import (
     ENTITY_TYPES,
     CrossCandidates,
@@ -542,6 +542,10 @@ def features_of(
     )
 
 
+# the predicates whose valid time starts at the date their clause states (docs/extraction.md, "Valid time")
+_DATED = frozenset({"born_in", "died_in", "place_of_birth", "place_of_death"})
+
+
 class _Doc:
     """Run-time state of one document: its entities, what has been emitted, where a code block is open."""
 
@@ -713,8 +717,13 @@ class StatisticalExtractor:
 
         surf_h, surf_t = surface(h), surface(t)
         score = round(p, 4)
+        # valid time: the date of a birth or death in the clause that holds both mentions (none when the topic
+        # stands unnamed for one); other relations' clause dates date the sentence's event as often as the relation
+        valid = None
+        if pred in _DATED and "implicit" not in (h.kind, t.kind):
+            valid = clause_validity(chunk.text[sa - chunk.start : sb - chunk.start], (h.start - sa, h.end - sa), (t.start - sa, t.end - sa))
         self._note(chunk.doc_id, start, sb, key, (surf_h, surf_t, h.kind, t.kind))
-        out = [Triple(eh.name, pred, et.name, chunk, score, None, start, sb)]
+        out = [Triple(eh.name, pred, et.name, chunk, score, valid, start, sb)]
         # a subject or object read from a pronoun or nominal gets a second selector: the antecedent's
         # mention, so the evidence for the link is kept beside the sentence that states the relation
         for m, e, side in ((h, eh, 0), (t, et, 1)):
@@ -722,7 +731,7 @@ class StatisticalExtractor:
             if at is not None and chunk.start <= at[0] and at[1] <= sa:
                 name = chunk.text[at[0] - chunk.start : at[1] - chunk.start]
                 self._note(chunk.doc_id, at[0], at[1], key, (name, "", "antecedent", "") if side == 0 else ("", name, "", "antecedent"))
-                out.append(Triple(eh.name, pred, et.name, chunk, score, None, at[0], at[1]))
+                out.append(Triple(eh.name, pred, et.name, chunk, score, valid, at[0], at[1]))
         return out
 
     def _note(self, doc_id: str, start: int, end: int, key: tuple[str, str, str], rec: tuple) -> None:
