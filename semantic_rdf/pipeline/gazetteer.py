@@ -4,8 +4,7 @@ Only names whose class is (nearly) unambiguous are listed: sovereign countries a
 demonyms, and large or well-known cities; and first-level divisions (states, provinces), which only
 the statistical extractor's features read (`lexicon_class`). A user gazetteer (name -> class) passed to
 `RuleExtractor` always wins over these. Class names are the local names of the entity
-classes in ontology/semantic.ttl (Person, City, Country, Organization, Work, Award, Field,
-Artifact, Concept, Place, Event).
+classes in ontology/semantic.ttl (`semantic_rdf.rdf.layout.entity_classes` reads them).
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ import re
 from functools import lru_cache
 
 __all__ = [
-    "CLASSES",
     "COUNTRIES",
     "DEMONYMS",
     "CITIES",
@@ -25,10 +23,6 @@ __all__ = [
     "country_of_demonym",
     "group_noun",
 ]
-
-CLASSES = frozenset(
-    {"Thing", "Agent", "Person", "Organization", "Place", "City", "Country", "Work", "Award", "Field", "Artifact", "Concept", "Event"}
-)
 
 # demonym -> country name
 DEMONYMS: dict[str, str] = {
