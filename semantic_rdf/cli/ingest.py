@@ -90,7 +90,7 @@ def _gazetteer(path: str) -> dict[str, str]:
         raise InvalidInput(f"--gazetteer {path!r}: {exc.__class__.__name__}") from None
     if not isinstance(gaz, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in gaz.items()):
         raise InvalidInput("--gazetteer must be a JSON object of name -> class")
-    from semantic_rdf.rdf.layout import entity_classes
+    from semantic_rdf.core.vocab import entity_classes
 
     known = entity_classes()
     odd = sorted({v for v in gaz.values() if v not in known})

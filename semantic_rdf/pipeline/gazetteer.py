@@ -4,7 +4,7 @@ Only names whose class is (nearly) unambiguous are listed: sovereign countries a
 demonyms, and large or well-known cities; and first-level divisions (states, provinces), which only
 the statistical extractor's features read (`lexicon_class`). A user gazetteer (name -> class) passed to
 `RuleExtractor` always wins over these. Class names are the local names of the entity
-classes in ontology/semantic.ttl (`semantic_rdf.rdf.layout.entity_classes` reads them).
+classes in ontology/semantic.ttl (`semantic_rdf.core.vocab.entity_classes` reads them).
 """
 
 from __future__ import annotations

@@ -217,27 +217,6 @@ def document_quads(doc: Doc, iri: Ref, sha256: str) -> list[Quad]:
     return q
 
 
-@lru_cache(maxsize=1)
-def entity_classes() -> frozenset[str]:
-    """The local names of the entity classes of ontology/semantic.ttl: m:Thing and every class below it. Only
-    these type an entity: a caller's "Decision" or "Run" would make it one of the store's own records."""
-    from semantic_rdf.core.resources import files
-
-    below: dict[str, set[str]] = {}
-    sub = "http://www.w3.org/2000/01/rdf-schema#subClassOf"
-    for path in files("ontology", "semantic.ttl"):
-        for t in ox.parse(path=str(path), format=ox.RdfFormat.TURTLE):
-            if t.predicate.value == sub and isinstance(t.object, ox.NamedNode):
-                below.setdefault(t.object.value, set()).add(t.subject.value)
-    found, todo = set(), [NS + "Thing"]
-    while todo:
-        c = todo.pop()
-        if c not in found:
-            found.add(c)
-            todo.extend(below.get(c, ()))
-    return frozenset(c[len(NS) :] for c in found if c.startswith(NS))
-
-
 def entity_quads(name: str, cls: Ref | None, aliases: Iterable[str] = ()) -> list[Quad]:
     e, G = entity_ref(name), ENTITY_G
     return [

@@ -33,6 +33,7 @@ from semantic_rdf.core.vocab import (
     BASE,
     DOCUMENT_GRAPH,
     ENTITY_GRAPH,
+    entity_classes,
     M,
     NS,
     OA_,
@@ -1020,7 +1021,7 @@ class AssertionStore:
                 else:
                     w.new_entities[key] = None
                     cls = entity_types.get(name)
-                    known_cls = cls if cls in L.entity_classes() else None  # else Thing: no class outside the ontology's
+                    known_cls = cls if cls in entity_classes() else None  # else Thing: no class outside the ontology's
                     cq = L.entity_quads(name, ox.NamedNode(NS + known_cls) if known_cls else None, aliases.get(name, ()))
                     w.add += cq
                     w.check += cq

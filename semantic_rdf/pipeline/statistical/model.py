@@ -175,13 +175,9 @@ def ner_features(words: list[str], keep: frozenset[str] | None = None) -> list[l
 
 
 @lru_cache(maxsize=1)
-def _first_words() -> frozenset[str]:
-    return frozenset(k[0] for k in _multiword_names())
-
-
-@lru_cache(maxsize=1)
-def _multiword_names() -> dict[tuple[str, ...], str]:
-    """Folded tokens of every listed name of two to five tokens -> its lexicon class ("New South Wales")."""
+def _multiword_names() -> tuple[dict[tuple[str, ...], str], frozenset[str]]:
+    """Folded tokens of every listed name of two to five tokens -> its lexicon class ("New South Wales"), and
+    the first words of those names (where a match can begin)."""
     from semantic_rdf.pipeline.statistical.text import tokenize
 
     out: dict[tuple[str, ...], str] = {}
@@ -191,13 +187,13 @@ def _multiword_names() -> dict[tuple[str, ...], str]:
             cls = gz.lexicon_class(name)
             if 2 <= len(key) <= 5 and cls:
                 out.setdefault(key, cls)
-    return out
+    return out, frozenset(k[0] for k in out)
 
 
 def _lexicon_spans(folded: tuple[str, ...]) -> list[tuple[int, str]]:
     """(token, feature) for the tokens of each listed multi-word name in a sentence, longest first: the
     CRF's single-word lexicon feature cannot see that "South" and "Wales" together name a region."""
-    names, first = _multiword_names(), _first_words()
+    names, first = _multiword_names()
     got: list[tuple[int, str]] = []
     i, n = 0, len(folded)
     while i < n:
