@@ -208,6 +208,7 @@ def test_span_fidelity_and_entities_are_names():
     "span, name",
     [
         ("Tom Becker>", "Tom Becker"),
+        ('Anna "Annie" <Weiss>', 'Anna "Annie" Weiss'),
         ("<Tom Becker>)", "Tom Becker"),
         ("«Roma»", "Roma"),
         ('"Anna Weiss', "Anna Weiss"),

@@ -255,9 +255,10 @@ def nickname_forms(name: str) -> list[str]:
 
 @lru_cache(maxsize=65536)  # pure, and called for every mention
 def clean_name(s: str) -> str:
-    """A tagged span's text as a name: one space between words, no leading article, no possessive, no
-    punctuation or marks at its ends, and a bracket only with its partner ("Queen (band)", not "Foo (bar")."""
-    s = " ".join(s.split())
+    """A tagged span's text as a name: one space between words, no angle brackets, no leading article, no
+    possessive, no punctuation or marks at its ends, and a bracket only with its partner ("Queen (band)", not
+    "Foo (bar")."""
+    s = " ".join(s.replace("<", " ").replace(">", " ").split())  # markup's angle brackets are in no name, inside either
     s = _LEAD_STRIP.sub("", s)
     while True:
         before = s
