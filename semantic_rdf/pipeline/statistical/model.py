@@ -623,6 +623,8 @@ def pair_features(
     if hk == "implicit" or tk == "implicit":
         m, side = (t, "h") if hk == "implicit" else (h, "t")
         ma = m.a
+        if m.b > ma:
+            f.append(f"imp{side}|mw={words[m.b - 1]}")
         for d in (1, 2, 3):
             if ma - d >= 0:
                 f.append(f"imp{side}|pre{d}={words[ma - d]}")
@@ -632,6 +634,15 @@ def pair_features(
             f.append(f"imp{side}|post={words[m.b]}")
         f.extend(_sentence_words(words, side, bags))
         return f
+    # the mentions' own words: the last, an English name's head ("Stephenville High School", "Ohio River"),
+    # and the first of a longer name ("Lake Erie", "University of Michigan"), which say what a name the
+    # tagger typed alike is: a school, a river, a party (docs/extraction.md, "Mention words")
+    f.append(f"hw={words[h.b - 1]}")
+    f.append(f"tw={words[t.b - 1]}")
+    if h.b - h.a > 1:
+        f.append(f"hf={words[h.a]}")
+    if t.b - t.a > 1:
+        f.append(f"tf={words[t.a]}")
     first, second = (h, t) if h.a <= t.a else (t, h)
     order = "ht" if first is h else "th"
     fb, sa = first.b, second.a
