@@ -1068,6 +1068,10 @@ class CrossContext:
                 f.append(f"x_t_onlycountry|{other}")
             if e.first_sent == 0:
                 f.append(f"x_{side}_s0|{tp}")
+            if b > a:  # the mention's own words, as the sentence classifier reads them (`pair_features`)
+                f.append(f"x_{side}w={words[b - 1]}")
+                if b - a > 1:
+                    f.append(f"x_{side}f={words[a]}")
             if a >= 1:
                 f.append(f"x_{side}pre1={words[a - 1]}")
             if b < len(words):
@@ -1083,8 +1087,8 @@ class CrossContext:
 def cross_features(ctx: CrossContext, pair: CrossPair) -> list[str]:
     """Features of an entity pair that shares no sentence: types, distance and order, gazetteer classes,
     how often and how early each is named in the document, whether the tail is the document's main
-    place or country, the types of entities that shared a sentence with both, the words at each mention
-    and the bags of words of the two sentences."""
+    place or country, the types of entities that shared a sentence with both, each mention's own last and
+    first words and the words beside it, and the bags of words of the two sentences."""
     return [f for key in ctx.parts(pair) for f in ctx.render(key)]
 
 
