@@ -658,6 +658,8 @@ def pair_features(
             inside += 1
     f.append(f"ents_between={_bucket(inside)}")
     f.extend([f"bw={w}|{order}" for w in sorted(set(between))])
+    if len(between) > 1:  # and their pairs in order: "born in" is not "in … born"
+        f.extend(sorted({f"bb={a}_{b}|{order}" for a, b in zip(between, between[1:])}))
     if gap <= 6:
         bs = " ".join(between)
         f.append(f"bs={bs}|{order}")
