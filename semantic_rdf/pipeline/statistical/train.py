@@ -420,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True, help="weights directory to (re)write")
     ap.add_argument("--fit", default="0:300", help="Re-DocRED documents that fit the models (start:stop)")
     ap.add_argument("--tune", default="300:400", help="documents that fit calibration and the floor")
-    ap.add_argument("--iterations", type=int, default=100, help="CRF L-BFGS iterations")
+    ap.add_argument("--iterations", type=int, default=200, help="CRF L-BFGS iterations")
     ap.add_argument("--C", type=float, default=0.5, help="inverse L2 strength of the relation classifiers")
     ap.add_argument("--min-count", type=int, default=2, help="a feature must occur this often to be kept")
     ap.add_argument("--target-precision", type=float, default=0.82)
