@@ -552,7 +552,8 @@ def test_a_possessive_before_a_named_person_pairs_with_that_person_only():
 def test_a_pair_is_also_described_by_the_words_of_its_two_names():
     """The relation classifier sees each mention's last word and a longer name's first ("Stephenville High School"
     is a school, "Lake Erie" a lake), and a topic paired unnamed sees its partner's last word; measured on
-    Re-DocRED 0-399 out of fold: more right facts at every precision (docs/extraction.md, "Mention words")."""
+    Re-DocRED 0-399 out of fold: more right facts at every precision (docs/extraction.md, "Mention words, word
+    pairs and a longer CRF fit")."""
     from semantic_rdf.pipeline.statistical.model import SentMention, pair_features
 
     words = "holt graduated from stephenville high school in texas .".split()

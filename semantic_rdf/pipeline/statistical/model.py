@@ -636,7 +636,7 @@ def pair_features(
         return f
     # the mentions' own words: the last, an English name's head ("Stephenville High School", "Ohio River"),
     # and the first of a longer name ("Lake Erie", "University of Michigan"), which say what a name the
-    # tagger typed alike is: a school, a river, a party (docs/extraction.md, "Mention words")
+    # tagger typed alike is: a school, a river, a party (docs/extraction.md, "Mention words, word pairs …")
     f.append(f"hw={words[h.b - 1]}")
     f.append(f"tw={words[t.b - 1]}")
     if h.b - h.a > 1:
