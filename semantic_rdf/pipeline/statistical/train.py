@@ -148,15 +148,64 @@ def tagger_scores(docs: list[GoldDoc], path: Path) -> dict[str, float]:
 # ------------------------------------------------------------------ relations
 
 
-def relation_samples(docs: list[GoldDoc], pids: list[str]):
+Tagged = dict[tuple[int, int], list[tuple[int, int, str, int | None]]]
+
+
+def tagged_spans(docs: list[GoldDoc], where: Path, iterations: int) -> Tagged:
+    """(document index, sentence) -> the mentions a tagger finds there that was fitted on the other half of
+    `docs` (so it errs there as it errs on unseen text), as `gold_spans` gives them: each with the gold entity
+    whose mention has exactly its span, else None. A one-word sentence gets none, as at run time."""
+    import pycrfsuite
+
+    from semantic_rdf.pipeline.statistical.extractor import tag_spans
+
+    out: Tagged = {}
+    for half in (0, 1):
+        path = where / f".half{half}.crfsuite"
+        train_tagger([d for i, d in enumerate(docs) if i % 2 != half], path, iterations)
+        tagger = pycrfsuite.Tagger()
+        tagger.open(str(path))
+        try:
+            for di in range(half, len(docs), 2):
+                d = docs[di]
+                for si in range(len(d.sentences)):
+                    toks = sentence_tokens(d, si)
+                    if len(toks) < 2:
+                        continue
+                    gold = {(a, b): g for a, b, _, g in gold_spans(d, si, toks)}
+                    out[(di, si)] = [(a, b, typ, gold.get((a, b))) for a, b, typ in tag_spans(tagger, [t.text for t in toks])]
+        finally:
+            tagger.close()
+            path.unlink()
+    return out
+
+
+def overlapped(gold: list[tuple[int, int, str, int | None]], a: int, b: int) -> int | None:
+    """The gold entity whose mention (of `gold_spans`) shares the most tokens with tokens a..b, if any does
+    (the first of equals)."""
+    best, most = None, 0
+    for ga, gb, _, g in gold:
+        n = min(b, gb) - max(a, ga)
+        if n > most:
+            best, most = g, n
+    return best
+
+
+def relation_samples(docs: list[GoldDoc], pids: list[str], tagged: Tagged | None = None):
     """Per sentence and ordered entity pair (gold mentions, the run-time grouping and pronoun resolution):
     features, the properties it states (the sentence is among the fact's evidence), and the properties
-    that hold but that this sentence is not evidence for (left out of that property's training)."""
+    that hold but that this sentence is not evidence for (left out of that property's training).
+
+    `tagged` (from `tagged_spans`): the mentions a tagger found instead of the gold ones, with the types it gave
+    them, so the classifiers also learn from the entities they will meet at run time, mistyped or cut short. A
+    tagged mention stands for the gold entity whose mention it overlaps most ("Paul Desmarais Sr." for the gold
+    "Paul Desmarais Sr"): with exact spans only, a boundary the tagger drew a word off made a stated fact a
+    negative example (measured: docs/extraction.md)."""
     from semantic_rdf.pipeline.statistical.extractor import features_of
 
     want = set(pids)
     feats, pos, masked = [], [], []
-    for d in docs:
+    for di, d in enumerate(docs):
         gold: dict[tuple[int, int], dict[str, set[int]]] = {}
         for h, t, r, ev in d.labels:
             if r == "P150":
@@ -168,7 +217,14 @@ def relation_samples(docs: list[GoldDoc], pids: list[str]):
             toks = sentence_tokens(d, si)
             if not toks:
                 continue
-            mentions = state.add_sentence(toks, gold_spans(d, si, toks))
+            if tagged is None:
+                spans = gold_spans(d, si, toks)
+            else:  # and, as at run time, the runs of words the document named before
+                spans = [
+                    (a, b, t, overlapped(gold_spans(d, si, toks), a, b))
+                    for a, b, t, _ in state.known_spans([t.text for t in toks], tagged.get((di, si), []))
+                ]
+            mentions = state.add_sentence(toks, spans)
             to_gold = {i: int(k[5:]) for k, i in state.by_key.items() if k.startswith("#gold")}
             lower = [t.text.lower() for t in toks]
             bags: dict[str, list[str]] = {}
@@ -463,6 +519,11 @@ def main(argv: list[str] | None = None) -> int:
         train_tagger(fit, where / "ner.crfsuite", args.iterations)
         feats, pos, masked = relation_samples(fit, pids)
         log(f"relation samples: {len(feats)} from Re-DocRED")
+        # and the same documents again as a tagger fitted on their other half reads them (docs/extraction.md,
+        # "Trained on the mentions the tagger finds")
+        f2, p2, m2 = relation_samples(fit, pids, tagged_spans(fit, where, args.iterations))
+        feats, pos, masked = feats + f2, pos + p2, masked + m2
+        log(f"relation samples: {len(f2)} from the same documents' tagged mentions")
         if fewrel is not None:
             f2, p2, m2 = fewrel_samples(fewrel, pids, where / "ner.crfsuite")
             feats, pos, masked = feats + f2, pos + p2, masked + m2
