@@ -549,6 +549,20 @@ def test_a_possessive_before_a_named_person_pairs_with_that_person_only():
     assert only("He met her Tom Becker .", 2, (3, 5)) == {}  # no noun between
 
 
+def test_a_tagged_mention_stands_for_the_gold_entity_it_overlaps_most():
+    """Training also reads the tagger's mentions (docs/extraction.md, "Trained on the mentions the tagger
+    finds"): one a word off the gold boundary ("Paul Desmarais Sr ." for "Paul Desmarais Sr") is still that
+    entity, so the fact its sentence states stays a positive example; one that overlaps none is no entity's."""
+    from semantic_rdf.pipeline.statistical.train import overlapped
+
+    gold = [(0, 3, "PER", 7), (5, 6, "PER", 8), (9, 11, "LOC", 9)]
+    assert overlapped(gold, 0, 4) == 7  # a word longer
+    assert overlapped(gold, 1, 3) == 7  # a word shorter
+    assert overlapped(gold, 4, 5) is None  # beside every gold mention
+    assert overlapped(gold, 5, 10) == 8  # over two gold mentions, one token each: the first
+    assert overlapped(gold, 8, 11) == 9
+
+
 def test_a_pair_is_also_described_by_the_words_of_its_two_names():
     """The relation classifier sees each mention's last word and a longer name's first ("Stephenville High School"
     is a school, "Lake Erie" a lake), and a topic paired unnamed sees its partner's last word; measured on

@@ -153,8 +153,8 @@ Tagged = dict[tuple[int, int], list[tuple[int, int, str, int | None]]]
 
 def tagged_spans(docs: list[GoldDoc], where: Path, iterations: int) -> Tagged:
     """(document index, sentence) -> the mentions a tagger finds there that was fitted on the other half of
-    `docs` (so it errs there as it errs on unseen text), as `gold_spans` gives them: each with the gold entity
-    whose mention has exactly its span, else None. A one-word sentence gets none, as at run time."""
+    `docs` (so it errs there as it errs on unseen text), as DocState.add_sentence reads them, with no gold entity
+    yet (`relation_samples` gives each the one it overlaps). A one-word sentence gets none, as at run time."""
     import pycrfsuite
 
     from semantic_rdf.pipeline.statistical.extractor import tag_spans
@@ -172,8 +172,7 @@ def tagged_spans(docs: list[GoldDoc], where: Path, iterations: int) -> Tagged:
                     toks = sentence_tokens(d, si)
                     if len(toks) < 2:
                         continue
-                    gold = {(a, b): g for a, b, _, g in gold_spans(d, si, toks)}
-                    out[(di, si)] = [(a, b, typ, gold.get((a, b))) for a, b, typ in tag_spans(tagger, [t.text for t in toks])]
+                    out[(di, si)] = [(a, b, typ, None) for a, b, typ in tag_spans(tagger, [t.text for t in toks])]
         finally:
             tagger.close()
             path.unlink()
@@ -220,10 +219,9 @@ def relation_samples(docs: list[GoldDoc], pids: list[str], tagged: Tagged | None
             if tagged is None:
                 spans = gold_spans(d, si, toks)
             else:  # and, as at run time, the runs of words the document named before
-                spans = [
-                    (a, b, t, overlapped(gold_spans(d, si, toks), a, b))
-                    for a, b, t, _ in state.known_spans([t.text for t in toks], tagged.get((di, si), []))
-                ]
+                gold_here = gold_spans(d, si, toks)
+                found = state.known_spans([t.text for t in toks], tagged.get((di, si), []))
+                spans = [(a, b, typ, overlapped(gold_here, a, b)) for a, b, typ, _ in found]
             mentions = state.add_sentence(toks, spans)
             to_gold = {i: int(k[5:]) for k, i in state.by_key.items() if k.startswith("#gold")}
             lower = [t.text.lower() for t in toks]
