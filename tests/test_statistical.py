@@ -328,6 +328,22 @@ def test_a_place_gets_one_country_and_a_sentence_that_names_both_wins():
     assert len({s for s, _ in placed}) == len(placed)  # no place in two countries
 
 
+def test_a_reading_of_the_unnamed_topic_or_of_two_sentences_keeps_one_birthplace():
+    """Born in one place: "Anna Weiss was born in Hamburg", read with the article's unnamed topic as its subject,
+    had stored "Tom Becker born_in Hamburg" (0.71) in an article that says he was born in Lyon. What a sentence
+    states stands, even against another sentence that names the subject (the sources' conflict, which `ask` and
+    `validate` report)."""
+    text = (
+        "Tom Becker was born in Lyon, France on 3 May 1961. He studied at the University of Vienna.\n\n"
+        "Anna Weiss was born in Hamburg on 3 May 1961. Her brother lives in Rome."
+    )
+    f = facts(extract(text, floor=0.3)[1])
+    assert {("Tom Becker", "born_in", "Lyon"), ("Anna Weiss", "born_in", "Hamburg")} <= f
+    assert ("Tom Becker", "born_in", "Hamburg") not in f
+    stated = "Tom Becker was born in Lyon. Tom Becker was born in Hamburg, his passport says."
+    assert {("Tom Becker", "born_in", "Lyon"), ("Tom Becker", "born_in", "Hamburg")} <= facts(extract(stated, floor=0.3)[1])
+
+
 def test_cross_pairs_are_the_entities_that_never_shared_a_sentence():
     from semantic_rdf.pipeline.statistical.model import DocState, cross_pairs, together_in
     from semantic_rdf.pipeline.statistical.text import tokenize

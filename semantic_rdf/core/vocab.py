@@ -24,6 +24,7 @@ XSD = "http://www.w3.org/2001/XMLSchema#"
 RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 RDFS = "http://www.w3.org/2000/01/rdf-schema#"
 SKOS = "http://www.w3.org/2004/02/skos/core#"
+OWL = "http://www.w3.org/2002/07/owl#"
 
 PREFIXES = {
     "m": NS,
@@ -258,6 +259,20 @@ def entity_classes() -> frozenset[str]:
             found.add(c)
             todo.extend(below.get(c, ()))
     return frozenset(c[len(NS) :] for c in found if c.startswith(NS))
+
+
+@lru_cache(maxsize=1)
+def functional_predicates() -> frozenset[str]:
+    """The names of the taxonomy predicates the ontology declares owl:FunctionalProperty: one object per subject
+    in the world (born_in, died_in, …). The answer path and `validate` report disagreeing facts of these as
+    conflicts (lifecycle/conflicts.py); the statistical extractor keeps one object per subject of them in a
+    document."""
+    out = set()
+    for path in files("ontology", "*.ttl"):
+        for t in ox.parse(path=str(path), format=ox.RdfFormat.TURTLE):
+            if t.predicate.value == RDF + "type" and t.object.value == OWL + "FunctionalProperty":
+                out.add(predicate_name(t.subject))  # type: ignore[arg-type]
+    return frozenset(out)
 
 
 @lru_cache(maxsize=1)

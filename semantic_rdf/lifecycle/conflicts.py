@@ -12,20 +12,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import pyoxigraph as ox
 
-from semantic_rdf.core.resources import files, read_text
-from semantic_rdf.core.vocab import id_of, predicate_iri, predicate_name
+from semantic_rdf.core.resources import read_text
+from semantic_rdf.core.vocab import OWL, functional_predicates, id_of, predicate_iri
 
 if TYPE_CHECKING:  # for annotations only: the store module is not loaded by importing this one
     from semantic_rdf.store.assertions import AssertionStore
 
 __all__ = ["Warning_", "functional_predicates", "warnings"]
-
-_OWL_FUNCTIONAL = "http://www.w3.org/2002/07/owl#FunctionalProperty"
-_RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 
 
 @dataclass(frozen=True)
@@ -53,17 +49,6 @@ class Warning_:
         }
 
 
-@lru_cache(maxsize=1)
-def functional_predicates() -> frozenset[str]:
-    """The names of the taxonomy predicates the ontology declares owl:FunctionalProperty."""
-    out = set()
-    for path in files("ontology", "*.ttl"):
-        for t in ox.parse(path=str(path), format=ox.RdfFormat.TURTLE):
-            if t.predicate.value == _RDF_TYPE and t.object.value == _OWL_FUNCTIONAL:
-                out.add(predicate_name(t.subject))  # type: ignore[arg-type]
-    return frozenset(out)
-
-
 def _rdflib(term):
     import rdflib
 
@@ -85,7 +70,7 @@ def warnings(store: AssertionStore) -> list[Warning_]:
     data = rdflib.Graph()
     for name in sorted(functional_predicates()):
         p = predicate_iri(name)
-        data.add((rdflib.URIRef(p.value), RDF.type, rdflib.URIRef(_OWL_FUNCTIONAL)))
+        data.add((rdflib.URIRef(p.value), RDF.type, rdflib.URIRef(OWL + "FunctionalProperty")))
         for row in store.run_query("functional-records", p=p):
             data.add((_rdflib(row["x"]), _rdflib(row["q"]), _rdflib(row["v"])))
     if len(data) <= len(functional_predicates()):

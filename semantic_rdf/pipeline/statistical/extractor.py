@@ -42,6 +42,7 @@ from semantic_rdf.pipeline.statistical.model import (
 )
 from semantic_rdf.pipeline.statistical.text import Token, tokenize
 from semantic_rdf.core.values import Chunk, Triple
+from semantic_rdf.core.vocab import functional_predicates
 
 __all__ = [
     "StatisticalExtractor",
@@ -78,6 +79,16 @@ def names_only(words: list[str], spans: list[tuple[int, int, str, int | None]]) 
     first = next((i for i, w in enumerate(words) if w.strip("#")), None)
     named = [(a, b) for a, b, typ, _ in spans if typ in ENTITY_TYPES]
     return first is not None and named == [(first, len(words))]
+
+
+def _one_object(predicate: str, obj: str) -> str | None:
+    """What a subject has one of, when `predicate` to `obj` is such a thing: the predicate itself when the
+    ontology declares it functional (born_in, died_in, …), "country" for located_in a country; else None."""
+    if predicate in functional_predicates():
+        return predicate
+    if predicate == "located_in" and gz.builtin_class(obj) == "Country":
+        return "country"
+    return None
 
 
 def sha256_file(path: Path) -> str:
@@ -553,6 +564,8 @@ class _Doc:
         self.state = DocState()
         self.seen_end = 0
         self.emitted: set[tuple[str, str, str]] = set()
+        # (subject, what it has one of) -> the objects emitted for it (`_one_object`, `_triple`)
+        self.held: dict[tuple[str, str], set[str]] = {}
         self.in_fence = False
         self.named_at: dict[int, tuple[int, int]] = {}  # entity -> its latest named mention before this sentence
         self.together: set[tuple[int, int]] = set()  # entity pairs that shared a sentence (the cross stage skips them)
@@ -667,27 +680,35 @@ class StatisticalExtractor:
         found = score_cross(self.w, doc.state, mentions, words, doc.together, least=self.floor)
         if not found:
             return out
-        # a place lies in one country: one the document has placed it in already (by a sentence that names
-        # both, or a better-scored pair here) is not contradicted by a pair of sentences
-        country: dict[str, str] = {h: t for h, pred, t in sorted(doc.emitted) if pred == "located_in" and gz.builtin_class(t) == "Country"}
-        for c in sorted(found, key=lambda c: -c.p):
+        for c in sorted(found, key=lambda c: -c.p):  # best first: a better-scored pair's object holds (`_triple`)
             if c.p < self.floor or c.pid not in self._pred:
                 continue
-            if self._pred[c.pid] == ("located_in", False) and gz.builtin_class(tail := ents[c.pair.t.entity].name) == "Country":
-                head = ents[c.pair.h.entity].name
-                if country.setdefault(head, tail) != tail:
-                    continue
             (a1, b1), (a2, b2) = spans[c.pair.h_sent], spans[c.pair.t_sent]
             start, end = chunk.start + min(a1, a2), chunk.start + max(b1, b2)
             if end - start <= self.max_sentence:
-                out.extend(self._triple(doc, chunk, c.pair.h, c.pair.t, c.pid, c.p, start, end, types))
+                out.extend(self._triple(doc, chunk, c.pair.h, c.pair.t, c.pid, c.p, start, end, types, inferred=True))
         return out
 
     def _triple(
-        self, doc: _Doc, chunk: Chunk, sh: SentMention, stl: SentMention, pid: str, p: float, sa: int, sb: int, types: dict[int, str]
+        self,
+        doc: _Doc,
+        chunk: Chunk,
+        sh: SentMention,
+        stl: SentMention,
+        pid: str,
+        p: float,
+        sa: int,
+        sb: int,
+        types: dict[int, str],
+        inferred: bool = False,
     ) -> list[Triple]:
         """The triple of a pair scored for a property, evidenced by doc.text[sa:sb] (and by the antecedent's
-        mention when a side was a pronoun or nominal); none when the document has stated it already."""
+        mention when a side was a pronoun or nominal); none when the document has stated it already, nor when it
+        was read across sentences (`inferred`) or with the topic unnamed and gives a subject a second object of
+        what a subject has one of (`_one_object`): a place lies in one country, a person was born in one place,
+        and a reading of two sentences or of an unnamed topic does not contradict what the document has stated
+        (it had stored "Tom Becker born_in Hamburg" from "Anna Weiss was born in Hamburg" in an article about a
+        man born in Lyon)."""
         st = doc.state
         pred, inverse = self._pred[pid]
         h, t = (stl, sh) if inverse else (sh, stl)
@@ -703,6 +724,11 @@ class StatisticalExtractor:
         key = (eh.name, pred, et.name)
         if key in doc.emitted or eh.name == et.name:
             return []
+        if (one := _one_object(pred, et.name)) is not None:
+            objects = doc.held.setdefault((eh.name, one), set())
+            if objects and et.name not in objects and (inferred or "implicit" in (h.kind, t.kind)):
+                return []
+            objects.add(et.name)
         doc.emitted.add(key)
         hs, ho = self.hints.get(pred, (None, None))
         # the types the entities had at this sentence (the batch has read the chunk's later sentences already)
