@@ -246,7 +246,7 @@ def taxonomy() -> dict[str, ox.NamedNode]:
 def entity_classes() -> frozenset[str]:
     """The local names of the entity classes of ontology/semantic.ttl: m:Thing and every class below it. Only
     these type an entity: a caller's "Decision" or "Run" would make it one of the store's own records."""
-    sub = "http://www.w3.org/2000/01/rdf-schema#subClassOf"
+    sub = RDFS + "subClassOf"
     below: dict[str, set[str]] = {}
     for path in files("ontology", "semantic.ttl"):
         for t in ox.parse(path=str(path), format=ox.RdfFormat.TURTLE):
