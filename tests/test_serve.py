@@ -152,8 +152,19 @@ def _run_in_page(browser, url: str, query: str) -> list[list[str]]:
     assert browser.title == "Oxigraph server"
     browser.execute_script("document.querySelector('.CodeMirror').CodeMirror.setValue(arguments[0])", query)
     browser.find_element(By.CSS_SELECTOR, ".yasqe_queryButton").click()
-    WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".yasr table tbody tr td"))
-    return [[td.text for td in tr.find_elements(By.CSS_SELECTOR, "td")] for tr in browser.find_elements(By.CSS_SELECTOR, ".yasr table tbody tr")]
+    # The result table is read in one script call, and again until two reads agree: the page may draw the table
+    # more than once (an element found in one drawing is stale in the next, and selenium then raises).
+    read = "return Array.from(document.querySelectorAll('.yasr table tbody tr'), tr => Array.from(tr.querySelectorAll('td'), td => td.innerText))"
+    seen: list = []
+
+    def settled(d) -> bool:
+        rows = d.execute_script(read)
+        stable = bool(rows) and any(rows) and rows == (seen[-1] if seen else None)
+        seen.append(rows)
+        return stable
+
+    WebDriverWait(browser, 30, poll_frequency=0.2).until(settled)
+    return seen[-1]
 
 
 def test_the_page_runs_a_plain_select_in_a_real_browser(served, browser):
