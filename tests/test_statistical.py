@@ -393,6 +393,32 @@ def test_cross_candidates_are_the_closest_mentions_of_each_pair_closest_pair_fir
         assert [(p.h, p.t, p.h_sent, p.t_sent) for p in map(got.pair, range(len(got)))] == reference(state, sents, together, limit)
 
 
+def test_a_sentence_of_many_mentions_is_paired_at_once_as_one_at_a_time(monkeypatch):
+    """The arrays (`_pairs_at_once`, for a list of names run into one sentence) give the loop's pairs in its order:
+    overlapping spans, two implicit mentions, possessives' one partner, ties kept first, and the closest `limit`."""
+    import random
+
+    from semantic_rdf.pipeline.statistical import model
+    from semantic_rdf.pipeline.statistical.model import SentMention, candidate_pairs
+
+    r = random.Random(11)
+    for _ in range(300):
+        ms = []
+        for _ in range(r.randint(0, 60)):
+            kind = r.choice(["named", "named", "demonym", "pron", "nominal", "implicit"])
+            a = -1 if kind == "implicit" else r.randrange(80)
+            ms.append(SentMention(a, -1 if kind == "implicit" else a + r.randint(1, 3), r.randrange(r.randint(1, 30)), kind, 1.0, "x"))
+        spans = [(m.a, m.b) for m in ms if m.kind == "pron"]
+        only = {sp: r.randrange(30) for sp in r.sample(spans, min(len(spans), r.randint(0, 2)))} or None
+        limit = r.choice([None, 5, 40, 400])
+        monkeypatch.setattr(model, "_PAIRS_AT_ONCE", 10**9)
+        one_at_a_time = candidate_pairs(ms, only, limit)
+        monkeypatch.setattr(model, "_PAIRS_AT_ONCE", 0)
+        assert candidate_pairs(ms, only, limit) == one_at_a_time
+    monkeypatch.setattr(model, "_PAIRS_AT_ONCE", 0)
+    assert candidate_pairs([], None, 3) == []
+
+
 def test_cross_scores_sum_each_component_once_and_equal_the_whole_sum():
     import numpy as np
 

@@ -466,13 +466,10 @@ class Annotator:
             if headings and headings[k]:
                 state.new_section(article=names_only(words, spans))
             mentions = state.add_sentence(tokens, spans)
-            pairs = candidate_pairs(mentions, possessives(tokens, mentions, lambda i: ents[i].type) if gold is None else None)
+            # a list of hundreds of names: the closest pairs only (bounded work)
+            pairs = candidate_pairs(mentions, possessives(tokens, mentions, lambda i: ents[i].type) if gold is None else None, _MAX_PAIRS)
             types = {m.entity: ents[m.entity].type for m in mentions}
             if pairs:
-                if len(pairs) > _MAX_PAIRS:  # a list of hundreds of names: score the closest pairs only (bounded work)
-                    pairs = sorted(pairs, key=lambda p: (abs(p[0].a - p[1].a) if -1 not in (p[0].a, p[1].a) else 0, p[0].entity, p[1].entity))[
-                        :_MAX_PAIRS
-                    ]
                 lower = [w.lower() for w in words]
                 bags: dict[str, list[str]] = {}
                 feats.extend(features_of(state, lower, h, t, mentions, bags) for h, t in pairs)

@@ -685,12 +685,18 @@ def pair_features(
     return f
 
 
-def candidate_pairs(mentions: list[SentMention], only: dict[tuple[int, int], int] | None = None) -> list[tuple[SentMention, SentMention]]:
+def candidate_pairs(
+    mentions: list[SentMention], only: dict[tuple[int, int], int] | None = None, limit: int | None = None
+) -> list[tuple[SentMention, SentMention]]:
     """Every ordered pair of distinct entities in a sentence, each by its closest pair of mentions
-    (a named mention before a resolved one, an implicit one last). Two implicit mentions never pair.
-    `only`: mentions (by token span) that pair with one entity alone (`possessives`)."""
+    (a named mention before a resolved one, an implicit one last), in the order of their entities.
+    Two implicit mentions never pair. `only`: mentions (by token span) that pair with one entity alone
+    (`possessives`). `limit`: when there are more pairs, the `limit` closest (a list of hundreds of names), in
+    the order of their distance, then of their entities. A sentence of many mentions is paired with numpy
+    (`_pairs_at_once`): the same pairs in the same order, without a Python loop over every two mentions."""
+    if len(mentions) > _PAIRS_AT_ONCE:
+        return _pairs_at_once(mentions, only, limit)
     best: dict[tuple[int, int], tuple[tuple, SentMention, SentMention]] = {}
-    rank = {"named": 0, "demonym": 0, "nominal": 1, "pron": 1, "implicit": 3}
     for h in mentions:
         for t in mentions:
             if h.entity == t.entity or (h.kind == "implicit" and t.kind == "implicit"):
@@ -700,11 +706,47 @@ def candidate_pairs(mentions: list[SentMention], only: dict[tuple[int, int], int
             if h.kind != "implicit" and t.kind != "implicit" and h.a < t.b and t.a < h.b:
                 continue  # overlapping spans
             dist = 0 if "implicit" in (h.kind, t.kind) else abs(h.a - t.a)
-            key = (rank[h.kind] + rank[t.kind], dist)
+            key = (_RANK[h.kind] + _RANK[t.kind], dist)
             k = (h.entity, t.entity)
             if k not in best or key < best[k][0]:
                 best[k] = (key, h, t)
-    return [(h, t) for _, h, t in (best[k] for k in sorted(best))]
+    chosen = [best[k] for k in sorted(best)]
+    if limit is not None and len(chosen) > limit:
+        chosen = sorted(chosen, key=lambda c: (c[0][1], c[1].entity, c[2].entity))[:limit]
+    return [(h, t) for _, h, t in chosen]
+
+
+_RANK = {"named": 0, "demonym": 0, "nominal": 1, "pron": 1, "implicit": 3}
+# Mentions in a sentence from which `candidate_pairs` pairs them with numpy: prose has at most about 20
+# (Re-DocRED's longest sentence, 22); a list of names run into one "sentence" has hundreds, and the loop over
+# every two of them was most of the time such text took.
+_PAIRS_AT_ONCE = 24
+
+
+def _pairs_at_once(mentions: list[SentMention], only: dict[tuple[int, int], int] | None, limit: int | None) -> list[tuple[SentMention, SentMention]]:
+    """`candidate_pairs` over arrays: every two mentions at once, each entity pair's best by (rank, distance,
+    then the first in reading order, as the loop keeps the first of equals)."""
+    m = len(mentions)
+    ent = np.array([x.entity for x in mentions], dtype=np.int64)
+    a = np.array([x.a for x in mentions], dtype=np.int64)
+    b = np.array([x.b for x in mentions], dtype=np.int64)
+    rank = np.array([_RANK[x.kind] for x in mentions], dtype=np.int64)
+    implicit = np.array([x.kind == "implicit" for x in mentions])
+    alone = np.array([only.get((x.a, x.b), -1) if only else -1 for x in mentions], dtype=np.int64)
+    i, j = (g.ravel() for g in np.meshgrid(np.arange(m), np.arange(m), indexing="ij"))
+    either = implicit[i] | implicit[j]
+    ok = (ent[i] != ent[j]) & ~(implicit[i] & implicit[j])
+    ok &= ~(((alone[i] >= 0) & (alone[i] != ent[j])) | ((alone[j] >= 0) & (alone[j] != ent[i])))
+    ok &= either | ~((a[i] < b[j]) & (a[j] < b[i]))  # overlapping spans
+    i, j, either = i[ok], j[ok], either[ok]
+    dist = np.where(either, 0, np.abs(a[i] - a[j]))
+    rsum = rank[i] + rank[j]
+    order = np.lexsort((j, i, dist, rsum, ent[j], ent[i]))  # by entity pair, then the loop's preference
+    eh, et = ent[i][order], ent[j][order]
+    first = order[np.r_[True, (eh[1:] != eh[:-1]) | (et[1:] != et[:-1])]] if len(order) else order
+    if limit is not None and len(first) > limit:
+        first = first[np.lexsort((ent[j][first], ent[i][first], dist[first]))][:limit]
+    return [(mentions[h], mentions[t]) for h, t in zip(i[first].tolist(), j[first].tolist())]
 
 
 _POSSESSIVE = frozenset({"his", "her", "hers", "its"})  # the possessives DocState resolves
