@@ -718,6 +718,21 @@ def test_ingest_defaults_to_statistical_and_rules_stays_available(tmp_path):
     assert not (tmp_path / "d").exists()
 
 
+def test_training_document_ranges_are_checked():
+    import doctest
+
+    from semantic_rdf.pipeline.statistical import train
+
+    assert train.document_ranges("0:100,200:400") == [(0, 100), (200, 400)]
+    for bad in ("0:450", "5:5", "-3:5", "100:200,0:50", "0:100,50:150", "x", "1:2:3", ""):
+        with pytest.raises(SystemExit):
+            train.document_ranges(bad)
+    runner = doctest.DocTestRunner()
+    for test in doctest.DocTestFinder().find(train.document_ranges, "document_ranges", globs={"document_ranges": train.document_ranges}):
+        runner.run(test)
+    assert runner.tries == 1 and runner.failures == 0
+
+
 @pytest.mark.slow
 def test_training_runs_end_to_end_on_a_tiny_slice(tmp_path):
     if not REDOCRED.is_file():
@@ -725,13 +740,16 @@ def test_training_runs_end_to_end_on_a_tiny_slice(tmp_path):
     from semantic_rdf.pipeline.statistical import train
 
     out = tmp_path / "w"
-    assert train.main(["--data", str(REALTEXT), "--out", str(out), "--no-crossfit", "--fit", "0:8", "--tune", "8:12", "--iterations", "10"]) == 0
+    # fitted on two blocks around the tuning block (every block of 0-399 can be read by models that never saw it)
+    assert train.main(["--data", str(REALTEXT), "--out", str(out), "--no-crossfit", "--fit", "0:4,8:12", "--tune", "4:8", "--iterations", "10"]) == 0
     man = load_manifest(out)
+    assert man["training_data"]["redocred_fit_documents"] == [[0, 4], [8, 12]] and man["training_data"]["redocred_tune_documents"] == [4, 8]
     assert all(sha256_file(out / n) == h for n, h in man["files"].items())
     ex, got = extract(ALGER, weights=out, floor=0.0)
     assert ex.w.manifest["weights_sha256"] == man["weights_sha256"]
-    with pytest.raises(SystemExit):
-        train.main(["--data", str(REALTEXT), "--out", str(out), "--no-crossfit", "--fit", "0:450"])
+    for fit, tune in (("0:450", "450:460"), ("0:8", "4:12"), ("0:8", "8:10,10:12")):  # held out, overlapping, two tunings
+        with pytest.raises(SystemExit):
+            train.main(["--data", str(REALTEXT), "--out", str(out), "--no-crossfit", "--fit", fit, "--tune", tune])
     # cross-fitting: two folds calibrate, then all the documents fit
     out2 = tmp_path / "w2"
     assert train.main(["--data", str(REALTEXT), "--out", str(out2), "--crossfit", "--crossfit-docs", "12", "--iterations", "10"]) == 0

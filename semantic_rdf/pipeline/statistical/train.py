@@ -464,6 +464,31 @@ def calibrate(facts: list[tuple[float, bool, str]], target: float, min_facts: in
 # ------------------------------------------------------------------ main
 
 
+def document_ranges(spec: str) -> list[tuple[int, int]]:
+    """Ranges of Re-DocRED documents, "start:stop" or several in order ("0:100,200:400": every block but one, to
+    read that block with models that never saw it); SystemExit for a range past 400 (documents 400-499 are held
+    out), an empty one, or ranges out of order or overlapping.
+
+    >>> document_ranges("0:100,200:400"), document_ranges("300:400")
+    ([(0, 100), (200, 400)], [(300, 400)])
+    """
+    out: list[tuple[int, int]] = []
+    for part in spec.split(","):
+        try:
+            first, last = part.split(":")
+            a, b = int(first), int(last)
+        except ValueError:
+            raise SystemExit(f"range {part!r}: use start:stop, e.g. 0:300") from None
+        if b > 400:
+            raise SystemExit(f"range {part!r}: documents 400-499 are held out; use start:stop within 0:400")
+        if not 0 <= a < b:
+            raise SystemExit(f"range {part!r}: use start:stop with 0 <= start < stop")
+        if out and a < out[-1][1]:
+            raise SystemExit(f"ranges {spec!r}: in order and not overlapping")
+        out.append((a, b))
+    return out
+
+
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -472,7 +497,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m semantic_rdf.pipeline.statistical.train", description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", required=True, help="the realtext folder (redocred/dev_revised.json …)")
     ap.add_argument("--out", required=True, help="weights directory to (re)write")
-    ap.add_argument("--fit", default="0:300", help="Re-DocRED documents that fit the models (start:stop)")
+    ap.add_argument("--fit", default="0:300", help="Re-DocRED documents that fit the models: start:stop, or ranges in order (0:100,200:400)")
     ap.add_argument("--tune", default="300:400", help="documents that fit calibration and the floor")
     ap.add_argument("--iterations", type=int, default=200, help="CRF L-BFGS iterations")
     ap.add_argument("--C", type=float, default=0.5, help="inverse L2 strength of the relation classifiers")
@@ -495,15 +520,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     np.random.seed(SEED)
 
-    def rng(spec: str) -> tuple[int, int]:
-        first, last = spec.split(":")
-        a, b = int(first), int(last)
-        if not 0 <= a < b <= 400:
-            raise SystemExit(f"range {spec!r}: documents 400-499 are held out; use start:stop within 0:400")
-        return a, b
-
-    fa, fb = rng(args.fit)
-    ta, tb = rng(args.tune)
+    fits = document_ranges(args.fit)
+    tunes = document_ranges(args.tune)
+    if len(tunes) != 1:
+        raise SystemExit(f"--tune {args.tune!r}: one range of documents")
+    ta, tb = tunes[0]
+    if not args.crossfit and any(a < tb and ta < b for a, b in fits):
+        raise SystemExit(f"--tune {args.tune!r} overlaps --fit {args.fit!r}: the tuning documents must be unseen")
     src = Path(args.data) / REDOCRED
     raw = src.read_bytes()
     out = Path(args.out)
@@ -564,11 +587,11 @@ def main(argv: list[str] | None = None) -> int:
         ner = {key: round(sum(x[key] for x in ner_scores) / len(ner_scores), 4) for key in ner_scores[0]}
         log(f"tagger out of fold: {ner}; fitting on documents 0-{n - 1}")
         kept = fit_models(docs, out)
-        fa, fb, ta, tb = 0, n, 0, n
+        fits, ta, tb = [(0, n)], 0, n
     else:
-        fit = load_redocred(src, fa, fb)
+        fit = [d for a, b in fits for d in load_redocred(src, a, b)]
         tune = load_redocred(src, ta, tb)
-        log(f"fit on documents {fa}-{fb - 1} ({len(fit)}), tune on {ta}-{tb - 1} ({len(tune)})")
+        log(f"fit on documents {', '.join(f'{a}-{b - 1}' for a, b in fits)} ({len(fit)}), tune on {ta}-{tb - 1} ({len(tune)})")
         kept = fit_models(fit, out)
         ner = tagger_scores(tune, out / "ner.crfsuite")
         log(f"tagger on tuning documents: {ner}")
@@ -597,7 +620,7 @@ def main(argv: list[str] | None = None) -> int:
         "training_data_sha256": sha256_bytes("".join(f"{n}:{h}\n" for n, h in sorted(used.items())).encode()),
         "training_data": {
             "files": used,
-            "redocred_fit_documents": [fa, fb],
+            "redocred_fit_documents": [list(r) for r in fits],
             "redocred_tune_documents": [ta, tb],
             "crossfit_folds": folds if args.crossfit else None,
             "held_out_documents": [400, 500],
