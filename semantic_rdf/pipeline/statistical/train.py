@@ -589,8 +589,9 @@ def main(argv: list[str] | None = None) -> int:
         kept = fit_models(docs, out)
         fits, ta, tb = [(0, n)], 0, n
     else:
-        fit = [d for a, b in fits for d in load_redocred(src, a, b)]
-        tune = load_redocred(src, ta, tb)
+        docs = load_redocred(src, 0, max(tb, fits[-1][1]))  # the file parsed once, then sliced
+        fit = [d for a, b in fits for d in docs[a:b]]
+        tune = docs[ta:tb]
         log(f"fit on documents {', '.join(f'{a}-{b - 1}' for a, b in fits)} ({len(fit)}), tune on {ta}-{tb - 1} ({len(tune)})")
         kept = fit_models(fit, out)
         ner = tagger_scores(tune, out / "ner.crfsuite")
