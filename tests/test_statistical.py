@@ -221,6 +221,15 @@ def test_span_fidelity_and_entities_are_names():
         ("Roche's", "Roche"),
         ("AC/DC", "AC/DC"),
         ("C++", "C++"),
+        ("U.S.", "U.S."),
+        ("the U.S.'s", "U.S."),
+        ("Washington, D.C.,", "Washington, D.C."),
+        ("Warner Bros.", "Warner Bros."),
+        ("Paul Desmarais Jr.", "Paul Desmarais Jr."),
+        ("Acme Inc.)", "Acme Inc."),
+        ("Jonas Smith.", "Jonas Smith"),
+        ("Bros", "Bros"),
+        ("Tom Becker, ", "Tom Becker"),
     ],
 )
 def test_a_name_keeps_no_marks_at_its_ends_and_no_bracket_without_its_partner(span, name):

@@ -231,6 +231,10 @@ _LEAD_STRIP = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _TRAIL_STRIP = re.compile(r"(?:\s*['’]s|[\s,;:.!?\"”’]+)$")
 # quotes, angle quotes, markup and list marks a tagged span can take in at either end ("<Tom Becker>", "«Roma»")
 _EDGE_MARKS = '"“”„«»‹›<>*_#|•·'
+# a name's last word that is an abbreviation keeps its full stop: "U.S.", "Washington, D.C.", "Warner Bros.",
+# "Paul Desmarais Jr." (stripped, they were other names than the same entity's mid-sentence "U.S." and the
+# rule extractor's, and a user's `show "U.S."` found nothing)
+_ABBREVIATION = re.compile(r"(?:\b[A-Za-z]\.[A-Za-z]|\b(?:Jr|Sr|Bros|Inc|Co|Corp|Ltd|St|Mt|Ft|Esq))$")
 
 
 # fold is pure and called for every mention and word of a name: a cache of recent names saves the regexes
@@ -262,7 +266,10 @@ def clean_name(s: str) -> str:
     s = _LEAD_STRIP.sub("", s)
     while True:
         before = s
-        s = _TRAIL_STRIP.sub("", s.strip().strip(_EDGE_MARKS))
+        edged = s.strip().strip(_EDGE_MARKS)
+        s = _TRAIL_STRIP.sub("", edged)
+        if edged[len(s) : len(s) + 1] == "." and _ABBREVIATION.search(s):
+            s += "."
         for opener, closer in (("(", ")"), ("[", "]")):
             if s.endswith(closer) and s.count(closer) > s.count(opener):
                 s = s[:-1]
