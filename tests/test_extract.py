@@ -156,6 +156,21 @@ def test_negations_and_questions_assert_nothing(ex):
     assert ex.extract(chunk_of("Was Nikola Tesla born in Smiljan?")) == []
 
 
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        ("Anna Weiss was born in Paris, France.", {("Anna Weiss", "born_in", "Paris")}),
+        ("Anna Weiss was born in Springfield, Ill.", {("Anna Weiss", "born_in", "Springfield")}),
+        ("Anna Weiss (born in Paris, France) is a painter.", set()),
+        ("Born in Ulm, Albert Einstein spent his childhood in Munich.", {("Albert Einstein", "born_in", "Ulm"), ("Albert Einstein", "resided_in", "Munich")}),
+        ("He left. Born in Ulm, Albert Einstein studied.", {("Albert Einstein", "born_in", "Ulm")}),
+    ],
+)
+def test_a_place_and_its_country_after_born_in_is_never_read_as_who_was_born(ex, text, want):
+    # the participle rule ("Born in Ulm, Albert Einstein …") had read "born in Paris, France" as France born in Paris
+    assert {(t.subject, t.predicate, t.object) for t in ex.extract(chunk_of(text))} == want
+
+
 def test_relation_free_sentences_give_nothing(ex):
     text = (
         "The weather in the valley was unusually mild that spring. Paris and London are both large cities. "
