@@ -162,7 +162,10 @@ def test_negations_and_questions_assert_nothing(ex):
         ("Anna Weiss was born in Paris, France.", {("Anna Weiss", "born_in", "Paris")}),
         ("Anna Weiss was born in Springfield, Ill.", {("Anna Weiss", "born_in", "Springfield")}),
         ("Anna Weiss (born in Paris, France) is a painter.", set()),
-        ("Born in Ulm, Albert Einstein spent his childhood in Munich.", {("Albert Einstein", "born_in", "Ulm"), ("Albert Einstein", "resided_in", "Munich")}),
+        (
+            "Born in Ulm, Albert Einstein spent his childhood in Munich.",
+            {("Albert Einstein", "born_in", "Ulm"), ("Albert Einstein", "resided_in", "Munich")},
+        ),
         ("He left. Born in Ulm, Albert Einstein studied.", {("Albert Einstein", "born_in", "Ulm")}),
     ],
 )

@@ -322,7 +322,12 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
     ("born_in", 0.85, "born", r"«s:name»\s*,\s*born\s+(?:in\s+\d{4}\s+)?in\s+«o:name»"),
     # "Born in Ulm, Albert Einstein …": the participle opens the sentence (or follows an opening quote); inside one,
     # "was born in Paris, France" names the place's country after the comma, not who was born
-    ("born_in", 0.85, "born", r"(?:(?<![\s\S])|(?<=^[\"“'(]))Born\s+in\s+«o:name»(?:\s+in\s+\d{4})?\s*,\s*(?:the\s+[a-z]+(?:\s+[a-z]+)?\s+)?«s:name»"),
+    (
+        "born_in",
+        0.85,
+        "born",
+        r"(?:(?<![\s\S])|(?<=^[\"“'(]))Born\s+in\s+«o:name»(?:\s+in\s+\d{4})?\s*,\s*(?:the\s+[a-z]+(?:\s+[a-z]+)?\s+)?«s:name»",
+    ),
     (
         "died_in",
         0.85,

@@ -232,8 +232,8 @@ _TRAIL_STRIP = re.compile(r"(?:\s*['’]s|[\s,;:.!?\"”’]+)$")
 # quotes, angle quotes, markup and list marks a tagged span can take in at either end ("<Tom Becker>", "«Roma»")
 _EDGE_MARKS = '"“”„«»‹›<>*_#|•·'
 # a name's last word that is an abbreviation keeps its full stop: "U.S.", "Washington, D.C.", "Warner Bros.",
-# "Paul Desmarais Jr." (stripped, they were other names than the same entity's mid-sentence "U.S." and the
-# rule extractor's, and a user's `show "U.S."` found nothing)
+# "Paul Desmarais Jr." (stripped, "U.S" ending a sentence and "U.S." inside one were two entities: the fold keeps
+# full stops)
 _ABBREVIATION = re.compile(r"(?:\b[A-Za-z]\.[A-Za-z]|\b(?:Jr|Sr|Bros|Inc|Co|Corp|Ltd|St|Mt|Ft|Esq))$")
 
 
