@@ -120,6 +120,8 @@ def test_sentence_templates_cover_the_taxonomy():
     for p in predicate_names():
         s = sentence("A", p, "B")
         assert s.startswith("A") and "B" in s and s.endswith(".") and "_" not in s
+    assert sentence("Tom Becker", "born_in", "Washington, D.C.") == "Tom Becker was born in Washington, D.C."
+    assert sentence("Iowa", "located_in", "U.S.") == "Iowa is located in U.S."
 
 
 # ------------------------------------------------------------------ answering

@@ -216,9 +216,11 @@ TEMPLATES: dict[str, str] = {
 
 
 def sentence(subject: str, predicate: str, obj: str) -> str:
-    """One fact as an English sentence (a template per taxonomy predicate)."""
+    """One fact as an English sentence (a template per taxonomy predicate); a name that ends the sentence with its
+    own full stop ("Washington, D.C.") ends it once."""
     t = TEMPLATES.get(predicate, "{s} " + predicate.replace("_", " ") + " {o}")
-    return t.format(s=subject, o=obj) + "."
+    said = t.format(s=subject, o=obj)
+    return said if said.endswith(".") else said + "."
 
 
 # ------------------------------------------------------------------ values
