@@ -321,12 +321,15 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
     ("born_in", 0.9, "born", r"«s:agent»«ADV»\s+(?:was|is)«ADV»\s+born\s+(?:on\s+[^,.;]{1,25}?\s+|in\s+\d{4}\s+)?in\s+«o:name»"),
     ("born_in", 0.85, "born", r"«s:name»\s*,\s*born\s+(?:in\s+\d{4}\s+)?in\s+«o:name»"),
     # "Born in Ulm, Albert Einstein …": the participle opens the sentence (or follows an opening quote); inside one,
-    # "was born in Paris, France" names the place's country after the comma, not who was born
+    # "was born in Paris, France" names the place's country after the comma, not who was born. The place may be
+    # followed by its region ("Born in Vienna, Austria, Ulrich …"), and the name read as who was born may not be
+    # followed by a comma other than an apposition's: in "Born in Prelate, Saskatchewan, he moved" it is the region
     (
         "born_in",
         0.85,
         "born",
-        r"(?:(?<![\s\S])|(?<=^[\"“'(]))Born\s+in\s+«o:name»(?:\s+in\s+\d{4})?\s*,\s*(?:the\s+[a-z]+(?:\s+[a-z]+)?\s+)?«s:name»",
+        r"(?:(?<![\s\S])|(?<=^[\"“'(]))Born\s+in\s+«o:name»(?:\s*,\s*«within:name»)?(?:\s+in\s+\d{4})?\s*,\s*"
+        r"(?:the\s+[a-z]+(?:\s+[a-z]+)?\s+)?«s:name»(?!\s*,(?!\s*(?:a|an|the)\s))",
     ),
     (
         "died_in",
@@ -1273,6 +1276,8 @@ class RuleExtractor:
             if kind == "person" and (cls is None or cls in ("Person", "Agent", "Thing")):
                 if cls in (None, "Thing") and name.lower() in _PRONOUN_VALUE:
                     continue
+                if gz.country_of_demonym(name) or gz.lexicon_class(name):
+                    continue  # "a Norwegian officer. He died …" is not about Norway's people, nor about Ontario
                 return name
             if kind == "thing" and cls in _NON_PERSON and cls != "Thing":
                 return name
