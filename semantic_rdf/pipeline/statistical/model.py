@@ -231,10 +231,10 @@ _LEAD_STRIP = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _TRAIL_STRIP = re.compile(r"(?:\s*['’]s|[\s,;:.!?\"”’]+)$")
 # quotes, angle quotes, markup and list marks a tagged span can take in at either end ("<Tom Becker>", "«Roma»")
 _EDGE_MARKS = '"“”„«»‹›<>*_#|•·'
-# a name's last word that is an abbreviation keeps its full stop: "U.S.", "Washington, D.C.", "Warner Bros.",
-# "Paul Desmarais Jr." (stripped, "U.S" ending a sentence and "U.S." inside one were two entities: the fold keeps
-# full stops)
-_ABBREVIATION = re.compile(r"(?:\b[A-Za-z]\.[A-Za-z]|\b(?:Jr|Sr|Bros|Inc|Co|Corp|Ltd|St|Mt|Ft|Esq))$")
+# a name that ends with an initialism keeps its full stop: "U.S.", "Washington, D.C." (stripped, "U.S" ending a
+# sentence and "U.S." inside one were two entities: the fold keeps full stops). Only initialisms: the tokenizer
+# keeps "U.S." one token but cuts "Jr." and "Inc." before the stop, so "Paul Desmarais Jr" is the name either way
+_ABBREVIATION = re.compile(r"\b[A-Za-z]\.[A-Za-z]$")
 
 
 # fold is pure and called for every mention and word of a name: a cache of recent names saves the regexes
