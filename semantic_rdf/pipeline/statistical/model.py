@@ -234,7 +234,7 @@ _EDGE_MARKS = '"“”„«»‹›<>*_#|•·'
 # a name that ends with an initialism keeps its full stop: "U.S.", "Washington, D.C." (stripped, "U.S" ending a
 # sentence and "U.S." inside one were two entities: the fold keeps full stops). Only initialisms: the tokenizer
 # keeps "U.S." one token but cuts "Jr." and "Inc." before the stop, so "Paul Desmarais Jr" is the name either way
-_ABBREVIATION = re.compile(r"\b[A-Za-z]\.[A-Za-z]$")
+_INITIALISM = re.compile(r"\b[A-Za-z]\.[A-Za-z]$")
 
 
 # fold is pure and called for every mention and word of a name: a cache of recent names saves the regexes
@@ -268,7 +268,7 @@ def clean_name(s: str) -> str:
         before = s
         edged = s.strip().strip(_EDGE_MARKS)
         s = _TRAIL_STRIP.sub("", edged)
-        if edged[len(s) : len(s) + 1] == "." and _ABBREVIATION.search(s):
+        if edged[len(s) : len(s) + 1] == "." and _INITIALISM.search(s):
             s += "."
         for opener, closer in (("(", ")"), ("[", "]")):
             if s.endswith(closer) and s.count(closer) > s.count(opener):
