@@ -185,6 +185,41 @@ def test_a_nationality_or_a_listed_place_is_no_antecedent_of_he_or_she(ex):
     assert ex.extract(chunk_of("Ontario was his home. He studied at Lakefield College School.")) == []
 
 
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        # the nearest name before "he" is a team, a place, another person named in passing: the document's
+        # subject is meant (these were SK Ull, Hu Shih and "Angell" before)
+        (
+            "Henrik Angell was a Norwegian military officer. He played for SK Ull. In 1921 Angell visited Montenegro. He died in Kristiania.",
+            {("Henrik Angell", "died_in", "Kristiania")},
+        ),
+        (
+            "Yuen Ren Chao was a Chinese-American linguist. He met Hu Shih at Cornell University. Later he taught at Harvard University.",
+            {("Yuen Ren Chao", "worked_at", "Harvard University")},
+        ),
+        # no one the document is about and no known person: unresolved (it was "La Florida spouse_of …")
+        ("The museum was opened in La Florida. He married Beatrice Dugand in 1950.", set()),
+        # a name its own sentence reads as a person
+        (
+            "In 1950 Marcel Roche moved to La Florida, where he married Beatrice Dugand.",
+            {("Marcel Roche", "moved_to", "La Florida"), ("Marcel Roche", "spouse_of", "Beatrice Dugand")},
+        ),
+    ],
+)
+def test_he_or_she_stands_for_a_known_person_or_the_person_the_document_opens_with(text, want):
+    assert facts(RuleExtractor().extract(chunk_of(text))) == want
+
+
+def test_the_person_a_document_opens_with_is_read_from_its_first_chunk_only():
+    ex = RuleExtractor()
+    first = "Henrik Angell was a Norwegian military officer. "
+    rest = "He played for SK Ull. He died in Kristiania."
+    ex.extract(Chunk("doc-a", 0, first, 0, len(first)))
+    assert facts(ex.extract(Chunk("doc-a", 1, rest, len(first), len(first) + len(rest)))) == {("Henrik Angell", "died_in", "Kristiania")}
+    assert ex.extract(Chunk("doc-b", 1, rest, 500, 500 + len(rest))) == []  # doc-b's first chunk was never read
+
+
 def test_relation_free_sentences_give_nothing(ex):
     text = (
         "The weather in the valley was unusually mild that spring. Paris and London are both large cities. "

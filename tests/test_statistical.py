@@ -728,6 +728,15 @@ def test_ingest_defaults_to_statistical_and_rules_stays_available(tmp_path):
     assert not (tmp_path / "d").exists()
 
 
+def test_the_bench_scores_a_child_of_fact_as_the_parent_of_fact_it_reverses():
+    from semantic_rdf.pipeline.statistical.evaluate import predicate_property
+
+    prop = predicate_property()
+    assert prop["parent_of"] == ("P40", False)
+    assert prop["child_of"] == ("P40", True)  # P8810 ("parent"), which Re-DocRED never labels, is P40 reversed
+    assert prop["born_in"] == ("P19", False)
+
+
 def test_training_document_ranges_are_checked():
     import doctest
 

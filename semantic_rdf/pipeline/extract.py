@@ -20,7 +20,7 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Mapping, Sequence, overload
+from typing import AbstractSet, Any, Callable, Iterable, Mapping, Sequence, overload
 
 from semantic_rdf.pipeline import gazetteer as gz
 from semantic_rdf.core.errors import InvalidInput, ModelOutputError
@@ -1176,7 +1176,8 @@ class RuleExtractor:
     floor: optional confidence floor; triples below it are dropped and counted in `counts["below_floor"]`.
     After each call, `entity_types` maps every entity name seen in a triple to its inferred class.
     Pronouns (he/she/his/her, it/its, they/their) resolve to the most recent compatible entity of the same
-    document; chunks of one document should be extracted in order.
+    document (for he/she a known person, or the person the document opens with: `_resolve`); chunks of one
+    document should be extracted in order, its first chunk (start 0) first.
     """
 
     process_safe = True  # may run in a child process (ahead.py)
@@ -1212,6 +1213,7 @@ class RuleExtractor:
         self._folded_types: dict[str, str] = {}
         # doc id -> (offset, last 2,000 characters of its latest chunk, their mentions if already found)
         self._doc_tails: OrderedDict[str, tuple[int, str, list | None]] = OrderedDict()
+        self._topics: OrderedDict[str, str | None] = OrderedDict()  # doc id -> the name it opens with (`_topic`)
         self._strong: dict[str, str] = {}  # name -> class from the gazetteer or the built-in lexicons, "" for none
         self.counts: Counter[str] = Counter()
         self.hints = predicate_hints()
@@ -1263,7 +1265,32 @@ class RuleExtractor:
         own = self._mentions(chunk.text, chunk.start)
         return got + own, own
 
-    def _resolve(self, pronoun: str, at: int, mentions: list[tuple[int, str, bool]], starts: list[int]) -> str | None:
+    def _topic(self, text: str) -> str | None:
+        """The name a document opens with, when it can be the person the document is about ("Henrik Angell
+        was a Norwegian military officer."): two words or more, or a known person; no place, people or
+        organisation."""
+        m = self._mention_rx.search(text, 0, min(len(text), 400))
+        if m is None or text[: m.start()].strip(" \t\r\n#*>\"“'"):
+            return None
+        name = _clean(m.group(0))
+        if not name or gz.country_of_demonym(name) or gz.lexicon_class(name):
+            return None
+        cls = self.entity_class(name)
+        return name if cls == "Person" or (cls is None and " " in name) else None
+
+    def _resolve(
+        self,
+        pronoun: str,
+        at: int,
+        mentions: list[tuple[int, str, bool]],
+        starts: list[int],
+        topic: str | None = None,
+        agents: AbstractSet[str] = frozenset(),
+    ) -> str | None:
+        """The name a pronoun stands for: the nearest compatible name before it. He or she stands only for a
+        known person, the name the document opens with (`topic`) or a name its own sentence reads as a person
+        (`agents`): on real text the nearest other name before "he" is as often a place, a team or a book as a
+        person (docs/extraction.md, "Pronouns on real text")."""
         kind = _PRONOUN_VALUE.get(pronoun.lower())
         if kind is None:
             return None
@@ -1278,11 +1305,17 @@ class RuleExtractor:
                     continue
                 if gz.country_of_demonym(name) or gz.lexicon_class(name):
                     continue  # "a Norwegian officer. He died …" is not about Norway's people, nor about Ontario
-                return name
+                if cls == "Person" or name in agents:
+                    return name
+                if topic is not None and set(name.split()) <= set(topic.split()):
+                    return topic  # the topic, or its surname alone ("Chao" for Yuen Ren Chao)
+                continue
             if kind == "thing" and cls in _NON_PERSON and cls != "Thing":
                 return name
             if kind == "group" and cls == "Organization":
                 return name
+        if kind == "person" and topic is not None:
+            return topic  # no other person within reach: the one the document is about
         return None
 
     # -- main entry
@@ -1346,6 +1379,11 @@ class RuleExtractor:
         wanted = self._wanted(text, spans)
         # earlier chunks of the same document feed pronoun resolution (mentions found only if a pronoun needs them)
         prev_tail = self._doc_tails.get(chunk.doc_id)
+        if chunk.start == 0:  # the document's first chunk (read again: the document again)
+            self._topics[chunk.doc_id] = self._topic(text)
+            self._topics.move_to_end(chunk.doc_id)
+            while len(self._topics) > 256:
+                self._topics.popitem(last=False)
         mentions: list[tuple[int, str, bool]] | None = None
         own_mentions: list[tuple[int, str, bool]] | None = None
         mention_starts: list[int] = []
@@ -1391,6 +1429,7 @@ class RuleExtractor:
             if not cands:
                 continue
             best: dict[tuple[str, str], _Candidate] = {}
+            agents: set[str] | None = None
             for c in cands:
                 fs, fo = c.s.lower(), c.o.lower()
                 ps, po = fs in _PRONOUN_VALUE, fo in _PRONOUN_VALUE
@@ -1399,8 +1438,11 @@ class RuleExtractor:
                         mentions, own_mentions = self._mentions_of(prev_tail, chunk)
                         mention_starts = [mm[0] for mm in mentions]
                     at = chunk.start + a + max(0, sent.find(c.s if ps else c.o))
-                    s_ = self._resolve(c.s, at, mentions, mention_starts) if ps else c.s
-                    o_ = self._resolve(c.o, at, mentions, mention_starts) if po else c.o
+                    if agents is None:  # who this sentence names as a person ("Marcel Roche moved to X, where he …")
+                        agents = {x.s for x in cands if self.hints.get(x.p, ("", ""))[0] in ("Person", "Agent")}
+                    topic = self._topics.get(chunk.doc_id)
+                    s_ = self._resolve(c.s, at, mentions, mention_starts, topic, agents) if ps else c.s
+                    o_ = self._resolve(c.o, at, mentions, mention_starts, topic, agents) if po else c.o
                     if s_ is None or o_ is None:
                         self.counts["unresolved_pronoun"] += 1
                         continue

@@ -49,6 +49,15 @@ def match_entity(name: str, aliases, idx: dict[str, int]) -> int | None:
     return None
 
 
+# Properties Re-DocRED never labels, read as the reverse of one it does: P8810 ("parent": the subject's
+# parent is the object, our child_of) is P40 ("child") with head and tail swapped, as gold_facts reads P150
+_READ_REVERSED = {"P8810": "P40"}
+
+
 def predicate_property() -> dict[str, tuple[str, bool]]:
-    """predicate name -> (Wikidata property, inverse?) for every aligned predicate (one property each)."""
-    return {name: (pid, inv) for pid, (name, inv) in alignment().items()}
+    """predicate name -> (Wikidata property, inverse?) for every aligned predicate (one property each);
+    child_of is scored as P40 reversed (Re-DocRED states parenthood as P40 only)."""
+    out = {}
+    for pid, (name, inv) in alignment().items():
+        out[name] = (_READ_REVERSED[pid], not inv) if pid in _READ_REVERSED else (pid, inv)
+    return out
