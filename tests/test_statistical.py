@@ -323,6 +323,29 @@ def test_the_cross_stage_skips_a_chunk_only_when_no_pair_can_reach_the_floor(mon
     assert any(skipped) and not all(skipped)
 
 
+def test_the_cross_bound_never_falls_below_the_best_pair_of_a_chunk(monkeypatch):
+    """The bound, asked at exactly the best score any pair of a chunk has, still lets the chunk through:
+    per head type it adds the best of each component, which is at least what that pair sums to."""
+    from semantic_rdf.pipeline.statistical import extractor as X
+
+    real = X.score_cross
+    best_of: list[float] = []
+
+    def check(w, state, sents, words, together, least=0.02):
+        got = real(w, state, sents, words, together, least=0.02)
+        if got:
+            best = max(c.p for c in got)
+            ctx = X.CrossContext(state, together, words)
+            assert not w.cross.out_of_reach(ctx, *X.cross_mentions(state, sents), least=best, known={})
+            best_of.append(best)
+        return [c for c in got if c.p >= least]
+
+    monkeypatch.setattr(X, "score_cross", check)
+    for text in (PAUL, ANGELL + " " + SCHNEIDER, ALGER):
+        extract(text)
+    assert len(best_of) >= 3 and max(best_of) > 0.5
+
+
 def test_a_place_gets_one_country_and_a_sentence_that_names_both_wins():
     """Read across sentences, "Paris" scored 0.71 for the United States; the document had said "Paris, France"."""
     from semantic_rdf.pipeline import gazetteer as gz

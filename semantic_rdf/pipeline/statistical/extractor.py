@@ -193,30 +193,56 @@ class CrossHead:
         return out
 
     def out_of_reach(self, ctx: CrossContext, ms: list[SentMention], ss: list[int], least: float, known: dict) -> bool:
-        """True when no pair of these mentions (`cross_mentions`) can score `least` for any property: the
-        model is linear, so a pair's raw score is at most the sum, over its components, of the best key of
-        that kind (`CrossContext.bound_keys`; a third entity's types only when they add). Most chunks of
-        prose are out of reach, and their pairs are then never made. `known` gets the sums it made."""
-        groups = ctx.bound_keys(ms, ss)
+        """True when no pair of these mentions (`cross_mentions`) can score `least` for any property. The
+        model is linear, so a pair's raw score is the sum of its components (`CrossContext.parts`), and for
+        each type its head can have it is at most: the best type-pair key of that head type (over distances,
+        orders and gazetteer classes), the best head mention of that type plus its own sentence's bag, the
+        best tail mention against that head type plus its own sentence's bag, and a third entity's types
+        when they add (`CrossContext.bound_keys`). Most chunks of prose are out of reach, and their pairs
+        are then never made. `known` gets the sums it made."""
+        groups = dict(ctx.bound_keys(ms, ss))
         if not groups or not self.relations:
             return True
-        top = self.intercept.astype(np.float64)
-        todo = [key for _, keys in groups if isinstance(keys, list) for key in keys if key not in known]
+        todo = [key for kind in ("h", "t", "hb", "tb") for key in groups[kind] if key not in known]
         if todo:
             known.update(zip(todo, self.sums([list(ctx.render(key)) for key in todo])))
-        for kind, keys in groups:
-            if isinstance(keys, list):
-                best = np.max(np.stack([known[k] for k in keys]), axis=0)
-            else:  # a signature of document-free keys: their best sums kept
-                best = self._bound.get(keys)
-                if best is None:
-                    if len(self._bound) >= _MAX_SHARED:
-                        self._bound.clear()
-                    shared = ctx.shared_keys(keys)
-                    best = self._bound[keys] = self.sums([list(ctx.render(k)) for k in shared]).max(axis=0)
-            top = top + (np.maximum(best, 0.0) if kind == "v" else best)
+        ents = ctx.state.entities
+        heads: dict[str, np.ndarray] = {}  # head type -> the best head mention with its sentence's bag
+        tails: dict[str, np.ndarray] = {}  # head type -> the best tail mention against it, with its bag
+        for side, out, bag in (("h", heads, "hb"), ("t", tails, "tb")):
+            keys = groups[side]
+            rows = np.stack([known[key] for key in keys]).astype(np.float64) + np.stack([known[(bag, key[2])] for key in keys])
+            types = [ents[key[1]].type if side == "h" else key[6] for key in keys]
+            for ht in set(types):
+                out[ht] = rows[[t == ht for t in types]].max(axis=0)
+        type_pairs, via = self._by_head_type(ctx, cast(tuple, groups["p"])), self._by_head_type(ctx, cast(tuple, groups["v"]))
+        top = None
+        for ht, h in heads.items():
+            if ht not in tails:
+                continue
+            z = type_pairs[ht] + h + tails[ht] + np.maximum(via.get(ht, 0.0), 0.0)
+            top = z if top is None else np.maximum(top, z)
+        if top is None:
+            return True
         # a margin over float32 rounding: the bound is summed in float64, the scores in float32
+        top = top + self.intercept.astype(np.float64)
         return bool(np.all(_sigmoid(top + 1e-3) <= raw_floor(self.cal_x, self.cal_y, self._raw_floor, least)))
+
+    def _by_head_type(self, ctx: CrossContext, signature: tuple) -> dict[str, np.ndarray]:
+        """The best sums of the document-free keys a `bound_keys` signature stands for, by the head's type
+        (kept for the head's life: the same in every document)."""
+        got = self._bound.get(signature)
+        if got is None:
+            if len(self._bound) >= _MAX_SHARED:
+                self._bound.clear()
+            keys = ctx.shared_keys(signature)
+            sums = self.sums([list(ctx.render(k)) for k in keys]).astype(np.float64)
+            got = {}
+            for key, row in zip(keys, sums):
+                ht = key[1] if key[0] == "p" else key[1].split("|")[0]
+                got[ht] = row if ht not in got else np.maximum(got[ht], row)
+            self._bound[signature] = got
+        return got
 
     def score(self, ctx: CrossContext, pairs: CrossCandidates, known: dict | None = None) -> np.ndarray:
         """Calibrated probabilities (pairs x relations). The model is linear: each of the pairs' components
