@@ -43,3 +43,16 @@ def test_no_conflict_for_one_fact_or_after_a_retraction(store):
     assert run_cli(store, "retract", paris, "--reason", "misread").rc == 0
     data = json.loads(run_cli(store, "--json", "ask", "Where was Ada Lovelace born?").out)
     assert data["conflicts"] == [] and "Conflict" not in data["text"]
+
+
+def test_a_birthplace_and_the_region_it_lies_in_are_no_conflict(tmp_path):
+    (tmp_path / "a.txt").write_text("Jenna Marbles was born in Rochester.\n")
+    (tmp_path / "b.txt").write_text("Jenna Marbles was born in New York.\n")
+    root = tmp_path / "s"
+    assert run_cli(root, "ingest", "--extractor", "rules", str(tmp_path / "a.txt"), str(tmp_path / "b.txt")).rc == 0
+    q = "Where was Jenna Marbles born?"
+    assert len(json.loads(run_cli(root, "--json", "ask", q).out)["conflicts"]) == 1
+    assert run_cli(root, "assert", "Rochester", "located_in", "New York").rc == 0
+    data = json.loads(run_cli(root, "--json", "ask", q).out)
+    assert data["conflicts"] == [] and "Conflict" not in data["text"]
+    assert {f["object"] for f in data["facts"]} >= {"Rochester", "New York"}

@@ -60,3 +60,35 @@ def test_validate_lists_warnings_and_still_conforms(tmp_path):
     data = json.loads(run_cli(store, "--json", "validate").out)
     assert data["conforms"] is True and data["warnings"][0]["severity"] == "sh:Warning"
     assert set(data["warnings"][0]["objects"]) == {"London", "Paris"}
+
+
+def test_a_place_inside_the_other_is_no_conflict():
+    """ "Born in Rochester" and "born in New York" are one birth at two scales when the store holds that
+    Rochester is in New York (directly or through a chain of located_in); without that, or once it is
+    withdrawn, they are two birthplaces."""
+    s = AssertionStore.memory()
+    s.assert_("Jenna Marbles", "born_in", "Rochester")
+    s.assert_("Jenna Marbles", "born_in", "New York")
+    assert len(warnings(s)) == 1
+    link = s.assert_("Rochester", "located_in", "New York")
+    assert warnings(s) == []
+    T.retract(s, link, "misread")
+    assert len(warnings(s)) == 1
+    s.assert_("Rochester", "located_in", "Monroe County")
+    s.assert_("Monroe County", "located_in", "New York")
+    assert warnings(s) == []
+    s.assert_("Jenna Marbles", "born_in", "Boston")  # beside either of them, Boston is another place
+    assert {tuple(sorted(w.objects)) for w in warnings(s)} == {("Boston", "New York"), ("Boston", "Rochester")}
+
+
+def test_nested_follows_located_in_from_either_end_and_stops_at_a_cycle():
+    import doctest
+
+    from semantic_rdf.lifecycle import conflicts
+
+    assert doctest.testmod(conflicts).failed == 0
+    s = AssertionStore.memory()
+    s.assert_("A", "located_in", "B")
+    s.assert_("B", "located_in", "A")  # a cycle a source stated: the walk ends
+    assert conflicts.nested(s, "A", "B") and conflicts.nested(s, "B", "A")
+    assert not conflicts.nested(s, "A", "C") and not conflicts.nested(s, "A", "A")
