@@ -129,6 +129,15 @@ def test_ask_links_an_alias(paul):
     assert "Sudbury" in r.stdout and "Paul Desmarais Jr" in r.stdout
 
 
+def test_ask_links_a_name_without_its_middle_initial(tmp_path):
+    store = tmp_path / "store"
+    ingest(store, tmp_path, "fillmore.txt", "Charles J. Fillmore was an American linguist. Fillmore was born in Saint Paul, Minnesota.\n")
+    assert "Charles Fillmore" in entity_rows(store)["Charles J. Fillmore"]["aliases"]
+    r = cli(store, "ask", "Where was Charles Fillmore born?")
+    assert r.returncode == 0, r.stderr
+    assert "Charles J. Fillmore was born in Saint Paul" in r.stdout
+
+
 def test_shared_alias_is_refused_naming_both(paul, tmp_path):
     store = tmp_path / "store"
     ingest(store, tmp_path, "paul.txt", PAUL)

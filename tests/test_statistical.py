@@ -508,10 +508,13 @@ def test_a_quoted_nickname_gives_the_name_without_it_and_the_nickname_with_the_s
     al = ex.aliases("d")
     assert {"Michael John Padden", "Mike Padden"} <= al['Michael John "Mike" Padden']  # one person, both forms
     assert not any(name == "Mike Padden" for name in al)
-    from semantic_rdf.pipeline.statistical.model import nickname_forms
+    from semantic_rdf.pipeline.statistical.model import name_forms
 
-    assert nickname_forms('Jon "Bowzer" Bauman') == ["Jon Bauman", "Bowzer Bauman"]
-    assert nickname_forms("Ann Smith") == [] and nickname_forms('"Weird Al"') == []
+    assert name_forms('Jon "Bowzer" Bauman') == ["Jon Bauman", "Bowzer Bauman"]
+    assert name_forms("Ann Smith") == [] and name_forms('"Weird Al"') == []
+    # middle initials left out: a question asks about "Charles Fillmore"; not the initials a name is made of
+    assert name_forms("Charles J. Fillmore") == ["Charles Fillmore"] and name_forms("John F. X. Smith") == ["John Smith"]
+    assert name_forms("N. C. Wyeth") == [] and name_forms("Harry S Truman") == ["Harry Truman"] and name_forms("Anna Maria Weiss") == []
 
 
 def test_a_fuller_name_and_a_birth_name_are_the_person_named_before():

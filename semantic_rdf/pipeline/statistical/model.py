@@ -244,16 +244,25 @@ fold = lru_cache(maxsize=65536)(_fold_uncached)
 _NICKNAME = re.compile(r"\s*[\"“”]\s*([^\"“”]+?)\s*[\"“”]\s*")
 
 
-def nickname_forms(name: str) -> list[str]:
-    """The other ways a person's name with a quoted nickname is written: 'Michael John "Mike" Padden' is also
-    "Michael John Padden" and "Mike Padden" (a question asks about either; the stored name keeps the quotes)."""
+_MIDDLE_INITIAL = re.compile(r"[A-Z]\.?")
+
+
+def name_forms(name: str) -> list[str]:
+    """The other ways a person's name is written: 'Michael John "Mike" Padden' (a quoted nickname) is also
+    "Michael John Padden" and "Mike Padden"; "Charles J. Fillmore" (middle initials) is also "Charles
+    Fillmore". A question asks about either; the stored name stays as the text wrote it."""
+    forms = []
     m = _NICKNAME.search(name)
-    if m is None:
-        return []
-    without = (name[: m.start()] + " " + name[m.end() :]).split()
-    forms = [" ".join(without)] if len(without) > 1 else []
-    if without and m.end() < len(name):
-        forms.append(f"{m.group(1)} {without[-1]}")
+    if m is not None:
+        without = (name[: m.start()] + " " + name[m.end() :]).split()
+        forms = [" ".join(without)] if len(without) > 1 else []
+        if without and m.end() < len(name):
+            forms.append(f"{m.group(1)} {without[-1]}")
+    words = name.split()
+    if len(words) > 2 and not _MIDDLE_INITIAL.fullmatch(words[0]) and not _MIDDLE_INITIAL.fullmatch(words[-1]):
+        kept = [w for w in words[1:-1] if not _MIDDLE_INITIAL.fullmatch(w)]
+        if len(kept) < len(words) - 2 and m is None:
+            forms.append(" ".join([words[0], *kept, words[-1]]))
     return forms
 
 
@@ -386,7 +395,7 @@ class DocState:
             if gold is not None:
                 self.by_key[fold(name)] = i
             elif typ == "PER":
-                for form in nickname_forms(name):  # later mentions and questions use these
+                for form in name_forms(name):  # later mentions and questions use these
                     self.entities[i].aliases.add(form)
                     self.by_key.setdefault(fold(form), i)
                     self._index_words(form, i)
