@@ -92,3 +92,20 @@ def test_nested_follows_located_in_from_either_end_and_stops_at_a_cycle():
     s.assert_("B", "located_in", "A")  # a cycle a source stated: the walk ends
     assert conflicts.nested(s, "A", "B") and conflicts.nested(s, "B", "A")
     assert not conflicts.nested(s, "A", "C") and not conflicts.nested(s, "A", "A")
+
+
+def test_the_nesting_walk_is_bounded_on_a_store_built_to_make_it_long():
+    from semantic_rdf.lifecycle import conflicts
+
+    s = AssertionStore.memory()
+    for i in range(300):
+        s.assert_(f"Place {i}", "located_in", f"Place {i + 1}")
+    reads = []
+    real = s.match
+    s.match = lambda *a, **kw: reads.append(1) or real(*a, **kw)  # type: ignore[method-assign]
+    places = conflicts.Nesting(s)
+    assert len(places.above("Place 0")) == conflicts._MAX_VISITS  # the walk stops: what it reached is kept
+    assert places.nested("Place 0", "Place 200") and not places.nested("Place 0", "Place 299")
+    for i in range(0, 300, 5):
+        places.above(f"Place {i}")
+    assert len(reads) <= conflicts._MAX_READS

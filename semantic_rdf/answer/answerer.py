@@ -1171,18 +1171,17 @@ class Answerer:
         """For each (subject, functional predicate) the answer cites, the believed facts with another object
         at an overlapping valid time (ontology: owl:FunctionalProperty; the same rule as `validate`'s
         warning), read from the store, not only from what passed the gate."""
-        from semantic_rdf.lifecycle.conflicts import functional_predicates, nested
+        from semantic_rdf.lifecycle.conflicts import Nesting, functional_predicates
 
         functional = functional_predicates()
         store = self.memory.store
+        places = Nesting(store, as_of)
         out = []
         for subject, predicate in dict.fromkeys((f.subject, f.predicate) for f in facts if f.predicate in functional):
             recs = [r for r in store.match(s=subject, p=predicate, as_of=as_of) if not r.retracted]
             # one place inside the other ("Rochester", "New York") is one fact at two scales (lifecycle/conflicts.py)
             clashing = [
-                r
-                for r in recs
-                if any(_overlap(r, o) and fold(o.object) != fold(r.object) and not nested(store, r.object, o.object, as_of) for o in recs)
+                r for r in recs if any(_overlap(r, o) and fold(o.object) != fold(r.object) and not places.nested(r.object, o.object) for o in recs)
             ]
             if clashing:
                 sides = tuple(

@@ -28,10 +28,11 @@ if TYPE_CHECKING:  # for annotations only: the store module is not loaded by imp
 
     from semantic_rdf.store.assertions import AssertionStore
 
-__all__ = ["Warning_", "functional_predicates", "nested", "warnings"]
+__all__ = ["Nesting", "Warning_", "functional_predicates", "nested", "warnings"]
 
 NESTING = "located_in"  # the transitive predicate (ontology/taxonomy.ttl) along which places nest
-_MAX_VISITS = 256  # places followed up from one end (a chain of located_in is a handful in practice)
+_MAX_VISITS = 256  # places followed up from one place (a chain of located_in is a handful in practice)
+_MAX_READS = 4096  # store reads of one Nesting (a store built to make the walks long stops here)
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,7 @@ def warnings(store: AssertionStore) -> list[Warning_]:
     shapes = rdflib.Graph().parse(data=read_text("shapes", "warnings/conflicts.ttl"), format="turtle")
     _, results, _ = pyshacl.validate(data, shacl_graph=shapes, allow_warnings=True)
     seen: dict[frozenset[str], Warning_ | None] = {}
+    places = Nesting(store)
     for r in results.subjects(RDF.type, SH.ValidationResult):
         if results.value(r, SH.resultSeverity) != SH.Warning:
             continue
@@ -97,7 +99,7 @@ def warnings(store: AssertionStore) -> list[Warning_]:
         first, second = (store.get(i) for i in sorted(pair))
         if first is None or second is None:
             continue
-        if nested(store, first.object, second.object):
+        if places.nested(first.object, second.object):
             seen[pair] = None
             continue
         seen[pair] = Warning_(
@@ -121,19 +123,36 @@ def nested(store: AssertionStore, a: str, b: str, as_of: datetime | None = None)
     >>> nested(s, "New York", "Rochester"), nested(s, "Rochester", "Albany")
     (True, False)
     """
-    return fold(a) != fold(b) and (_within(store, a, fold(b), as_of) or _within(store, b, fold(a), as_of))
+    return Nesting(store, as_of).nested(a, b)
 
 
-def _within(store: AssertionStore, place: str, goal: str, as_of: datetime | None) -> bool:
-    seen = {fold(place)}
-    todo = [place]
-    while todo and len(seen) <= _MAX_VISITS:
-        for r in store.match(s=todo.pop(), p=NESTING, as_of=as_of):
-            key = fold(r.object)
-            if r.retracted or key in seen:
-                continue
-            if key == goal:
-                return True
-            seen.add(key)
-            todo.append(r.object)
-    return False
+class Nesting:
+    """The places the store believes each place located in (located_in, followed transitively), read once
+    per place for one look at the store: `warnings`, or one answer's conflicts. A place's walk stops after
+    `_MAX_VISITS` places, and all walks together after `_MAX_READS` reads of the store; a pair left unjudged
+    by then counts as not nested, so its conflict is still reported."""
+
+    def __init__(self, store: AssertionStore, as_of: datetime | None = None) -> None:
+        self.store, self.as_of = store, as_of
+        self._above: dict[str, frozenset[str]] = {}
+        self._reads = 0
+
+    def nested(self, a: str, b: str) -> bool:
+        fa, fb = fold(a), fold(b)
+        return fa != fb and (fb in self.above(a) or fa in self.above(b))
+
+    def above(self, place: str) -> frozenset[str]:
+        """The folded names of the places `place` is located in, directly or through others."""
+        key = fold(place)
+        got = self._above.get(key)
+        if got is None:
+            seen, todo = {key}, [place]
+            while todo and len(seen) <= _MAX_VISITS and self._reads < _MAX_READS:
+                self._reads += 1
+                for r in self.store.match(s=todo.pop(), p=NESTING, as_of=self.as_of):
+                    k = fold(r.object)
+                    if not r.retracted and k not in seen:
+                        seen.add(k)
+                        todo.append(r.object)
+            got = self._above[key] = frozenset(seen - {key})
+        return got
