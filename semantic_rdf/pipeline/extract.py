@@ -1308,7 +1308,7 @@ class RuleExtractor:
                 if cls == "Person" or name in agents:
                     return name
                 if topic is not None and set(name.split()) <= set(topic.split()):
-                    return topic  # the topic, or its surname alone ("Chao" for Yuen Ren Chao)
+                    return name  # the topic, or its surname alone ("Chao" for Yuen Ren Chao), as written there
                 continue
             if kind == "thing" and cls in _NON_PERSON and cls != "Thing":
                 return name
