@@ -211,6 +211,15 @@ def test_he_or_she_stands_for_a_known_person_or_the_person_the_document_opens_wi
     assert facts(RuleExtractor().extract(chunk_of(text))) == want
 
 
+def test_a_name_keeps_its_middle_initials():
+    # the name pattern ended at a middle initial's full stop: "Charles J" was born in Bayport
+    text = "Charles J. Fillmore was born in Bayport. John F. X. Smith studied at Harvard University."
+    assert facts(RuleExtractor().extract(chunk_of(text))) == {
+        ("Charles J. Fillmore", "born_in", "Bayport"),
+        ("John F. X. Smith", "studied_at", "Harvard University"),
+    }
+
+
 def test_the_person_a_document_opens_with_is_read_from_its_first_chunk_only():
     ex = RuleExtractor()
     first = "Henrik Angell was a Norwegian military officer. "

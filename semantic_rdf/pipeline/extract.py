@@ -127,7 +127,10 @@ _STOPSTART = r"(?!" + _trie(_STOPSTART_WORDS) + r"(?![^\W_]|['’-]))"
 _CAPWORD = _UP + r"(?:[^\W_]|[-‐](?=[^\W_])|–(?=" + _UP + r")|['’](?!s\b)(?=[^\W\d_]))*(?:['’]s(?=\s+" + _UP + r"))?"
 _INITIAL = _UP + r"\."
 _NUMTOK = r"(?!(?:1\d|20)\d\d\b)\d+\b"
-_WORDSEQ = rf"(?:{_INITIAL}[^\S\n]*){{0,3}}{_CAPWORD}(?:[^\S\n]+(?:{_CAPWORD}|{_NUMTOK})){{0,7}}"
+# a middle initial ("Charles J. Fillmore") before a capitalised word; tried before the capital alone, which
+# would end the name at the initial's full stop ("Charles J")
+_MIDDLE = rf"{_INITIAL}(?=[^\S\n]+{_UP})"
+_WORDSEQ = rf"(?:{_INITIAL}[^\S\n]*){{0,3}}{_CAPWORD}(?:[^\S\n]+(?:{_MIDDLE}|{_CAPWORD}|{_NUMTOK})){{0,7}}"
 _CONN = (
     r"(?:of(?:[^\S\n]+the)?|de(?:[^\S\n]+la)?|du|des|da|das|do|dos|di|del|della|der|den|van(?:[^\S\n]+de[nr]?)?"
     r"|von(?:[^\S\n]+der)?|la|le|y|bin|ibn|al|el|ten|ter|zu|af|av)"
@@ -164,7 +167,7 @@ _CAPREST = _CAPWORD_FAST[len(_UP) :]
 _WORDSEQ_FAST = _WORDSEQ.replace(_CAPWORD, _CAPWORD_FAST)
 _WORDSEQ_AFTER_CAPITAL = (
     rf"(?:\.[^\S\n]*(?:{_INITIAL}[^\S\n]*){{0,2}}{_CAPWORD_FAST}|{_CAPREST})"
-    rf"(?:[^\S\n]+(?:{_CAPWORD_FAST}|{_NUMTOK})){{0,7}}"
+    rf"(?:[^\S\n]+(?:{_MIDDLE}|{_CAPWORD_FAST}|{_NUMTOK})){{0,7}}"
 )
 _NAME_FAST = (
     rf"{_UP}(?<![\w\ue000][\s\S]){_stop_after_capital(_STOPSTART_WORDS)}{_WORDSEQ_AFTER_CAPITAL}"
