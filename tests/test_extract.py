@@ -211,6 +211,13 @@ def test_he_or_she_stands_for_a_known_person_or_the_person_the_document_opens_wi
     assert facts(RuleExtractor().extract(chunk_of(text))) == want
 
 
+def test_a_name_that_ends_with_an_initialism_keeps_its_full_stop():
+    # "U.S" and "U.S." were two entities (the fold keeps full stops); the statistical extractor writes "U.S."
+    got = facts(RuleExtractor().extract(chunk_of("Anna Weiss moved to the U.S. in 1990. Tom Becker moved to the U.S.")))
+    assert got == {("Anna Weiss", "moved_to", "U.S."), ("Tom Becker", "moved_to", "U.S.")}
+    assert facts(RuleExtractor().extract(chunk_of("Anna Weiss works at Acme Inc. in Boston."))) == {("Anna Weiss", "worked_at", "Acme Inc")}
+
+
 def test_a_name_keeps_its_middle_initials():
     # the name pattern ended at a middle initial's full stop: "Charles J" was born in Bayport
     text = "Charles J. Fillmore was born in Bayport. John F. X. Smith studied at Harvard University."

@@ -1156,9 +1156,16 @@ def screen(triples: Iterable[Triple], floor: float | None = None, vocabulary: It
 # ------------------------------------------------------------------ the rule extractor
 
 
+# a name that ends with an initialism keeps its full stop ("U.S.", "D.C."), as the statistical extractor's names
+# do: the identity fold keeps full stops, so "U.S" and "U.S." were two entities
+_INITIALISM_END = re.compile(r"\b[^\W\d_]\.[^\W\d_]\.$")
+
+
 @lru_cache(maxsize=65536)
 def _clean(name: str) -> str:
-    name = _TRAIL.sub("", name.strip())
+    name = name.strip()
+    kept = _TRAIL.sub("", name)
+    name = name[: len(kept) + 1] if _INITIALISM_END.search(name[: len(kept) + 1]) else kept
     name = _LEAD_DET.sub("", name)
     return " ".join(name.split())
 
@@ -1365,7 +1372,7 @@ class RuleExtractor:
             parts.append(tok)
             at.append(size)
             size += len(tok)
-            names.append(m.group())
+            names.append(m.group() + "." if sent[m.end() : m.end() + 1] == "." and _INITIALISM_END.search(m.group() + ".") else m.group())
             pos = m.end()
         if not names:
             return sent, names, at
