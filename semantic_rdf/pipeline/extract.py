@@ -127,9 +127,11 @@ _STOPSTART = r"(?!" + _trie(_STOPSTART_WORDS) + r"(?![^\W_]|['’-]))"
 _CAPWORD = _UP + r"(?:[^\W_]|[-‐](?=[^\W_])|–(?=" + _UP + r")|['’](?!s\b)(?=[^\W\d_]))*(?:['’]s(?=\s+" + _UP + r"))?"
 _INITIAL = _UP + r"\."
 _NUMTOK = r"(?!(?:1\d|20)\d\d\b)\d+\b"
-# a middle initial ("Charles J. Fillmore") before a capitalised word; tried before the capital alone, which
-# would end the name at the initial's full stop ("Charles J")
-_MIDDLE = rf"{_INITIAL}(?=[^\S\n]+{_UP})"
+# a middle initial ("Charles J. Fillmore", "John F. X. Smith"): after it, more initials and then one capitalised
+# word that is no sentence opener ("The", "He") and no name's first word ("Note G. Charles Babbage designed …" is
+# two names in two sentences the splitter could not tell apart). Tried before the capital alone, which would end
+# the name at the initial's full stop ("Charles J")
+_MIDDLE = rf"{_INITIAL}(?=(?:[^\S\n]+{_INITIAL})*[^\S\n]+{_STOPSTART}{_CAPWORD}(?![^\W_])(?![^\S\n]+{_UP}))"
 _WORDSEQ = rf"(?:{_INITIAL}[^\S\n]*){{0,3}}{_CAPWORD}(?:[^\S\n]+(?:{_MIDDLE}|{_CAPWORD}|{_NUMTOK})){{0,7}}"
 _CONN = (
     r"(?:of(?:[^\S\n]+the)?|de(?:[^\S\n]+la)?|du|des|da|das|do|dos|di|del|della|der|den|van(?:[^\S\n]+de[nr]?)?"
