@@ -114,6 +114,17 @@ def test_predicate_cues_map_inflections_but_not_lookalikes():
         parse_question("x" * 2001, lk)
 
 
+def test_cue_words_are_tried_only_against_cues_of_their_first_four_letters():
+    """cue_predicates looks a word up by its first four letters (every entity name's words go through it when
+    the linker is built); the same predicates as trying every cue, on every cue with its inflections."""
+    from semantic_rdf.answer.answerer import CUES, _cue_match, cue_predicates
+
+    words = {c[:n] + suffix for cues in CUES.values() for c in cues for n in (3, 4, 5, len(c)) for suffix in ("", "s", "ed", "ing", "er")}
+    for w in words:
+        every = {p for p, cues in CUES.items() if any(_cue_match(w, c) for c in cues)} if len(w) >= 3 else set()
+        assert cue_predicates(w) == every, w
+
+
 def test_sentence_templates_cover_the_taxonomy():
     from semantic_rdf.core.vocab import predicate_names
 

@@ -148,6 +148,25 @@ def test_linker_rules_for_cased_names():
     assert all(e.name != "who" for v in lk.by_cased.values() for _, e in v)
 
 
+def test_a_name_made_of_a_relation_word_links_only_as_written():
+    """A text's heading left an entity "University" in the store; "What university did Ann Lee go to?" linked it
+    and was refused (the cue word inside a linked name cues nothing). Such a name now links only as the store
+    writes it, and the lower-case word asks about education."""
+    mem = memory_of(
+        ("Ann Lee", "educated_at", "Stephenville High School"),
+        ("University", "located_in", "United States"),
+    )
+    try:
+        for q in ("What university did Ann Lee go to?", "Which school did Ann Lee go to?", "Where did Ann Lee go to college?"):
+            a = ask(mem, q)
+            assert a.allowed and a.linked == ("Ann Lee",), q
+            assert [f.id for f in a.facts] == [assertion_id("Ann Lee", "educated_at", "Stephenville High School")], q
+        b = ask(mem, "Where is University located?")
+        assert b.allowed and b.linked == ("University",)
+    finally:
+        mem.close()
+
+
 # ------------------------------------------------------------------ names the store does not hold
 
 

@@ -38,6 +38,7 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from itertools import permutations, product
 from typing import Iterable, Mapping, Protocol, Sequence
 
@@ -121,7 +122,21 @@ CUES: dict[str, tuple[str, ...]] = {
     "published": ("published", "publish", "publisher"),
     "formulated": ("formulated", "formulate", "formulation"),
     "proposed": ("proposed", "propose", "proposal"),
-    "educated_at": ("educated", "education", "studied", "study", "attended", "attend", "graduated", "alumnus", "alumna"),
+    # "school", "college", "university": "Where did she go to college?"
+    "educated_at": (
+        "educated",
+        "education",
+        "studied",
+        "study",
+        "attended",
+        "attend",
+        "graduated",
+        "alumnus",
+        "alumna",
+        "school",
+        "college",
+        "university",
+    ),
     "studied_at": ("studied", "study", "attended", "attend", "graduated"),
     "employed_by": ("employed", "employer", "employee", "employ", "worked", "work", "works", "job"),
     "worked_at": ("worked", "work", "works", "employed"),
@@ -395,10 +410,21 @@ def _cue_match(word: str, cue: str) -> bool:
     return n >= 4 and word[n:] in _SUFFIXES and cue[n:] in _SUFFIXES
 
 
+@lru_cache(maxsize=1)
+def _cues_by_prefix() -> dict[str, tuple[tuple[str, str], ...]]:
+    """(cue, predicate) by the cue's first four letters: a word matches a cue only if it is the cue or shares
+    its first four letters (`_cue_match`), so this is all a word need be tried against."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for p, cues in CUES.items():
+        for c in cues:
+            out.setdefault(c[:4], []).append((c, p))
+    return {k: tuple(v) for k, v in out.items()}
+
+
 def cue_predicates(word: str) -> set[str]:
     if len(word) < 3:
         return set()
-    return {p for p, cues in CUES.items() if any(_cue_match(word, c) for c in cues)}
+    return {p for c, p in _cues_by_prefix().get(word[:4], ()) if _cue_match(word, c)}
 
 
 def map_predicates(words: Sequence[str]) -> list[tuple[str, ...]]:
@@ -461,15 +487,17 @@ def _upper_after_first(raw: str) -> bool:
 
 
 def _stop_name(ws: Sequence[str]) -> bool:
-    """A name made only of stop words and pronouns ("ITS", "It", "The Who"): linked by its exact cased name only."""
-    return all(w in STOP for w in ws)
+    """A name made only of stop words, pronouns and relation cue words ("ITS", "It", "The Who", "University"):
+    linked by its exact cased name only, so "What university did she go to?" asks about education and not about
+    an entity a text's heading made of the word."""
+    return all(w in STOP or cue_predicates(w) for w in ws)
 
 
 class Linker:
     """Whole-name entity linking against the registry (longest match, no overlaps, no part matches).
 
-    A name made only of stop words or pronouns ("ITS", "It", "The Who") links only where the question
-    writes it exactly as the registry does, and only where that case is telling: not all lower case, and
+    A name made only of stop words, pronouns or relation cue words ("ITS", "It", "The Who", "University")
+    links only where the question writes it exactly as the registry does, and only where that case is telling: not all lower case, and
     not a single capitalised word starting a sentence ("Who manufactured ITS?" links ITS, never "Who").
     Such names need the words as written (`spans(words, raw)`); folded words alone never link them.
 
