@@ -1158,16 +1158,17 @@ def screen(triples: Iterable[Triple], floor: float | None = None, vocabulary: It
 # ------------------------------------------------------------------ the rule extractor
 
 
-# a name that ends with an initialism keeps its full stop ("U.S.", "D.C."), as the statistical extractor's names
-# do: the identity fold keeps full stops, so "U.S" and "U.S." were two entities
-_INITIALISM_END = re.compile(r"\b[^\W\d_]\.[^\W\d_]\.$")
+# A name that ends with an initialism keeps its full stop ("U.S.", "Washington, D.C."), in both extractors: the
+# identity fold keeps full stops, so "U.S" and "U.S." were two entities. Only initialisms: the statistical
+# tokenizer cuts "Jr." and "Inc." before their stop, so "Paul Desmarais Jr" is that name either way.
+INITIALISM_END = re.compile(r"\b[A-Za-z]\.[A-Za-z]\.$")
 
 
 @lru_cache(maxsize=65536)
 def _clean(name: str) -> str:
     name = name.strip()
     kept = _TRAIL.sub("", name)
-    name = name[: len(kept) + 1] if _INITIALISM_END.search(name[: len(kept) + 1]) else kept
+    name = name[: len(kept) + 1] if INITIALISM_END.search(name[: len(kept) + 1]) else kept
     name = _LEAD_DET.sub("", name)
     return " ".join(name.split())
 
@@ -1374,7 +1375,7 @@ class RuleExtractor:
             parts.append(tok)
             at.append(size)
             size += len(tok)
-            names.append(m.group() + "." if sent[m.end() : m.end() + 1] == "." and _INITIALISM_END.search(m.group() + ".") else m.group())
+            names.append(m.group() + "." if sent[m.end() : m.end() + 1] == "." and INITIALISM_END.search(m.group() + ".") else m.group())
             pos = m.end()
         if not names:
             return sent, names, at

@@ -15,6 +15,12 @@ from semantic_rdf.pipeline.statistical.text import GoldDoc
 __all__ = ["gold_facts", "gold_index", "match_entity", "predicate_property"]
 
 
+# Properties read as the reverse of another: P150 ("contains administrative territorial entity") is P131 with
+# head and tail swapped, and P8810 ("parent": the subject's parent is the object, our child_of) is P40 ("child").
+# Gold labels of the first kind and predicates aligned with the second are scored as the property they reverse.
+_READ_REVERSED = {"P150": "P131", "P8810": "P40"}
+
+
 def gold_facts(doc: GoldDoc) -> set[tuple[int, int, str]]:
     """(head entity, tail entity, property) for every aligned property; P150 (contains) read as P131 reversed."""
     align = alignment()
@@ -22,8 +28,8 @@ def gold_facts(doc: GoldDoc) -> set[tuple[int, int, str]]:
     for h, t, r, _ in doc.labels:
         if r in align:
             out.add((h, t, r))
-        elif r == "P150" and "P131" in align:
-            out.add((t, h, "P131"))
+        elif _READ_REVERSED.get(r) in align:
+            out.add((t, h, _READ_REVERSED[r]))
     return out
 
 
@@ -47,11 +53,6 @@ def match_entity(name: str, aliases, idx: dict[str, int]) -> int | None:
         if got is not None:
             return got
     return None
-
-
-# Properties Re-DocRED never labels, read as the reverse of one it does: P8810 ("parent": the subject's
-# parent is the object, our child_of) is P40 ("child") with head and tail swapped, as gold_facts reads P150
-_READ_REVERSED = {"P8810": "P40"}
 
 
 def predicate_property() -> dict[str, tuple[str, bool]]:

@@ -16,6 +16,7 @@ from typing import Callable
 import numpy as np
 
 from semantic_rdf.pipeline import gazetteer as gz
+from semantic_rdf.pipeline.extract import INITIALISM_END
 from semantic_rdf.core.identity import fold as _fold_uncached
 from semantic_rdf.pipeline.statistical.text import Token
 
@@ -231,10 +232,6 @@ _LEAD_STRIP = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _TRAIL_STRIP = re.compile(r"(?:\s*['’]s|[\s,;:.!?\"”’]+)$")
 # quotes, angle quotes, markup and list marks a tagged span can take in at either end ("<Tom Becker>", "«Roma»")
 _EDGE_MARKS = '"“”„«»‹›<>*_#|•·'
-# a name that ends with an initialism keeps its full stop: "U.S.", "Washington, D.C." (stripped, "U.S" ending a
-# sentence and "U.S." inside one were two entities: the fold keeps full stops). Only initialisms: the tokenizer
-# keeps "U.S." one token but cuts "Jr." and "Inc." before the stop, so "Paul Desmarais Jr" is the name either way
-_INITIALISM = re.compile(r"\b[A-Za-z]\.[A-Za-z]$")
 
 
 # fold is pure and called for every mention and word of a name: a cache of recent names saves the regexes
@@ -277,7 +274,7 @@ def clean_name(s: str) -> str:
         before = s
         edged = s.strip().strip(_EDGE_MARKS)
         s = _TRAIL_STRIP.sub("", edged)
-        if edged[len(s) : len(s) + 1] == "." and _INITIALISM.search(s):
+        if edged[len(s) : len(s) + 1] == "." and INITIALISM_END.search(s + "."):
             s += "."
         for opener, closer in (("(", ")"), ("[", "]")):
             if s.endswith(closer) and s.count(closer) > s.count(opener):
