@@ -323,6 +323,31 @@ def test_the_cross_stage_skips_a_chunk_only_when_no_pair_can_reach_the_floor(mon
     assert any(skipped) and not all(skipped)
 
 
+def test_the_cross_components_summed_from_columns_equal_their_features_summed(monkeypatch):
+    """`CrossHead.key_sums` reads an end's and a bag's features from kept columns of their words and end
+    signatures instead of making their names: the sums are the very floats of the names' (`sums` over
+    `render`), so the scores stay as trained. Every component of every scored pair, unknown words included."""
+    from semantic_rdf.pipeline.statistical import extractor as X
+
+    real = X.score_cross
+    seen = []
+
+    def check(w, state, sents, words, together, least=0.02):
+        ctx = X.CrossContext(state, together, words)
+        pairs = X.cross_candidates(state, sents, together)
+        if len(pairs):
+            keys = sorted({key for c in ctx.components(pairs, {}) for key in map(c.key, range(len(c.codes)))}, key=repr)
+            by_names = w.cross.sums([list(ctx.render(k)) for k in keys])
+            assert (w.cross.key_sums(ctx, keys) == by_names).all()
+            seen.extend(k[0] for k in keys)
+        return real(w, state, sents, words, together, least=least)
+
+    monkeypatch.setattr(X, "score_cross", check)
+    for text in (PAUL, ANGELL + " " + SCHNEIDER, ALGER, ALGER.replace("Alberta", "Qwzxland")):
+        extract(text)
+    assert {"p", "h", "t", "hb", "tb"} <= set(seen)
+
+
 def test_the_cross_bound_never_falls_below_the_best_pair_of_a_chunk(monkeypatch):
     """The bound, asked at exactly the best score any pair of a chunk has, still lets the chunk through:
     per head type it adds the best of each component, which is at least what that pair sums to."""
@@ -336,7 +361,7 @@ def test_the_cross_bound_never_falls_below_the_best_pair_of_a_chunk(monkeypatch)
         if got:
             best = max(c.p for c in got)
             ctx = X.CrossContext(state, together, words)
-            assert not w.cross.out_of_reach(ctx, *X.cross_mentions(state, sents), least=best, known={})
+            assert not w.cross.out_of_reach(ctx, *X.cross_mentions(state, sents), least=best)
             best_of.append(best)
         return [c for c in got if c.p >= least]
 

@@ -25,6 +25,8 @@ from semantic_rdf.pipeline import gazetteer as gz
 from semantic_rdf.core.errors import InvalidInput, NotFound
 from semantic_rdf.pipeline.extract import check_chunk, check_floor, clause_validity, predicate_hints, sentence_spans
 from semantic_rdf.pipeline.statistical.model import (
+    BAG_FAMILY,
+    END_WORD_FAMILIES,
     ENTITY_TYPES,
     CrossCandidates,
     CrossContext,
@@ -35,6 +37,7 @@ from semantic_rdf.pipeline.statistical.model import (
     candidate_pairs,
     cross_candidates,
     cross_mentions,
+    end_words,
     ner_features,
     pair_features,
     possessives,
@@ -65,6 +68,10 @@ _CLASS = {"PER": "Person", "ORG": "Organization", "LOC": "Place", "MISC": "Thing
 _FENCE = re.compile(r"^[ \t]{0,3}(?:```|~~~)", re.M)
 _MAX_PAIRS = 400  # entity pairs scored per sentence (or per chunk, across sentences) at most
 _MAX_SHARED = 65_536  # cross-sentence component sums kept across chunks (a few hundred in practice)
+_MAX_WORDS = 262_144  # words whose cross-sentence feature columns are kept (`CrossHead._word_columns`)
+_FAMILIES = (*END_WORD_FAMILIES, BAG_FAMILY)
+# each end's position of a word family's column in `CrossHead._word_columns`
+_END_SLOT = {side: {fam: k + len(_FAMILIES) * j for k, fam in enumerate(_FAMILIES)} for j, side in enumerate("ht")}
 _MAX_TOGETHER = 20_000  # a document naming so many pairs together is a list, not prose: no cross stage
 # a Markdown heading opens the sentence. (Plain-text lines without end punctuation were tried as headings too: on
 # GUM's pages an infobox line, "Alma mater Conservatoire de Paris", then read as a title took the topic away.)
@@ -177,12 +184,63 @@ class CrossHead:
     # name at once would give two names one number, and the kept sums of one key to another
     _numbering: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     _bound: dict = field(default_factory=dict)  # the best sums of document-free keys, by `bound_keys` signature
+    _words: dict = field(default_factory=dict)  # a word -> its features' columns (`_word_columns`)
+    _end_cols: dict = field(default_factory=dict)  # an end signature -> its features' columns (`_end_columns`)
+    _end_rows: dict = field(default_factory=dict)  # an end signature -> its features' sum in float64 (`_end_row`)
+    _coef64: np.ndarray | None = None  # `_padded`
 
     def sums(self, feats: list[list[str]]) -> np.ndarray:
         """Each row's known features' weights summed (rows x relations), in feature order."""
-        n = len(feats)
+        return self._sums(*_feature_ids(self.vocab, feats))
+
+    def key_sums(self, ctx: CrossContext, keys: list[tuple]) -> np.ndarray:
+        """`sums` of the features of each component key (`CrossContext.render`), the same floats. A key of
+        one end or of a sentence's bag is read from the columns of its words' features, looked up once per
+        word (`_word_columns`) and once per document-free end signature (`_end_columns`), not from
+        strings made for every mention of every chunk: those strings were the most of the bound's time."""
+        lens: list[int] = []
+        cols: list[int] = []
+        for key in keys:
+            kind = key[0]
+            if kind in ("h", "t"):
+                side, i, sent, a, b, mkind, other = key
+                words = ctx.words[sent]
+                got = list(self._end_columns(ctx.end_signature(side, i, mkind, other)))
+                slot = _END_SLOT[side]
+                for fam, j in end_words(len(words), a, b):
+                    got.append(self._word_columns(words[j])[slot[fam]])
+            elif kind in ("hb", "tb"):
+                col = _END_SLOT[kind[0]][BAG_FAMILY]
+                got = [self._word_columns(w)[col] for w in sorted(set(ctx.words[key[1]]))]
+            else:
+                got = [self.vocab.get(f, -1) for f in ctx.render(key)]
+            lens.append(len(got))
+            cols.extend(got)
+        return self._sums(np.array(lens, dtype=np.intp), np.array(cols, dtype=np.intp))
+
+    def _word_columns(self, word: str) -> tuple[int, ...]:
+        """The columns of a word's features in every family of one end and of the bags (`_END_SLOT`'s order;
+        -1 where the model has none), kept for the head's life (at most `_MAX_WORDS` words)."""
+        got = self._words.get(word)
+        if got is None:
+            if len(self._words) >= _MAX_WORDS:
+                self._words.clear()
+            v = self.vocab
+            got = self._words[word] = tuple(v.get(f"x_{side}{fam}={word}", -1) for side in "ht" for fam in _FAMILIES)
+        return got
+
+    def _end_columns(self, signature: tuple) -> tuple[int, ...]:
+        """The columns of an end's features other than its words (`CrossContext.end_features`), by signature."""
+        got = self._end_cols.get(signature)
+        if got is None:
+            if len(self._end_cols) >= _MAX_SHARED:
+                self._end_cols.clear()
+            got = self._end_cols[signature] = tuple(self.vocab.get(f, -1) for f in CrossContext.end_features(signature))
+        return got
+
+    def _sums(self, lens: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        n = len(lens)
         out = np.zeros((n, len(self.relations)), np.float32)
-        lens, ids = _feature_ids(self.vocab, feats)
         keep = ids >= 0
         counts = np.bincount(np.repeat(np.arange(n), lens)[keep], minlength=n)
         idx = ids[keep]
@@ -192,41 +250,88 @@ class CrossHead:
             out[full] = np.add.reduceat(self.coef[idx], starts, axis=0)
         return out
 
-    def out_of_reach(self, ctx: CrossContext, ms: list[SentMention], ss: list[int], least: float, known: dict) -> bool:
+    def out_of_reach(self, ctx: CrossContext, ms: list[SentMention], ss: list[int], least: float) -> bool:
         """True when no pair of these mentions (`cross_mentions`) can score `least` for any property. The
         model is linear, so a pair's raw score is the sum of its components (`CrossContext.parts`), and for
         each type its head can have it is at most: the best type-pair key of that head type (over distances,
-        orders and gazetteer classes), the best head mention of that type plus its own sentence's bag, the
-        best tail mention against that head type plus its own sentence's bag, and a third entity's types
-        when they add (`CrossContext.bound_keys`). Most chunks of prose are out of reach, and their pairs
-        are then never made. `known` gets the sums it made."""
-        groups = dict(ctx.bound_keys(ms, ss))
-        if not groups or not self.relations:
+        orders and gazetteer classes), the best head mention of that type (its end against a tail type, its
+        words) plus its own sentence's bag, the best tail mention against that head type plus its own
+        sentence's bag, and a third entity's types when they add (`CrossContext.bound_keys`). Most chunks of
+        prose are out of reach, and their pairs are then never made. The words of every mention and every bag
+        are summed in one gather; an end's other features by signature, kept (`_end_row`)."""
+        got = ctx.bound_keys(ms, ss)
+        if got is None or not self.relations:
             return True
-        todo = [key for kind in ("h", "t", "hb", "tb") for key in groups[kind] if key not in known]
-        if todo:
-            known.update(zip(todo, self.sums([list(ctx.render(key)) for key in todo])))
+        htypes, ttypes, tails, p_sig, v_sig = got
         ents = ctx.state.entities
-        heads: dict[str, np.ndarray] = {}  # head type -> the best head mention with its sentence's bag
-        tails: dict[str, np.ndarray] = {}  # head type -> the best tail mention against it, with its bag
-        for side, out, bag in (("h", heads, "hb"), ("t", tails, "tb")):
-            keys = groups[side]
-            rows = np.stack([known[key] for key in keys]).astype(np.float64) + np.stack([known[(bag, key[2])] for key in keys])
-            types = [ents[key[1]].type if side == "h" else key[6] for key in keys]
-            for ht in set(types):
-                out[ht] = rows[[t == ht for t in types]].max(axis=0)
-        type_pairs, via = self._by_head_type(ctx, cast(tuple, groups["p"])), self._by_head_type(ctx, cast(tuple, groups["v"]))
+        words = ctx.words
+        coef = self._padded()
+        pad = len(coef) - 1
+        # rows: each mention's words as a head, each tail's words as a tail, each sentence's bag for either side
+        ends = [("h", k) for k in range(len(ms))] + [("t", k) for k in tails]
+        hsents, tsents = sorted(set(ss)), sorted({ss[k] for k in tails})
+        bags = [("h", s) for s in hsents] + [("t", s) for s in tsents]
+        starts: list[int] = []
+        cols: list[int] = []
+        for side, k in ends:
+            slot, m, ws = _END_SLOT[side], ms[k], words[ss[k]]
+            starts.append(len(cols))
+            cols.append(pad)  # no row is empty: reduceat needs each to hold one column at least
+            cols.extend(self._word_columns(ws[j])[slot[fam]] for fam, j in end_words(len(ws), m.a, m.b))
+        for side, s in bags:
+            col = _END_SLOT[side][BAG_FAMILY]
+            starts.append(len(cols))
+            cols.append(pad)
+            cols.extend(self._word_columns(w)[col] for w in set(words[s]))
+        idx = np.array(cols, dtype=np.intp)
+        sums = np.add.reduceat(coef[np.where(idx >= 0, idx, pad)], np.array(starts, dtype=np.intp), axis=0)
+        n_h, n_t = len(ms), len(tails)
+        bag_at = {b: sums[n_h + n_t + r] for r, b in enumerate(bags)}
+        rows: dict[tuple, np.ndarray] = {}
+
+        def end(side: str, m: SentMention, other: str) -> np.ndarray:
+            key = (side, m.entity, m.kind, other)
+            row = rows.get(key)
+            if row is None:
+                row = rows[key] = self._end_row(ctx.end_signature(side, m.entity, m.kind, other))
+            return row
+
+        bag_rows = [bag_at[("h", s)] for s in ss] + [bag_at[("t", ss[k])] for k in tails]
+        own = sums[: n_h + n_t] + np.stack(bag_rows)  # each end's words and its sentence's bag
+        # each head mention at its best tail type: the best head of each head type
+        hends = [end("h", m, ttypes[0]) for m in ms]
+        for tt in ttypes[1:]:
+            hends = [np.maximum(r, end("h", m, tt)) for r, m in zip(hends, ms)]
+        hrows = own[:n_h] + np.stack(hends)
+        htype = np.array([ents[m.entity].type for m in ms])
+        type_pairs, via = self._by_head_type(ctx, p_sig), self._by_head_type(ctx, v_sig)
         top = None
-        for ht, h in heads.items():
-            if ht not in tails:
-                continue
-            z = type_pairs[ht] + h + tails[ht] + np.maximum(via.get(ht, 0.0), 0.0)
+        for ht in htypes:
+            h = hrows[htype == ht].max(axis=0)
+            t = (own[n_h:] + np.stack([end("t", ms[k], ht) for k in tails])).max(axis=0)
+            z = type_pairs[ht] + h + t + np.maximum(via.get(ht, 0.0), 0.0)
             top = z if top is None else np.maximum(top, z)
         if top is None:
             return True
         # a margin over float32 rounding: the bound is summed in float64, the scores in float32
         top = top + self.intercept.astype(np.float64)
         return bool(np.all(_sigmoid(top + 1e-3) <= raw_floor(self.cal_x, self.cal_y, self._raw_floor, least)))
+
+    def _padded(self) -> np.ndarray:
+        """The weights in float64 with a row of zeros after the last (the column of an unknown feature)."""
+        if self._coef64 is None:
+            self._coef64 = np.vstack([self.coef.astype(np.float64), np.zeros((1, self.coef.shape[1]))])
+        return self._coef64
+
+    def _end_row(self, signature: tuple) -> np.ndarray:
+        """The sum of an end's features other than its words (`CrossContext.end_features`), by signature."""
+        got = self._end_rows.get(signature)
+        if got is None:
+            if len(self._end_rows) >= _MAX_SHARED:
+                self._end_rows.clear()
+            cols = [c for c in self._end_columns(signature) if c >= 0]
+            got = self._end_rows[signature] = self._padded()[cols].sum(axis=0)
+        return got
 
     def _by_head_type(self, ctx: CrossContext, signature: tuple) -> dict[str, np.ndarray]:
         """The best sums of the document-free keys a `bound_keys` signature stands for, by the head's type
@@ -244,12 +349,10 @@ class CrossHead:
             self._bound[signature] = got
         return got
 
-    def score(self, ctx: CrossContext, pairs: CrossCandidates, known: dict | None = None) -> np.ndarray:
+    def score(self, ctx: CrossContext, pairs: CrossCandidates) -> np.ndarray:
         """Calibrated probabilities (pairs x relations). The model is linear: each of the pairs' components
         (model.CrossContext) has its weights summed once, and a pair's score is the sum of its components',
-        added in the components' order (so it is the sum of all its features' weights, as in training).
-        `known`: sums of keys made already (by `out_of_reach`)."""
-        known = known or {}
+        added in the components' order (so it is the sum of all its features' weights, as in training)."""
         if not len(pairs) or not self.relations:
             return np.zeros((len(pairs), len(self.relations)), np.float32)
         with self._numbering:
@@ -262,15 +365,12 @@ class CrossHead:
             for k, code in enumerate(comp.codes.tolist()):
                 row = None if kept is None else kept.get(code)
                 if row is None:
-                    key = cast(tuple, comp.key(k))
-                    row = known.get(key)
-                    if row is None:
-                        todo.append((g, k, key))
-                        continue
+                    todo.append((g, k, cast(tuple, comp.key(k))))
+                    continue
                 table[k] = row
             tables.append(table)
         if todo:
-            sums = self.sums([list(ctx.render(key)) for _, _, key in todo])
+            sums = self.key_sums(ctx, [key for _, _, key in todo])
             for (g, k, _), row in zip(todo, sums):
                 tables[g][k] = row
                 if groups[g].kind in ctx.SHARED_KINDS:
@@ -544,13 +644,12 @@ def score_cross(
     never shared a sentence of the document (`together`), scored by the cross-sentence classifiers: those
     with a probability of at least `least` (and over 0.02) for a property."""
     ctx = CrossContext(state, together, words)
-    known: dict[tuple, np.ndarray] = {}
-    if w.cross.out_of_reach(ctx, *cross_mentions(state, sents), least=max(least, 0.02), known=known):
+    if w.cross.out_of_reach(ctx, *cross_mentions(state, sents), least=max(least, 0.02)):
         return []
     pairs = cross_candidates(state, sents, together, _MAX_PAIRS)
     if not len(pairs):
         return []
-    probs = w.cross.score(ctx, pairs, known)
+    probs = w.cross.score(ctx, pairs)
     rel = w.cross.relations
     ks, js = np.nonzero((probs > 0.02) & (probs >= least))
     return [CrossScored(pairs.pair(k), rel[j], float(probs[k, j])) for k, j in zip(ks.tolist(), js.tolist())]

@@ -39,6 +39,9 @@ __all__ = [
     "together_in",
     "CROSS_TAIL",
     "sentence_bag",
+    "end_words",
+    "END_WORD_FAMILIES",
+    "BAG_FAMILY",
 ]
 
 ENTITY_TYPES = ("PER", "ORG", "LOC", "MISC")  # TIME and NUM are tagged but never become entities
@@ -973,6 +976,42 @@ class CrossContext:
     def _end_type(side: str, m: SentMention, sent: int, other_type: str) -> tuple:
         return (side, m.entity, sent, m.a, m.b, m.kind, other_type)
 
+    def end_signature(self, side: str, i: int, mkind: str, other: str) -> tuple:
+        """What one end's features other than its words are made of: no document in it (`end_features`)."""
+        e, c, pl = self.state.entities[i], self.cls(i), self.places
+        return (
+            side,
+            mkind,
+            c,
+            other,
+            _bucket(e.mentions),
+            e.type,
+            i == pl.top,
+            side == "t" and i == pl.first_country,
+            side == "t" and pl.countries == 1 and c == "Country",
+            e.first_sent == 0,
+        )
+
+    @staticmethod
+    def end_features(signature: tuple) -> list[str]:
+        """One end's features other than its words (`end_signature`): how it was found, its gazetteer class, how
+        often it is named, whether it is the document's main place or its first or only country, and whether it
+        is named in the first sentence, against the other end's type."""
+        side, mkind, c, other, n, etype, top, first_country, only_country, s0 = signature
+        f = [f"x_{side}k={mkind}"]
+        if c:
+            f.append(f"x_{side}c={c}|{other}")
+        f.append(f"x_{side}n={n}|{etype}")
+        if top:
+            f.append(f"x_{side}_toploc|{other}")
+        if first_country:
+            f.append(f"x_t_firstcountry|{other}")
+        if only_country:
+            f.append(f"x_t_onlycountry|{other}")
+        if s0:
+            f.append(f"x_{side}_s0|{etype}|{other}" if side == "h" else f"x_{side}_s0|{other}|{etype}")
+        return f
+
     def _v(self, h: int, t: int) -> tuple | None:
         ents = self.state.entities
         nh, nt = self.near.get(h), self.near.get(t)
@@ -981,36 +1020,28 @@ class CrossContext:
             return None
         return ("v", f"{ents[h].type}|{ents[t].type}", tuple(sorted({ents[m].type for m in via})))
 
-    def bound_keys(self, ms: list[SentMention], ss: list[int]) -> list[tuple[str, tuple | list[tuple]]]:
-        """What covers, per component kind (in `parts` order), every key a pair of these mentions (from
-        `cross_mentions`) can have: every head's mention against every tail type, every tail's against every
-        head type, every sentence's bag; and for the kinds whose keys hold no document (p, v) a signature
-        `shared_keys` turns into keys: each type pair at every distance bucket, order and pair of gazetteer
-        classes, and every set of types a third entity can bring. The sums of each kind's best key bound
-        every pair's score from above. Empty when no pair can be made."""
+    def bound_keys(self, ms: list[SentMention], ss: list[int]) -> tuple[tuple[str, ...], tuple[str, ...], list[int], tuple, tuple] | None:
+        """What bounds the pairs of these mentions (from `cross_mentions`; `ss` their sentences): the head types,
+        the tail types, the positions in `ms` of the tails (every mention is a head), and for the kinds whose
+        keys hold no document (p, v) a signature `shared_keys` turns into keys: each type pair at every
+        distance bucket, order and pair of gazetteer classes, and every set of types a third entity can bring.
+        A pair's other components are its head's end against its tail's type, its tail's against its head's
+        (`end_signature`, `end_words`) and its two sentences' bags. None when no pair can be made."""
         ents = self.state.entities
-        heads = list(zip(ms, ss))
-        tails = [(m, s) for m, s in heads if ents[m.entity].type == CROSS_TAIL]
-        if not tails or len({m.entity for m, _ in heads}) < 2 or len(set(ss)) < 2:
-            return []  # no pair: one entity, no place, or one sentence
-        htypes = tuple(sorted({ents[m.entity].type for m, _ in heads}))
-        ttypes = tuple(sorted({ents[m.entity].type for m, _ in tails}))
-        hcls = tuple(sorted({self.cls(m.entity) or "" for m, _ in heads}))
-        tcls = tuple(sorted({self.cls(m.entity) or "" for m, _ in tails}))
+        tails = [k for k, m in enumerate(ms) if ents[m.entity].type == CROSS_TAIL]
+        if not tails or len({m.entity for m in ms}) < 2 or len(set(ss)) < 2:
+            return None  # no pair: one entity, no place, or one sentence
+        htypes = tuple(sorted({ents[m.entity].type for m in ms}))
+        ttypes = tuple(sorted({ents[ms[k].entity].type for k in tails}))
+        hcls = tuple(sorted({self.cls(m.entity) or "" for m in ms}))
+        tcls = tuple(sorted({self.cls(ms[k].entity) or "" for k in tails}))
         far = _bucket(max(ss) - min(ss))
         kinds = tuple(sorted({e.type for e in ents}))
-        return [
-            ("p", ("p", htypes, ttypes, far, hcls, tcls)),
-            ("h", [self._end_type("h", m, s, tt) for m, s in heads for tt in ttypes]),
-            ("t", [self._end_type("t", m, s, ht) for m, s in tails for ht in htypes]),
-            ("hb", [("hb", s) for s in sorted(set(ss))]),
-            ("tb", [("tb", s) for s in sorted({s for _, s in tails})]),
-            ("v", ("v", htypes, ttypes, kinds)),
-        ]
+        return htypes, ttypes, tails, ("p", htypes, ttypes, far, hcls, tcls), ("v", htypes, ttypes, kinds)
 
     @staticmethod
     def shared_keys(signature: tuple) -> list[tuple]:
-        """The keys a `bound_keys` signature stands for (the same in every document)."""
+        """The keys a `bound_keys` signature (p or v) stands for (the same in every document)."""
         if signature[0] == "p":
             _, htypes, ttypes, far, hcls, tcls = signature
             dists = []  # the first distance of each bucket, up to `far`'s
@@ -1111,29 +1142,9 @@ class CrossContext:
             return f
         if kind in ("h", "t"):  # one end: its mention, the entity's own features against the other end's type
             side, i, sent, a, b, mkind, other = key
-            e, c, pl, words = self.state.entities[i], self.cls(i), self.places, self.words[sent]
-            tp = f"{e.type}|{other}" if side == "h" else f"{other}|{e.type}"
-            f = [f"x_{side}k={mkind}"]
-            if c:
-                f.append(f"x_{side}c={c}|{other}")
-            f.append(f"x_{side}n={_bucket(e.mentions)}|{e.type}")
-            if i == pl.top:
-                f.append(f"x_{side}_toploc|{other}")
-            if side == "t" and i == pl.first_country:
-                f.append(f"x_t_firstcountry|{other}")
-            if side == "t" and pl.countries == 1 and c == "Country":
-                f.append(f"x_t_onlycountry|{other}")
-            if e.first_sent == 0:
-                f.append(f"x_{side}_s0|{tp}")
-            if b > a:  # the mention's own words, as the sentence classifier reads them (`pair_features`)
-                f.append(f"x_{side}w={words[b - 1]}")
-                if b - a > 1:
-                    f.append(f"x_{side}f={words[a]}")
-            if a >= 1:
-                f.append(f"x_{side}pre1={words[a - 1]}")
-            if b < len(words):
-                f.append(f"x_{side}post1={words[b]}")
-            return f
+            words = self.words[sent]
+            own = [f"x_{side}{fam}={words[j]}" for fam, j in end_words(len(words), a, b)]
+            return [*self.end_features(self.end_signature(side, i, mkind, other)), *own]
         if kind in ("hb", "tb"):
             return sentence_bag(self.words[key[1]], kind[0])
         if kind == "v":  # entities that shared a sentence with both ends
@@ -1149,6 +1160,28 @@ def cross_features(ctx: CrossContext, pair: CrossPair) -> list[str]:
     return [f for key in ctx.parts(pair) for f in ctx.render(key)]
 
 
+def end_words(n: int, a: int, b: int) -> list[tuple[str, int]]:
+    """The words a cross-sentence pair's end is read by, as (feature family, position) in a sentence of `n`
+    words where the mention is words a..b: its last word and, for a longer name, its first (as the sentence
+    classifier reads them, `pair_features`), and the words before and after it. A family's feature is
+    f"x_{side}{family}={word}"."""
+    got = []
+    if b > a:
+        got.append(("w", b - 1))
+        if b - a > 1:
+            got.append(("f", a))
+    if a >= 1:
+        got.append(("pre1", a - 1))
+    if b < n:
+        got.append(("post1", b))
+    return got
+
+
+END_WORD_FAMILIES = ("w", "f", "pre1", "post1")  # end_words' families
+BAG_FAMILY = "sw"  # sentence_bag's
+
+
 def sentence_bag(words: list[str], side: str) -> list[str]:
-    """The bag of a sentence's words as features of a cross-sentence pair's head ("h") or tail ("t") side."""
-    return sorted({f"x_{side}sw={w}" for w in words})
+    """The bag of a sentence's words as features of a cross-sentence pair's head ("h") or tail ("t") side, in
+    the order of the words themselves (the prefix is the same)."""
+    return sorted({f"x_{side}{BAG_FAMILY}={w}" for w in words})
