@@ -4,6 +4,7 @@ errors, stage timings and counts carried back, and it is reaped however the call
 from __future__ import annotations
 
 import os
+import random
 import re
 import sys
 import threading
@@ -18,9 +19,9 @@ from semantic_rdf.core.errors import InvalidInput
 from semantic_rdf.pipeline.extract import ModelExtractor, RuleExtractor
 from semantic_rdf.pipeline.load import load
 from semantic_rdf.pipeline.parse import AutoParser
-from semantic_rdf.pipeline.stages import build_pipeline
+from semantic_rdf.pipeline.stages import Pipeline, build_pipeline
 from semantic_rdf.store.assertions import AssertionStore
-from semantic_rdf.core.values import Chunk, Triple
+from semantic_rdf.core.values import Chunk, Doc, Triple
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux") or (os.cpu_count() or 1) < 2, reason="a child process is used on Linux with two cores or more only"
@@ -117,6 +118,23 @@ def test_a_child_that_dies_is_an_error_not_a_short_ingest(corpus, children):
     assert _children() == before  # the others too
 
 
+class _Fickle:
+    """An ingester whose documents' sizes differ from one process to the next (files that change as they are read)."""
+
+    process_safe = True
+
+    def ingest(self, ref: str) -> list[Doc]:
+        sizes = random.Random(os.getpid())
+        return [Doc(f"d{k}", f"{ref}/d{k}", "Ada Lovelace wrote notes. " * sizes.randint(1, 50)) for k in range(40)]
+
+
+def test_children_that_deal_the_documents_differently_are_an_error_not_a_short_ingest():
+    before = _children()
+    with pytest.raises(RuntimeError, match="disagree"):
+        list(ahead.in_child(Pipeline(_Fickle(), extractor=RuleExtractor()), ["mem"], children=2))
+    assert _children() == before
+
+
 def test_stopping_early_kills_and_reaps_the_child(corpus, children):
     before = _children()
     ahead.in_child(_pipe(corpus), [str(corpus)], children=children).close()  # never started: nothing forked
@@ -127,6 +145,26 @@ def test_stopping_early_kills_and_reaps_the_child(corpus, children):
     assert len(_children() - before) == children  # still running (or finished but not yet reaped)
     gen.close()
     assert _children() == before
+
+
+class _Collector(RuleExtractor):
+    """Counts, in its `counts` (which come back from a child), the young-generation threshold it ran under."""
+
+    def extract(self, chunk: Chunk) -> list[Triple]:
+        import gc
+
+        self.counts[f"gc{gc.get_threshold()[0]}"] += 1
+        return super().extract(chunk)
+
+
+def test_a_child_collects_garbage_less_often_and_the_caller_keeps_its_setting(corpus, children):
+    import gc
+
+    before = gc.get_threshold()
+    pipe = _pipe(corpus, _Collector())
+    list(ahead.in_child(pipe, [str(corpus)], children=children))
+    assert {k for k in pipe.extractor.counts if k.startswith("gc")} == {f"gc{ahead.CHILD_GC_YOUNG}"}
+    assert gc.get_threshold() == before
 
 
 class _OddMeta(AutoParser):
@@ -201,7 +239,7 @@ import os, signal, sys
 from pathlib import Path
 from semantic_rdf.pipeline import ahead
 from semantic_rdf.pipeline.extract import RuleExtractor
-from semantic_rdf.pipeline.stages import build_pipeline
+from semantic_rdf.pipeline.stages import Pipeline, build_pipeline
 root = sys.argv[1]
 for i in range(3000):  # enough that the child is still at work when its parent dies
     Path(root, f"more{i:04d}.txt").write_text("Ada Lovelace was born in London. Alan Turing works at Acme. " * 3)
@@ -261,12 +299,23 @@ def test_results_ahead_are_bounded_by_count_and_by_text():
     assert not t.is_alive()  # a stopped queue releases a waiting producer
 
 
-def test_run_all_deals_the_results_in_turn(corpus):
+def test_run_all_deals_the_documents_by_size(corpus, tmp_path):
     whole = _shape(_pipe(corpus).run_all([str(corpus)]))
     for n in (1, 2, 3, 5):
-        dealt = [_shape(_pipe(corpus).run_all([str(corpus)], (k, n))) for k in range(n)]
-        assert [len(d) for d in dealt] == [len(whole[k::n]) for k in range(n)]
-        assert all(d == whole[k::n] for k, d in enumerate(dealt))  # a failed reference keeps its turn too
+        shares = [list(_pipe(corpus).dealt([str(corpus)], (k, n))) for k in range(n)]
+        merged = sorted((i, _shape([r])[0]) for share in shares for i, r in share)
+        assert [i for i, _ in merged] == list(range(len(whole)))  # each position once, in one share
+        assert [x for _, x in merged] == whole  # a failed reference keeps its place too
+        assert [_shape(_pipe(corpus).run_all([str(corpus)], (k, n))) for k in range(n)] == [_shape(r for _, r in s) for s in shares]
+    # one big document and ten small ones: the big one is a share of its own (by count each would get five
+    # small ones, and one of them the big one too: 75,000 characters against 25,000)
+    uneven = tmp_path / "uneven"
+    uneven.mkdir()
+    (uneven / "a.txt").write_text("Ada Lovelace wrote notes. " * 2_000, encoding="utf-8")
+    for k in range(10):
+        (uneven / f"b{k}.txt").write_text("Grace Hopper wrote code. " * 200, encoding="utf-8")
+    shares = [list(_pipe(uneven).dealt([str(uneven)], (k, 2))) for k in range(2)]
+    assert [[Path(r.ref).name for _, r in s] for s in shares] == [["a.txt"], [f"b{k}.txt" for k in range(10)]]
     for bad in ((2, 2), (-1, 2), (0, 0)):
         with pytest.raises(InvalidInput, match="share"):
             list(_pipe(corpus).run_all([str(corpus)], bad))

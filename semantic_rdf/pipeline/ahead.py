@@ -6,13 +6,13 @@ the store's Python work, so only Oxigraph's own parsing and writing overlap with
 get the machine's other cores: on Linux, for a big enough local input whose every stage says it may
 run there (a class attribute ``process_safe = True``: its output depends only on its input and how it
 was built, so nothing it would remember is lost with the child, except a ``counts`` Counter, whose
-increments the child sends back). The documents are dealt to one child per CPU in turn (`children`).
+increments the child sends back). The documents are dealt to one child per CPU (`children`) by size.
 
 A child is forked, so it starts at once with the very stage objects of the parent (no pickling
 of the pipeline, no re-import). It sends each result back pickled over a pipe, then the stage
 timings and the bytes read; the parent re-validates every value as it unpickles it (the value
-types check themselves when built). Order is kept (the results are taken from the children in the
-turn they were dealt), an exception of the pipeline is raised in the caller's thread, and the
+types check themselves when built). Order is kept (each result comes with its position, and the caller
+gets them in that order), an exception of the pipeline is raised in the caller's thread, and the
 children are killed and reaped whenever the caller stops early.
 """
 
@@ -27,7 +27,7 @@ import struct
 import sys
 import threading
 from collections import Counter, deque
-from typing import Generator, Iterable, Iterator, Literal
+from typing import Generator, Iterable, Iterator, Literal, cast
 
 from semantic_rdf.core.errors import InvalidInput, SourceError
 from semantic_rdf.pipeline.sources import Ingest
@@ -45,8 +45,13 @@ CHILD_MIN_BYTES = 1_000_000  # below this a child's start-up (fork, first batch)
 # Children a big ingest is dealt to, at most: past a few the parent's store writes are the limit, and each
 # child keeps pages of the extractor's model of its own once it touches them.
 MAX_CHILDREN = 4
+CHILD_GC_YOUNG = 50_000  # a child's first collector threshold (allocations less frees between young passes)
 _FRAME = struct.Struct("<Q")
-_FRAME_BYTES = 1 << 20  # pickled results sent in frames of about this size
+_FRAME_BYTES = 1 << 20  # the child's pipe buffer
+# a child sends its results once they hold this much document text, and flushes them at once: the parent then
+# writes the store while the children extract (with 256 KB batches held in a 1 MB buffer, nothing reached it
+# for the first 2.4 s of a 2 MB ingest, and a quarter of the store's writes came after the children's end)
+_BATCH_CHARS = 1 << 16
 _LOCAL = ("file", "dir", "glob")
 _ROLES = ("ingester", "parser", "normalizer", "splitter", "extractor")
 
@@ -151,18 +156,19 @@ _DONE = object()
 
 class _Ahead:
     """The results between the producer and the caller: at most `depth` of them and, past the first, at
-    most `chars` characters of document text. `stop` makes a waiting producer give up."""
+    most `chars` characters of document text. `stop` makes a waiting producer give up. Several queues may
+    share one condition (`cond`), so that a caller can wait for whichever of them moves (`in_child`)."""
 
-    def __init__(self, depth: int, chars: int = AHEAD_CHARS) -> None:
+    def __init__(self, depth: int, chars: int = AHEAD_CHARS, cond: threading.Condition | None = None) -> None:
         self.depth, self.chars = depth, chars
         self.stop = threading.Event()
         self._items: deque[tuple[object, int]] = deque()
         self._held = 0
-        self._cond = threading.Condition()
+        self._cond = cond or threading.Condition()
 
     def put(self, item: object) -> bool:
-        """Queue `item` once there is room; False if stopped first."""
-        doc = getattr(item, "doc", None)
+        """Queue `item` (a result, or a child's (position, result)) once there is room; False if stopped first."""
+        doc = getattr(item[1] if isinstance(item, tuple) else item, "doc", None)
         cost = len(doc.text) if doc is not None else 0
         with self._cond:
             while self._items and (len(self._items) >= self.depth or self._held + cost > self.chars):
@@ -176,14 +182,23 @@ class _Ahead:
             self._cond.notify_all()
             return True
 
+    def head(self) -> object | None:
+        """The first item queued, left in place (None: none yet). Call with the condition held."""
+        return self._items[0][0] if self._items else None
+
+    def pop(self) -> object:
+        """Take the first item (there is one). Call with the condition held."""
+        item, cost = self._items.popleft()
+        self._held -= cost
+        self._cond.notify_all()
+        return item
+
     def results(self) -> Iterator[PipelineResult]:
         while True:
             with self._cond:
                 while not self._items:
                     self._cond.wait()
-                item, cost = self._items.popleft()
-                self._held -= cost
-                self._cond.notify_all()
+                item = self.pop()
             if item is _DONE:
                 return
             if isinstance(item, _Raised):
@@ -224,14 +239,15 @@ def in_child(pipeline: Pipeline, refs: list[str], depth: int = DEPTH, children: 
     `bytes_in` and the stages' `counts` gain the children's when they finish. See the module's notes for when
     this is allowed (`why_not_child`).
 
-    With `children` > 1 the documents are dealt out in turn (`run_all`'s `share`): every child reads every
-    reference, and child k parses, splits and extracts the documents at positions k, k + n, …; the results are
-    taken back in turn, so they come out in the order one child gives. A document's extraction stays in one
-    process, which is what a `process_safe` extractor needs (its output depends only on its input)."""
+    With `children` > 1 the documents are dealt by size (`Pipeline.dealt`): every child reads every reference
+    and takes its own share; each result comes back with its position, and the parent gives them out in
+    that order, whichever child has the next. A document's extraction stays in one process, which is what a
+    `process_safe` extractor needs (its output depends only on its input)."""
     if children < 1:
         raise InvalidInput(f"children must be at least 1, not {children}")
     forked: list[tuple[int, int]] = []
-    queues = [_Ahead(max(1, depth // children)) for _ in range(children)]
+    moved = threading.Condition()  # one for every queue: the caller waits for whichever child sends next
+    queues = [_Ahead(max(1, depth // children), cond=moved) for _ in range(children)]
     readers: list[threading.Thread] = []
     try:
         for k in range(children):  # all forked before any reader thread runs: a child copies no thread's locks
@@ -241,17 +257,13 @@ def in_child(pipeline: Pipeline, refs: list[str], depth: int = DEPTH, children: 
             reader = threading.Thread(target=_receive, args=(pipeline, fd, queues[k].put, k == 0), name=f"ingest-child-reader-{k}", daemon=True)
             readers.append(reader)
             reader.start()
-        streams = [q.results() for q in queues]
-        i = 0
+        position = 0
         while True:
-            r = next(streams[i % children], _DONE)
+            r = _next(queues, moved, position)
             if r is _DONE:
                 break
             yield r  # type: ignore[misc]
-            i += 1
-        for rest in streams:  # dealt in turn, so the others have finished too: their timings and counts come in
-            for extra in rest:
-                raise RuntimeError(f"the pipeline's children disagree on the documents ({extra.ref} left over)")
+            position += 1
     finally:
         for q in queues:
             q.stop.set()
@@ -265,6 +277,30 @@ def in_child(pipeline: Pipeline, refs: list[str], depth: int = DEPTH, children: 
             reader.join()
         for _, fd in forked:
             os.close(fd)
+
+
+def _next(queues: list[_Ahead], moved: threading.Condition, position: int) -> object:
+    """The result at `position` from whichever child queued it, _DONE once every child has finished (their
+    timings and counts are in then); a child's exception is raised as soon as it is at the front of its queue."""
+    with moved:
+        while True:
+            finished = waiting = 0
+            for q in queues:
+                head = q.head()
+                if head is None:
+                    waiting += 1
+                elif head is _DONE:
+                    finished += 1
+                elif isinstance(head, _Raised):
+                    q.pop()
+                    raise head.exc
+                elif cast(tuple, head)[0] == position:
+                    return cast(tuple, q.pop())[1]
+            if finished == len(queues):
+                return _DONE
+            if not waiting:  # every child has queued something, and none the next position
+                raise RuntimeError(f"the pipeline's children disagree on the documents (none has document {position + 1})")
+            moved.wait()
 
 
 def _fork(pipeline: Pipeline, refs: list[str], share: tuple[int, int] = (0, 1)) -> tuple[int, int]:
@@ -285,6 +321,9 @@ def _fork(pipeline: Pipeline, refs: list[str], share: tuple[int, int] = (0, 1)) 
             os.close(read_fd)
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the child
             _die_with_parent(parent)
+            # the pipeline makes millions of short-lived lists and tuples, nearly none in a cycle: the collector,
+            # at its default of one young pass per 700 more allocations than frees, took 3-4 % of extraction
+            gc.set_threshold(CHILD_GC_YOUNG, *gc.get_threshold()[1:])
             _child_main(pipeline, refs, write_fd, share)
             code = 0
         finally:
@@ -319,20 +358,21 @@ def _child_main(pipeline: Pipeline, refs: list[str], fd: int, share: tuple[int, 
             data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
             out.write(_FRAME.pack(len(data)))
             out.write(data)
+            out.flush()
 
-        def send_results(batch: list[PipelineResult]) -> None:
+        def send_results(batch: list[tuple[int, PipelineResult]]) -> None:
             try:
                 send(("results", batch))
             except (pickle.PicklingError, TypeError, AttributeError):  # a parser put an odd value in meta
-                send(("results", [_transferable(r) for r in batch]))
+                send(("results", [(i, _transferable(r)) for i, r in batch]))
 
-        batch: list[PipelineResult] = []
+        batch: list[tuple[int, PipelineResult]] = []
         size = 0
         try:
-            for r in pipeline.run_all(refs, share):
-                batch.append(r)
+            for i, r in pipeline.dealt(refs, share):
+                batch.append((i, r))
                 size += len(r.doc.text) if r.doc is not None else 64
-                if size >= _FRAME_BYTES // 4:
+                if size >= _BATCH_CHARS:
                     send_results(batch)
                     batch, size = [], 0
             send_results(batch)

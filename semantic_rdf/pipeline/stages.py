@@ -125,16 +125,28 @@ class Pipeline:
         return self.run_all([ref])
 
     def run_all(self, refs: Iterable[str], share: tuple[int, int] = (0, 1)) -> Iterator[PipelineResult]:
-        """`run` of each reference in turn. `share` (k, n) deals the results to n workers: this one yields the
-        k-th of every n (positions i with i % n == k); the others' documents are read but go no further."""
+        """`run` of each reference in turn. `share` (k, n) deals the documents to n workers (`dealt`): this one
+        yields the k-th worker's; the others' documents are read but go no further."""
+        for _, r in self.dealt(refs, share):
+            yield r
+
+    def dealt(self, refs: Iterable[str], share: tuple[int, int] = (0, 1)) -> Iterator[tuple[int, PipelineResult]]:
+        """The k-th of n workers' results, each with its position among every worker's, for `share` (k, n).
+        Each document, read in order, goes to the worker with the fewest characters dealt so far (the first
+        such; a reference that cannot be read counts one): every worker reads every reference and deals
+        alike, so each knows its own without a word from the others, and big documents do not pile up on
+        one of them, as they may when dealt by count."""
         k, n = share
         if not 0 <= k < n:
             raise InvalidInput(f"share {k} of {n} workers")
+        loads = [0] * n
         i = 0
         for ref in refs:
             for item in self._read(ref):
-                if i % n == k:
-                    yield item if isinstance(item, PipelineResult) else self.process(item)
+                worker = loads.index(min(loads))
+                loads[worker] += 1 + (len(item.text) if isinstance(item, Doc) else 0)
+                if worker == k:
+                    yield i, item if isinstance(item, PipelineResult) else self.process(item)
                 i += 1
 
     def _read(self, ref: str) -> Iterator[Doc | PipelineResult]:
