@@ -600,6 +600,28 @@ def test_a_markdown_heading_starts_a_section_with_its_own_topic():
     assert score(flat) < score(sure)
 
 
+def test_a_sentence_opening_with_he_or_she_is_about_the_person_the_last_one_opened_with():
+    """Three people in one file, without headings: each "He"/"She" that opens a sentence is the person the
+    sentence before opened with (named, or as he/she). The first person of the file, the document's topic,
+    had taken "He studied at the University of Ibadan" from Chinua Achebe (0.88), and Pierre Curie, named
+    last, Marie Curie's "She died in Passy" (and a woman's gender with it)."""
+    text = (
+        "Paul Desmarais Jr. is a Canadian businessman. Desmarais was born in Sudbury, Ontario. He studied at McGill University.\n\n"
+        "Chinua Achebe was a Nigerian novelist. He was born in Ogidi, Nigeria. He studied at the University of Ibadan.\n\n"
+        "Marie Curie was a Polish physicist. She was born in Warsaw. She was married to Pierre Curie. She died in Passy, France.\n"
+    )
+    ex, got = extract(text)
+    f = facts(got)
+    right = {("Paul Desmarais Jr", "educated_at", "McGill University"), ("Chinua Achebe", "born_in", "Ogidi"), ("Marie Curie", "born_in", "Warsaw")}
+    assert right <= f
+    assert not {(s, p) for s, p, o in f if o in ("University of Ibadan", "Ogidi", "Passy") and s != "Chinua Achebe" and p != "located_in"}
+    assert _fidelity(ex, text, got) == []
+    # under the floor too, the sentences' own readings: Achebe's university, Marie Curie's death (not Pierre Curie's)
+    low = facts(extract(text, floor=0.3)[1])
+    assert {("Chinua Achebe", "educated_at", "University of Ibadan"), ("Marie Curie", "died_in", "Passy")} <= low
+    assert ("Pierre Curie", "died_in", "Passy") not in low
+
+
 def test_a_heading_that_is_not_a_name_starts_a_section_of_the_same_article():
     """Under "## Early life" (no name) "She" is the article's person when the section names no person: every
     heading had reset the topic, and "She" was left unresolved (no fact at any floor). The sentence's fact

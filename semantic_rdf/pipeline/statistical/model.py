@@ -330,6 +330,7 @@ class DocState:
         self.first: int | None = None  # the topic: the first entity of the document (or of its section: new_section)
         self.article: int | None = None  # the topic before the section headings that named no one (new_section)
         self.recent: list[list[int]] = []  # entities named in each of the last sentences
+        self.lead: int | None = None  # the person the last sentence opened with, named or as he/she (`_resolve_person`)
         self.known: dict[tuple[str, ...], str] = {}  # word sequences named earlier in the document -> type
         self.by_word: dict[str, set[int]] = {}  # folded word -> entities whose name holds it
 
@@ -341,6 +342,7 @@ class DocState:
         self.article = None if article else (self.first if self.first is not None else self.article)
         self.first = None
         self.recent = []
+        self.lead = None
 
     def _index_words(self, name: str, i: int) -> None:
         for w in fold(name).split():
@@ -496,6 +498,8 @@ class DocState:
             out.append(SentMention(-1, -1, self.first, "implicit", 1.0, ""))
         self.recent.append(sorted({m.entity for m in named}))
         del self.recent[:-2]
+        opening = [m for m in out if m.a == 0 and m.kind in ("named", "pron") and self.entities[m.entity].type == "PER"]
+        self.lead = opening[0].entity if opening and (opening[0].kind == "named" or tokens[0].text.lower() in ("he", "she")) else None
         return out
 
     def _birth_name(self, tokens: list[Token], a: int, surface: str, before: list[SentMention]) -> None:
@@ -518,6 +522,8 @@ class DocState:
         def fits(i: int) -> bool:
             return ents[i].type == "PER" and ents[i].gender in ("", gender)
 
+        if k == 0 and self.lead is not None and fits(self.lead):
+            return self.lead, 0.85  # a sentence opening with he/she goes on about the person the last one opened with
         before = [m.entity for m in named if m.b <= k and fits(m.entity)]
         window = set(before) | {i for i in prev if fits(i)}
         topic = self.first if self.first is not None and fits(self.first) else None
