@@ -211,6 +211,26 @@ def test_he_or_she_stands_for_a_known_person_or_the_person_the_document_opens_wi
     assert facts(RuleExtractor().extract(chunk_of(text))) == want
 
 
+def test_a_sentence_opening_with_he_or_she_is_about_the_person_the_last_one_opened_with():
+    """Three people in one file: every "He"/"She" below went to the document's first person, Desmarais
+    (Ogidi, Ibadan, Warsaw, a marriage to Pierre Curie), and Marie Curie's death to Pierre Curie. Now a
+    sentence that opens with he/she is about the name the sentence before opened with, or that one's."""
+    text = (
+        "Paul Desmarais Jr. is a Canadian businessman. Desmarais was born in Sudbury, Ontario. He studied at McGill University.\n\n"
+        "Chinua Achebe was a Nigerian novelist. He was born in Ogidi, Nigeria. He studied at the University of Ibadan.\n\n"
+        "Marie Curie was a Polish physicist. She was born in Warsaw. She was married to Pierre Curie. She died in Passy, France.\n"
+    )
+    assert facts(RuleExtractor().extract(chunk_of(text))) == {
+        ("Desmarais", "born_in", "Sudbury"),
+        ("Desmarais", "studied_at", "McGill University"),
+        ("Chinua Achebe", "born_in", "Ogidi"),
+        ("Chinua Achebe", "studied_at", "University of Ibadan"),
+        ("Marie Curie", "born_in", "Warsaw"),
+        ("Marie Curie", "spouse_of", "Pierre Curie"),
+        ("Marie Curie", "died_in", "Passy"),
+    }
+
+
 def test_a_name_that_ends_with_an_initialism_keeps_its_full_stop():
     # "U.S" and "U.S." were two entities (the fold keeps full stops); the statistical extractor writes "U.S."
     got = facts(RuleExtractor().extract(chunk_of("Anna Weiss moved to the U.S. in 1990. Tom Becker moved to the U.S.")))

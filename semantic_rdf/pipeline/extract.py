@@ -1291,6 +1291,21 @@ class RuleExtractor:
         cls = self.entity_class(name)
         return name if cls == "Person" or (cls is None and " " in name) else None
 
+    def _lead(self, text: str, spans: Sequence[tuple[int, int]], k: int) -> str | None:
+        """For a he/she that opens sentence k: the person the sentence before opened with, as written there (a
+        name that can be a person, `_topic`), or, when that one opened with he/she too, the one before it's.
+        Within the chunk; None when it opened otherwise. In a file about several people the document's first
+        person had taken every "He"/"She" that no typed person stood near ("Chinua Achebe was a Nigerian
+        novelist. He was born in Ogidi." gave Ogidi to the first paragraph's Paul Desmarais)."""
+        for j in range(k - 1, max(-1, k - 9), -1):
+            a, b = spans[j]
+            sent = text[a:b]
+            first = sent.lstrip()[:4].lower()
+            if first.startswith(("he ", "she ")):
+                continue
+            return self._topic(sent)
+        return None
+
     def _resolve(
         self,
         pronoun: str,
@@ -1454,7 +1469,8 @@ class RuleExtractor:
                     if agents is None:  # who this sentence names as a person ("Marcel Roche moved to X, where he …")
                         agents = {x.s for x in cands if self.hints.get(x.p, ("", ""))[0] in ("Person", "Agent")}
                     topic = self._topics.get(chunk.doc_id)
-                    s_ = self._resolve(c.s, at, mentions, mention_starts, topic, agents) if ps else c.s
+                    lead = self._lead(text, spans, k) if ps and fs in ("he", "she") and sent.lstrip()[: len(fs) + 1].lower() == fs + " " else None
+                    s_ = (lead or self._resolve(c.s, at, mentions, mention_starts, topic, agents)) if ps else c.s
                     o_ = self._resolve(c.o, at, mentions, mention_starts, topic, agents) if po else c.o
                     if s_ is None or o_ is None:
                         self.counts["unresolved_pronoun"] += 1
