@@ -114,10 +114,11 @@ def test_read_only_opens_during_writes_are_consistent_snapshots(tmp_path):
     store = AssertionStore.open(root)
     store.assert_("Seed", "born_in", "Somewhere")
     stop, enough = threading.Event(), threading.Event()
-    # the writer goes on until the reader has opened the store several times (or 400 batches)
-    writer = threading.Thread(target=_write, args=(store, stop, 400, enough))
+    # the writer goes on until the reader has opened the store several times (or 4,000 batches: with the machine's
+    # two cores busy elsewhere, the reader opened it only twice in 400, 2026-12-05)
+    writer = threading.Thread(target=_write, args=(store, stop, 4000, enough))
     writer.start()
-    snapshots = Seen(400, (BATCH, BATCH))
+    snapshots = Seen(4000, (BATCH, BATCH))
     while not stop.is_set():
         # as the library opens it: RocksDB can report a file the writer's compaction just removed as missing,
         # and the open is tried again (store.open_read_only)

@@ -620,6 +620,10 @@ def test_a_sentence_opening_with_he_or_she_is_about_the_person_the_last_one_open
     low = facts(extract(text, floor=0.3)[1])
     assert {("Chinua Achebe", "educated_at", "University of Ibadan"), ("Marie Curie", "died_in", "Passy")} <= low
     assert ("Pierre Curie", "died_in", "Passy") not in low
+    # a name followed by "'s" opens no sentence about that person: "She" is not Alice Smith
+    ex, got = extract("Alice Smith's sister is Nadia Jones. She was born in Paris.", floor=0.0)
+    read = [ex.surfaces[("d", t.start, t.end, t.subject, t.predicate, t.object)][0] for t in got if t.subject == "Alice Smith"]
+    assert read and "She" not in read
 
 
 def test_a_heading_that_is_not_a_name_starts_a_section_of_the_same_article():

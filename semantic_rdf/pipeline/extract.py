@@ -1303,7 +1303,9 @@ class RuleExtractor:
             first = sent.lstrip()[:4].lower()
             if first.startswith(("he ", "she ")):
                 continue
-            return self._topic(sent)
+            name = self._topic(sent)
+            # "Alice Smith's sister is Nadia Jones. She …": the sister, not the one named first
+            return name if name is None or sent.lstrip()[len(name) : len(name) + 2] not in ("'s", "’s") else None
         return None
 
     def _resolve(

@@ -499,7 +499,10 @@ class DocState:
         self.recent.append(sorted({m.entity for m in named}))
         del self.recent[:-2]
         opening = [m for m in out if m.a == 0 and m.kind in ("named", "pron") and self.entities[m.entity].type == "PER"]
-        self.lead = opening[0].entity if opening and (opening[0].kind == "named" or tokens[0].text.lower() in ("he", "she")) else None
+        self.lead = None
+        if opening and (opening[0].kind == "named" or tokens[0].text.lower() in ("he", "she")):
+            b = opening[0].b  # "Alice Smith's sister is Nadia Jones. She …": the sister, not the one named first
+            self.lead = opening[0].entity if b >= len(tokens) or tokens[b].text.lower() not in ("'s", "’s") else None
         return out
 
     def _birth_name(self, tokens: list[Token], a: int, surface: str, before: list[SentMention]) -> None:
