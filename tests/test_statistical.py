@@ -624,6 +624,9 @@ def test_a_sentence_opening_with_he_or_she_is_about_the_person_the_last_one_open
     ex, got = extract("Alice Smith's sister is Nadia Jones. She was born in Paris.", floor=0.0)
     read = [ex.surfaces[("d", t.start, t.end, t.subject, t.predicate, t.object)][0] for t in got if t.subject == "Alice Smith"]
     assert read and "She" not in read
+    # nor when another person of that sentence fits as well (the rule's first version: Obama born in Hamburg, 0.99)
+    ex, got = extract("Barack Obama met Angela Merkel in Berlin. She was born in Hamburg.", floor=0.0)
+    assert not [t for t in got if (t.predicate, t.object) == ("born_in", "Hamburg") and t.subject in ("Barack Obama", "Angela Merkel")]
 
 
 def test_a_heading_that_is_not_a_name_starts_a_section_of_the_same_article():

@@ -1286,10 +1286,14 @@ class RuleExtractor:
         if m is None or text[: m.start()].strip(" \t\r\n#*>\"“'"):
             return None
         name = _clean(m.group(0))
-        if not name or gz.country_of_demonym(name) or gz.lexicon_class(name):
-            return None
+        return name if name and self._person_like(name) else None
+
+    def _person_like(self, name: str) -> bool:
+        """A name that can be a person's: typed Person, or untyped of two words or more; no place or people."""
+        if gz.country_of_demonym(name) or gz.lexicon_class(name):
+            return False
         cls = self.entity_class(name)
-        return name if cls == "Person" or (cls is None and " " in name) else None
+        return cls == "Person" or (cls is None and " " in name)
 
     def _lead(self, text: str, spans: Sequence[tuple[int, int]], k: int) -> str | None:
         """For a he/she that opens sentence k: the person the sentence before opened with, as written there (a
@@ -1304,8 +1308,10 @@ class RuleExtractor:
             if first.startswith(("he ", "she ")):
                 continue
             name = self._topic(sent)
-            # "Alice Smith's sister is Nadia Jones. She …": the sister, not the one named first
-            return name if name is None or sent.lstrip()[len(name) : len(name) + 2] not in ("'s", "’s") else None
+            if name is None or sent.lstrip()[len(name) : len(name) + 2] in ("'s", "’s"):
+                return None  # "Alice Smith's sister is Nadia Jones. She …": the sister, not the one named first
+            others = {x for x in (_clean(m.group(0)) for m in self._mention_rx.finditer(sent)) if x and x != name and self._person_like(x)}
+            return None if others else name  # "Barack Obama met Angela Merkel. She …": either of them
         return None
 
     def _resolve(

@@ -525,10 +525,13 @@ class DocState:
         def fits(i: int) -> bool:
             return ents[i].type == "PER" and ents[i].gender in ("", gender)
 
-        if k == 0 and self.lead is not None and fits(self.lead):
-            return self.lead, 0.85  # a sentence opening with he/she goes on about the person the last one opened with
         before = [m.entity for m in named if m.b <= k and fits(m.entity)]
         window = set(before) | {i for i in prev if fits(i)}
+        lead = self.lead
+        if k == 0 and lead is not None and fits(lead) and (ents[lead].gender == gender or window <= {lead}):
+            # a sentence opening with he/she goes on about the person the last one opened with, unless another
+            # person of that sentence fits as well ("Barack Obama met Angela Merkel in Berlin. She …")
+            return lead, 0.85
         topic = self.first if self.first is not None and fits(self.first) else None
         if topic is None and self.article is not None and fits(self.article):
             topic = self.article  # the section is about no one (or is not about a person): the article's person
