@@ -899,6 +899,13 @@ _PRIVATE = re.compile("[\ue000\ue001]")
 _WORD = re.compile(r"[^\W\d_]+")
 # ASCII letters kept, every other byte a space: bytes.split() then gives _WORD's tokens of an ASCII text
 _LETTERS_ONLY = bytes(c if chr(c).isalpha() else 32 for c in range(128)) + bytes([32] * 128)
+
+
+def _opens_with(sentence: str, pronouns: tuple[str, ...]) -> bool:
+    """Whether the sentence's first word is one of these (short, lower-case) pronouns."""
+    return sentence.lstrip()[:8].lower().startswith(tuple(p + " " for p in pronouns))
+
+
 _PRONOUN_VALUE = {
     "he": "person",
     "she": "person",
@@ -1279,9 +1286,9 @@ class RuleExtractor:
         return got + own, own
 
     def _topic(self, text: str) -> str | None:
-        """The name a document opens with, when it can be the person the document is about ("Henrik Angell
-        was a Norwegian military officer."): two words or more, or a known person; no place, people or
-        organisation."""
+        """The name a text (a document, or a sentence for `_lead`) opens with, when it can be the person the text
+        is about ("Henrik Angell was a Norwegian military officer."): two words or more, or a known person; no
+        place, people or organisation."""
         m = self._mention_rx.search(text, 0, min(len(text), 400))
         if m is None or text[: m.start()].strip(" \t\r\n#*>\"“'"):
             return None
@@ -1304,8 +1311,7 @@ class RuleExtractor:
         for j in range(k - 1, max(-1, k - 9), -1):
             a, b = spans[j]
             sent = text[a:b]
-            first = sent.lstrip()[:4].lower()
-            if first.startswith(("he ", "she ")):
+            if _opens_with(sent, ("he", "she")):
                 continue
             name = self._topic(sent)
             if name is None or sent.lstrip()[len(name) : len(name) + 2] in ("'s", "’s"):
@@ -1477,7 +1483,7 @@ class RuleExtractor:
                     if agents is None:  # who this sentence names as a person ("Marcel Roche moved to X, where he …")
                         agents = {x.s for x in cands if self.hints.get(x.p, ("", ""))[0] in ("Person", "Agent")}
                     topic = self._topics.get(chunk.doc_id)
-                    lead = self._lead(text, spans, k) if ps and fs in ("he", "she") and sent.lstrip()[: len(fs) + 1].lower() == fs + " " else None
+                    lead = self._lead(text, spans, k) if ps and fs in ("he", "she") and _opens_with(sent, (fs,)) else None
                     s_ = (lead or self._resolve(c.s, at, mentions, mention_starts, topic, agents)) if ps else c.s
                     o_ = self._resolve(c.o, at, mentions, mention_starts, topic, agents) if po else c.o
                     if s_ is None or o_ is None:

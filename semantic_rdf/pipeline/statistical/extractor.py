@@ -204,14 +204,9 @@ class CrossHead:
             kind = key[0]
             if kind in ("h", "t"):
                 side, i, sent, a, b, mkind, other = key
-                words = ctx.words[sent]
-                got = list(self._end_columns(ctx.end_signature(side, i, mkind, other)))
-                slot = _END_SLOT[side]
-                for fam, j in end_words(len(words), a, b):
-                    got.append(self._word_columns(words[j])[slot[fam]])
+                got = [*self._end_columns(ctx.end_signature(side, i, mkind, other)), *self._own_columns(side, ctx.words[sent], a, b)]
             elif kind in ("hb", "tb"):
-                col = _END_SLOT[kind[0]][BAG_FAMILY]
-                got = [self._word_columns(w)[col] for w in sorted(set(ctx.words[key[1]]))]
+                got = self._bag_columns(kind[0], ctx.words[key[1]])
             else:
                 got = [self.vocab.get(f, -1) for f in ctx.render(key)]
             lens.append(len(got))
@@ -228,6 +223,16 @@ class CrossHead:
             v = self.vocab
             got = self._words[word] = tuple(v.get(f"x_{side}{fam}={word}", -1) for side in "ht" for fam in _FAMILIES)
         return got
+
+    def _own_columns(self, side: str, words: list[str], a: int, b: int) -> list[int]:
+        """The columns of the features of an end's own words (`end_words`), in their order."""
+        slot = _END_SLOT[side]
+        return [self._word_columns(words[j])[slot[fam]] for fam, j in end_words(len(words), a, b)]
+
+    def _bag_columns(self, side: str, words: list[str]) -> list[int]:
+        """The columns of a sentence's bag of words (`sentence_bag`), in its order."""
+        col = _END_SLOT[side][BAG_FAMILY]
+        return [self._word_columns(w)[col] for w in sorted(set(words))]
 
     def _end_columns(self, signature: tuple) -> tuple[int, ...]:
         """The columns of an end's features other than its words (`CrossContext.end_features`), by signature."""
@@ -274,15 +279,13 @@ class CrossHead:
         starts: list[int] = []
         cols: list[int] = []
         for side, k in ends:
-            slot, m, ws = _END_SLOT[side], ms[k], words[ss[k]]
             starts.append(len(cols))
             cols.append(pad)  # no row is empty: reduceat needs each to hold one column at least
-            cols.extend(self._word_columns(ws[j])[slot[fam]] for fam, j in end_words(len(ws), m.a, m.b))
+            cols.extend(self._own_columns(side, words[ss[k]], ms[k].a, ms[k].b))
         for side, s in bags:
-            col = _END_SLOT[side][BAG_FAMILY]
             starts.append(len(cols))
             cols.append(pad)
-            cols.extend(self._word_columns(w)[col] for w in set(words[s]))
+            cols.extend(self._bag_columns(side, words[s]))
         idx = np.array(cols, dtype=np.intp)
         sums = np.add.reduceat(coef[np.where(idx >= 0, idx, pad)], np.array(starts, dtype=np.intp), axis=0)
         n_h, n_t = len(ms), len(tails)
