@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -32,11 +33,15 @@ def _batch(b: int) -> list[Triple]:
     return [Triple(f"Person{b}n{k}", "born_in", f"Town{b}n{k}") for k in range(BATCH)]
 
 
-def _write(store: AssertionStore, stop: threading.Event, batches: int = BATCHES, enough: threading.Event | None = None) -> None:
+def _write(store: AssertionStore, stop: threading.Event, batches: int = BATCHES, enough: threading.Event | None = None, pace=None) -> None:
+    """Write `batches` batches, one run each, or fewer once `enough` is set; `pace(b)`, when given, is called
+    before batch b and may wait for a reader to catch up."""
     try:
         for b in range(batches):
             if enough is not None and enough.is_set():
                 break
+            if pace is not None:
+                pace(b)
             run = store.begin_run("statement", agent="writer", label="concurrency-batch")
             store.assert_triples(_batch(b), run=run)
             store.end_run(run)
@@ -114,11 +119,18 @@ def test_read_only_opens_during_writes_are_consistent_snapshots(tmp_path):
     store = AssertionStore.open(root)
     store.assert_("Seed", "born_in", "Somewhere")
     stop, enough = threading.Event(), threading.Event()
-    # the writer goes on until the reader has opened the store several times (or 4,000 batches: with the machine's
-    # two cores busy elsewhere, the reader opened it only twice in 400, 2026-12-05)
-    writer = threading.Thread(target=_write, args=(store, stop, 4000, enough))
+    snapshots = Seen(400, (BATCH, BATCH))
+
+    def pace(b: int) -> None:
+        # A read-only open replays the writer's log, so it slows as the store grows, and an unpaced writer
+        # outran the reader (7 opens in 4,000 batches and 2 GB of memory on an idle machine, 2026-12-05):
+        # the writer waits, at most 5 s a batch, while the reader is more than ten batches behind.
+        deadline = time.monotonic() + 5
+        while b > 10 * (snapshots.count + 1) and time.monotonic() < deadline:
+            time.sleep(0.002)
+
+    writer = threading.Thread(target=_write, args=(store, stop, 400, enough, pace))
     writer.start()
-    snapshots = Seen(4000, (BATCH, BATCH))
     while not stop.is_set():
         # as the library opens it: RocksDB can report a file the writer's compaction just removed as missing,
         # and the open is tried again (store.open_read_only)
@@ -128,7 +140,7 @@ def test_read_only_opens_during_writes_are_consistent_snapshots(tmp_path):
         if snapshots.count >= 8:
             enough.set()
     writer.join(timeout=120)
-    assert snapshots.count > 2
+    assert snapshots.count > 2 and snapshots.mid_run
     assert not snapshots.broken, (snapshots.broken, snapshots.examples)
     store.close()
 
@@ -319,3 +331,27 @@ def test_readers_see_whole_bulk_batches_with_repeats(tmp_path, monkeypatch, wher
     assert states <= {(0, 0), (BIG, BIG)}, sorted(states)
     assert not problems, problems[0]
     store.close()
+
+
+def _log_bytes(root) -> int:
+    """The size of RocksDB's write-ahead logs in a store: what a read-only open replays."""
+    return sum(f.stat().st_size for f in (root / "oxigraph").glob("*.log"))
+
+
+def test_the_writer_flushes_so_a_read_only_open_replays_a_bounded_log(tmp_path, monkeypatch):
+    from semantic_rdf.store import assertions
+
+    sizes = {}
+    for label, after in (("unflushed", 10**9), ("flushed", 1_000)):
+        monkeypatch.setattr(assertions, "_FLUSH_AFTER", after)
+        root = tmp_path / label
+        store = AssertionStore.open(root)
+        _write(store, threading.Event(), 60)
+        sizes[label] = _log_bytes(root)
+        ro = open_read_only(root / "oxigraph", root)
+        assert sorted(_sizes(ro)) == [(BATCH, BATCH)] * 60  # everything written is seen, flushed or not
+        del ro
+        store.close()
+    # 60 batches wrote some 21,000 quads: unflushed they are all in the log (15 MB), flushed every 1,000 the
+    # log holds the last thousand or two (RocksDB keeps the log before the current one: 1.5 MB, 2026-12-05)
+    assert sizes["unflushed"] > 4 * sizes["flushed"], sizes

@@ -93,6 +93,10 @@ _BULK_THRESHOLD = 50_000
 # them, behind the journal (bulk loaded above _BULK_THRESHOLD, else one transaction); a smaller one is one
 # update, where a journal's fsync would cost more than the parsing it saves.
 _SPLIT_THRESHOLD = 5_000
+# On disk, the writer flushes once its transactions since the last flush have written this many quads. Until
+# a flush they live only in RocksDB's log, which a read-only open (`ask` beside an `ingest`) replays whole: after
+# 24,000 small assertions an open took 9 s and 660 MB (tests/test_concurrency.py, docs/security.md).
+_FLUSH_AFTER = 50_000
 JOURNAL = "journal.nq"
 LINK_JOURNAL = "journal-link.ru"  # the update that links a journaled batch of new nodes (see _journaled)
 
@@ -419,6 +423,7 @@ class AssertionStore:
         # that writes anything carries them in its own transaction, so a run that commits nothing, or whose
         # writes are refused, leaves no trace (docs/security.md, "A refused write writes nothing").
         self._pending: dict[str, list[N.AnyQuad]] = {}
+        self._unflushed = 0  # quads written in transactions since the last flush (see _FLUSH_AFTER)
         self._subscribers = Subscribers()  # told of each durable change (semantic_rdf/core/events.py)
         # the fingerprint of the files before this process opened them (store/generation.py); None when not
         # known: in memory, read-only, or changed at open by replaying a journal
@@ -478,6 +483,7 @@ class AssertionStore:
         if link is not None:
             self.ox.update(link)
         self.ox.flush()
+        self._unflushed = 0
         journal.unlink()
         linker.unlink(missing_ok=True)
 
@@ -697,6 +703,8 @@ class AssertionStore:
         texts = list(unlinked) + texts
         if remove:
             self.ox.update(N.update([N.of(q) for q in remove], texts))
+            if self.path is not None:
+                self._written(len(remove) + len(texts))
             return written
         if not written:
             return 0
@@ -712,7 +720,17 @@ class AssertionStore:
     def _transaction(self, nquads: bytes) -> None:
         """Write N-Quads text on disk in one transaction, parsed whole first. Not Store.load: on disk it
         ingests new files, which races with read-only opens of the directory (tests/test_concurrency.py)."""
-        self.ox.extend(list(ox.parse(nquads, **N.OWN)))
+        quads = list(ox.parse(nquads, **N.OWN))
+        self.ox.extend(quads)
+        self._written(len(quads))
+
+    def _written(self, quads: int) -> None:
+        """Count quads written on disk outside the bulk loader; flush once they reach _FLUSH_AFTER, so that a
+        read-only open never has more than that to replay from the log."""
+        self._unflushed += quads
+        if self._unflushed >= _FLUSH_AFTER:
+            self.ox.flush()
+            self._unflushed = 0
 
     # ------------------------------------------------------------------ runs, agents, documents
     def ensure_agent(self, name: str, kind: str = "software", model: str | None = None) -> ox.NamedNode:
