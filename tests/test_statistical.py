@@ -627,6 +627,12 @@ def test_a_sentence_opening_with_he_or_she_is_about_the_person_the_last_one_open
     # nor when another person of that sentence fits as well (the rule's first version: Obama born in Hamburg, 0.99)
     ex, got = extract("Barack Obama met Angela Merkel in Berlin. She was born in Hamburg.", floor=0.0)
     assert got and not [t for t in got if ex.surfaces[("d", t.start, t.end, t.subject, t.predicate, t.object)][0] == "She"]
+    # and the "She" left unresolved does not hand the sentence to the document's topic unnamed (Obama born in
+    # Hamburg at 0.76 that way: at floor 0, its best reading of the pair was educated_at), while a "He" that
+    # is the topic still is
+    assert not [t for t in got if {t.subject, t.object} == {"Barack Obama", "Hamburg"}]
+    got = extract("Barack Obama is an American politician. He met Angela Merkel in Berlin. He was born in Honolulu.")[1]
+    assert ("Barack Obama", "born_in", "Honolulu") in facts(got)
 
 
 def test_a_heading_that_is_not_a_name_starts_a_section_of_the_same_article():

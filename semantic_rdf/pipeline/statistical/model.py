@@ -494,7 +494,11 @@ class DocState:
                         SentMention(a, k + 1, i, "nominal" if w in _NOMINALS else "pron", conf, _surface(tokens, a, k + 1), tokens[a].start, tok.end)
                     )
         present = {m.entity for m in out}
-        if self.first is not None and self.first not in present and self.sent > 0:
+        # A sentence that opens with a he/she left unresolved is about a person who could be either of two: the
+        # topic is one of them, so it is not read into the sentence unnamed ("Barack Obama met Angela Merkel in
+        # Berlin. She was born in Hamburg." had given Obama Hamburg at 0.76 that way).
+        unresolved = tokens[0].text.lower() in ("he", "she") and not any(m.a == 0 for m in out) if tokens else False
+        if self.first is not None and self.first not in present and self.sent > 0 and not unresolved:
             out.append(SentMention(-1, -1, self.first, "implicit", 1.0, ""))
         self.recent.append(sorted({m.entity for m in named}))
         del self.recent[:-2]
