@@ -119,7 +119,8 @@ def test_read_only_opens_during_writes_are_consistent_snapshots(tmp_path):
     store = AssertionStore.open(root)
     store.assert_("Seed", "born_in", "Somewhere")
     stop, enough = threading.Event(), threading.Event()
-    snapshots = Seen(400, (BATCH, BATCH))
+    cap = 400  # batches at most: the pacing below makes it about 80
+    snapshots = Seen(cap, (BATCH, BATCH))
 
     def pace(b: int) -> None:
         # A read-only open replays the writer's log, so it slows as the store grows, and an unpaced writer
@@ -129,7 +130,7 @@ def test_read_only_opens_during_writes_are_consistent_snapshots(tmp_path):
         while b > 10 * (snapshots.count + 1) and time.monotonic() < deadline:
             time.sleep(0.002)
 
-    writer = threading.Thread(target=_write, args=(store, stop, 400, enough, pace))
+    writer = threading.Thread(target=_write, args=(store, stop, cap, enough, pace))
     writer.start()
     while not stop.is_set():
         # as the library opens it: RocksDB can report a file the writer's compaction just removed as missing,

@@ -494,17 +494,18 @@ class DocState:
                         SentMention(a, k + 1, i, "nominal" if w in _NOMINALS else "pron", conf, _surface(tokens, a, k + 1), tokens[a].start, tok.end)
                     )
         present = {m.entity for m in out}
-        # A sentence that opens with a he/she left unresolved is about a person who could be either of two: the
-        # topic is one of them, so it is not read into the sentence unnamed ("Barack Obama met Angela Merkel in
-        # Berlin. She was born in Hamburg." had given Obama Hamburg at 0.76 that way).
-        unresolved = tokens[0].text.lower() in ("he", "she") and not any(m.a == 0 for m in out) if tokens else False
+        opens_pronoun = bool(tokens) and tokens[0].text.lower() in ("he", "she")
+        # A sentence that opens with a he/she left unresolved is about someone the resolution could not tell: the
+        # topic may be that person or not, so it is not read into the sentence unnamed ("Barack Obama met Angela
+        # Merkel in Berlin. She was born in Hamburg." had given Obama Hamburg at 0.76 that way).
+        unresolved = opens_pronoun and not any(m.a == 0 for m in out)
         if self.first is not None and self.first not in present and self.sent > 0 and not unresolved:
             out.append(SentMention(-1, -1, self.first, "implicit", 1.0, ""))
         self.recent.append(sorted({m.entity for m in named}))
         del self.recent[:-2]
         opening = [m for m in out if m.a == 0 and m.kind in ("named", "pron") and self.entities[m.entity].type == "PER"]
         self.lead = None
-        if opening and (opening[0].kind == "named" or tokens[0].text.lower() in ("he", "she")):
+        if opening and (opening[0].kind == "named" or opens_pronoun):
             b = opening[0].b  # "Alice Smith's sister is Nadia Jones. She …": the sister, not the one named first
             self.lead = opening[0].entity if b >= len(tokens) or tokens[b].text.lower() not in ("'s", "’s") else None
         return out
