@@ -9,6 +9,7 @@ import pytest
 
 import pyoxigraph as ox
 
+from semantic_rdf.core.errors import InvalidInput, StoreInUse
 from semantic_rdf.rdf.shapes import fast_checker
 from semantic_rdf.store.assertions import _BULK_THRESHOLD, AssertionStore, open_read_only
 from semantic_rdf.core.values import Chunk, Doc, Triple
@@ -172,6 +173,49 @@ def test_a_second_writer_process_gets_store_in_use(tmp_path):
     finally:
         s.close()
     assert dump(root) == before
+
+
+def test_a_writer_told_to_wait_opens_once_the_other_process_lets_go(tmp_path):
+    """`--wait SECONDS` (AssertionStore.open(wait=…)): a second writer tries again until the first closes,
+    then writes; without it, or when the first holds on longer, it is refused and writes nothing."""
+    root = tmp_path / "store"
+    store = AssertionStore.open(root)
+    store.assert_("Ada Lovelace", "born_in", "London")
+    store.ox.flush()
+    try:
+        started = time.monotonic()
+        r = run_proc(root, "--wait", "0.6", "assert", "Alan Turing", "born_in", "London")
+        assert_refused(r)
+        assert "is in use by another process (waited 0.6 s)" in r.err
+        assert time.monotonic() - started >= 0.6
+        with pytest.raises(StoreInUse, match="waited 0.3 s"):
+            AssertionStore.open(root, wait=0.3)
+        # the first writer lets go 1 s after the second starts waiting up to 60 s
+        threading.Timer(1.0, store.close).start()
+        r = run_proc(root, "--wait", "60", "assert", "Alan Turing", "born_in", "London")
+        assert r.rc == 0, r.err
+    finally:
+        store.close()
+    s = AssertionStore.open(root)
+    try:
+        assert sorted(r.subject for r in s.match(p="born_in")) == ["Ada Lovelace", "Alan Turing"]
+    finally:
+        s.close()
+
+
+def test_a_wait_out_of_range_is_refused_before_the_store_is_touched(tmp_path):
+    root = tmp_path / "store"
+    for bad in ("-1", "nan", "inf", "86401", "soon"):
+        r = run_cli(root, "--wait", bad, "assert", "Alan Turing", "born_in", "London")
+        assert_refused(r)
+        assert "--wait" in r.err
+    assert not root.exists()
+    for bad in (-1, float("nan"), float("inf"), "5"):
+        with pytest.raises(InvalidInput, match="wait must be"):
+            AssertionStore.open(root, wait=bad)  # type: ignore[arg-type]
+    assert not root.exists()
+    # the verb is found after --wait's value, as after --store's
+    assert run_cli(root, "--wait", "0", "assert", "Alan Turing", "born_in", "London").rc == 0
 
 
 # ------------------------------------------------------------------ big batches: the journaled bulk path

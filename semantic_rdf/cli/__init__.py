@@ -66,6 +66,7 @@ class Context:
 
     store_path: str
     json: bool
+    wait: float = 0.0  # --wait: seconds a writing verb waits for the store (AssertionStore.open)
     stdout: Any = field(default_factory=lambda: sys.stdout)
     stderr: Any = field(default_factory=lambda: sys.stderr)
     _store: Any = None
@@ -80,7 +81,7 @@ class Context:
 
             if read_only or not create:
                 require_store(self.store_path)
-            self._store = AssertionStore.open(self.store_path, read_only=read_only)
+            self._store = AssertionStore.open(self.store_path, read_only=read_only, wait=self.wait)
             self._closers.append(self._store.close)
         return self._store
 
@@ -131,14 +132,27 @@ class _Parser(argparse.ArgumentParser):
         raise _Usage(f"{self.prog}: error: {message}")
 
 
+def _seconds(text: str) -> float:
+    """--wait's value: a number of seconds from 0 to a day (argparse reports a refusal as a usage error)."""
+    from semantic_rdf.store.assertions import MAX_WAIT
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= MAX_WAIT:  # NaN fails both comparisons; inf the second
+        raise argparse.ArgumentTypeError(f"SECONDS must be a number from 0 to {MAX_WAIT:g}, not {text!r}")
+    return value
+
+
 def named_verb(argv: list[str]) -> str | None:
-    """The module of the verb `argv` names (its first word that is neither an option nor --store's value),
+    """The module of the verb `argv` names (its first word that is neither an option nor the value of --store or --wait),
     or None when that word is no verb (argparse then lists the verbs)."""
     skip = False
     for arg in argv:
         if skip:
             skip = False
-        elif arg == "--store":
+        elif arg in ("--store", "--wait"):
             skip = True
         elif arg == "--":
             return None
@@ -155,6 +169,13 @@ def build_parser(only: str | None = None) -> tuple[argparse.ArgumentParser, dict
         "--store", default=argparse.SUPPRESS, metavar="DIR", help=f"store directory (env SEMANTIC_RDF_STORE, default {DEFAULT_STORE})"
     )
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output")
+    common.add_argument(
+        "--wait",
+        type=_seconds,
+        default=argparse.SUPPRESS,
+        metavar="SECONDS",
+        help="a verb that writes waits this long for another process to let the store go (default 0: fails at once)",
+    )
     parser = _Parser(prog="semantic-rdf", parents=[common], description="A checkable memory: assertions with spans, time and provenance, in RDF.")
     sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
     modules: dict[str, Any] = {}
@@ -194,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     ctx = Context(
         store_path=getattr(args, "store", None) or os.environ.get("SEMANTIC_RDF_STORE") or DEFAULT_STORE,
         json=getattr(args, "json", False),
+        wait=getattr(args, "wait", 0.0),
     )
     try:
         return int(modules[args.verb].run(args, ctx) or 0)

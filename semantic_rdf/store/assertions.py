@@ -94,11 +94,31 @@ _BULK_THRESHOLD = 50_000
 # update, where a journal's fsync would cost more than the parsing it saves.
 _SPLIT_THRESHOLD = 5_000
 # On disk, the writer flushes once its transactions since the last flush have written this many quads. Until
-# a flush they live only in RocksDB's log, which a read-only open (`ask` beside an `ingest`) replays whole: after
+# a flush they live only in RocksDB's log, which a read-only open (`stats` beside an `ingest`) replays whole: after
 # 24,000 small assertions an open took 9 s and 660 MB (tests/test_concurrency.py, docs/security.md).
 _FLUSH_AFTER = 50_000
 JOURNAL = "journal.nq"
 LINK_JOURNAL = "journal-link.ru"  # the update that links a journaled batch of new nodes (see _journaled)
+
+
+MAX_WAIT = 86_400.0  # the longest `open(wait=…)`: a day; longer is a mistake, not a plan
+
+
+def _open_writable(data: Path, wait: float) -> ox.Store:
+    """The writer's handle on `data`; while another process holds RocksDB's lock, tried again until `wait`
+    seconds have passed (a few tries a second: a verb such as `ask` holds the store for a fraction of one).
+    The last try's error goes to the caller."""
+    deadline = time.monotonic() + wait
+    pause = 0.02
+    while True:
+        try:
+            return ox.Store(str(data))
+        except OSError as exc:
+            left = deadline - time.monotonic()
+            if "lock" not in str(exc).lower() or left <= 0:
+                raise
+            time.sleep(min(pause, left))
+            pause = min(pause * 2, 0.25)
 
 
 def open_read_only(data: Path, root: Path, attempts: int = 20) -> ox.Store:
@@ -432,9 +452,14 @@ class AssertionStore:
 
     # ------------------------------------------------------------------ opening
     @classmethod
-    def open(cls, path: str | Path | None, *, read_only: bool = False) -> "AssertionStore":
+    def open(cls, path: str | Path | None, *, read_only: bool = False, wait: float = 0.0) -> "AssertionStore":
+        """The store in directory `path` (in memory when None), created when missing unless `read_only`. One
+        process writes a store at a time; `wait`: seconds a writer waits for another process to let the store
+        go before `StoreInUse` (0: it does not wait). A reader never waits: it sees the last whole batch."""
         if path is None:
             return cls.memory()
+        if not (isinstance(wait, (int, float)) and 0 <= wait <= MAX_WAIT):  # NaN fails both comparisons
+            raise InvalidInput(f"wait must be a number of seconds from 0 to {MAX_WAIT:g}, not {wait!r}")
         root = Path(path)
         if root.exists() and not root.is_dir():
             raise InvalidInput(f"store path {str(root)!r} exists and is not a directory")
@@ -447,11 +472,12 @@ class AssertionStore:
                 st = open_read_only(data, root)
             else:
                 data.mkdir(parents=True, exist_ok=True)
-                st = ox.Store(str(data))
+                st = _open_writable(data, wait)
                 _prune_info_logs(data)
         except OSError as exc:
             if "lock" in str(exc).lower():
-                raise StoreInUse(f"store {str(root)!r} is in use by another process") from None
+                waited = f" (waited {wait:g} s)" if wait and not read_only else ""
+                raise StoreInUse(f"store {str(root)!r} is in use by another process{waited}") from None
             raise InvalidInput(f"cannot open store {str(root)!r}: {exc}") from None
         store = cls(st, root, read_only=read_only)
         if not read_only and not store._replay_journal():
