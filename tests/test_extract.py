@@ -121,6 +121,29 @@ def test_unresolvable_pronoun_yields_nothing_and_is_counted():
     assert ex.counts["unresolved_pronoun"] == 1
 
 
+def test_a_count_or_a_class_of_named_things_is_no_entity():
+    """Phrases from real Wikipedia text (Re-DocRED documents 0-399) that the rules stored as entities: a role
+    whose class is a name's wants a capital; where a common noun can be the entity, not a count and not a class
+    of named things standing for one of them ("the city", "the group"). The common nouns of the gold set stay."""
+    ex = RuleExtractor()
+    text = (
+        "Beliën published a book about the political history of Belgium. "
+        "Until 2011, the group consisted of eight voices. "
+        "Bohumín consists of Old Bohumín and industrial New Bohumín, while several villages are administratively part of the town. "
+        "The city is part of a network of large urban centres in north-east Punjab province. "
+        "The Riksakten contained 12 paragraphs. "
+        "The hippocampus is part of the limbic system. "
+        "Marie Curie discovered polonium."
+    )
+    got = facts(ex.extract(chunk_of(text)))
+    assert not [f for f in got if not any(ch.isupper() for ch in f[0] + f[2]) and f[0] != "hippocampus"], got
+    for f in got:
+        assert all(w not in (f[0] + " " + f[2]).split() for w in ("book", "voices", "villages", "city", "paragraphs")), f
+    assert ("hippocampus", "part_of", "limbic system") in got
+    assert ("Marie Curie", "discovered", "polonium") in got
+    assert ex.counts["not_a_name"] >= 5
+
+
 def test_pronoun_resolution_carries_across_chunks_of_one_document_only():
     ex = RuleExtractor()
     text = "Alan Turing studied at Princeton University. Later he worked at the University of Manchester."

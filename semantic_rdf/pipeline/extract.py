@@ -1107,6 +1107,50 @@ def predicate_hints() -> dict[str, tuple[str | None, str | None]]:
 
 
 _SPECIFIC = frozenset({"Person", "Organization", "City", "Country", "Work", "Award", "Field", "Artifact", "Concept", "Place", "Event"})
+# The classes whose values a common noun can name: "field_of_work physics", "instance_of village", "invented the
+# telephone", "hippocampus part_of limbic system". Any other role takes a name, with a capital in it: on real
+# text "Beliën published book", "Seok authored book" and "Piccard award_received Prix" stored phrases and cut names
+# as entities (issue 17: no lower-case common nouns as entities).
+_COMMON_NOUN_CLASSES = frozenset({"Concept", "Field", "Artifact", "Thing"})
+# A common noun that can be an entity is none of these (docs/extraction.md, "Common nouns in the rules' facts"):
+# a count ("several villages", "eight voices", "12 paragraphs", "many") ...
+_QUANTITY = re.compile(
+    r"^(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|hundred|hundreds|thousands|dozens|several|many|some|"
+    r"various|numerous|few|most|all|both|each|multiple|other|others)\b)"
+)
+# ... or a class of named things written for one of them: "the city", "the group", "the series" stand for the
+# place, band or show the text is about, which a common noun does not name ("city part_of network of large urban
+# centres", "group has_part eight voices", "district has_part offices"). The head is the word before "of", or the last.
+_CLASS_NOUNS = frozenset(
+    "city town village area region district province county state country island lake river park palace castle "
+    "church building site station line link road street bridge airport harbour port municipality community "
+    "school college university academy company firm corporation group band team club party agency organization "
+    "organisation network newspaper magazine label museum library hospital office service ministry council "
+    "series album film movie song single novel book trilogy show game episode work treaty agreement doctrine "
+    "battle war campaign engagement".split()
+)
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+def _named_enough(value: str, cls: str | None) -> bool:
+    """Whether `value` may fill a role whose class is `cls`: a name (a capital in it); or, in a class a common
+    noun can name, a common noun that is no count and no class of named things."""
+    if any(ch.isupper() for ch in value):
+        return True
+    if cls not in _COMMON_NOUN_CLASSES:
+        return False
+    if _QUANTITY.match(value):
+        return False
+    words = value.split(" of ", 1)[0].split()
+    return not words or _singular(words[-1]) not in _CLASS_NOUNS
+
+
 _NON_PERSON = frozenset({"Organization", "City", "Country", "Work", "Award", "Field", "Artifact", "Concept", "Place", "Event", "Thing"})
 
 # ------------------------------------------------------------------ screening
@@ -1505,6 +1549,9 @@ class RuleExtractor:
                 if len(c.s) > MAX_NAME or len(c.o) > MAX_NAME:  # not a name (values.MAX_NAME): skipped, not fatal
                     continue
                 hs, ho = hints.get(c.p, (None, None))
+                if not (_named_enough(c.s, hs) and _named_enough(c.o, ho)):
+                    self.counts["not_a_name"] += 1
+                    continue
                 note(c.s, hs)
                 note(c.o, ho)
                 out.append(Triple(c.s, c.p, c.o, chunk, c.score, valid, ta, tb))
