@@ -132,7 +132,10 @@ _NUMTOK = r"(?!(?:1\d|20)\d\d\b)\d+\b"
 # two names in two sentences the splitter could not tell apart). Tried before the capital alone, which would end
 # the name at the initial's full stop ("Charles J")
 _MIDDLE = rf"{_INITIAL}(?=(?:[^\S\n]+{_INITIAL})*[^\S\n]+{_STOPSTART}{_CAPWORD}(?![^\W_])(?![^\S\n]+{_UP}))"
-_WORDSEQ = rf"(?:{_INITIAL}[^\S\n]*){{0,3}}{_CAPWORD}(?:[^\S\n]+(?:{_MIDDLE}|{_CAPWORD}|{_NUMTOK})){{0,7}}"
+# "St. Louis", "Mt. Everest", "Ft. Worth": the abbreviation opens the name, as an initial does (else "Chuck Berry was
+# born in St. Louis" gave `born_in St`)
+_ABBR = r"(?:St|Mt|Ft)\."
+_WORDSEQ = rf"(?:(?:{_INITIAL}|{_ABBR})[^\S\n]*){{0,3}}{_CAPWORD}(?:[^\S\n]+(?:{_MIDDLE}|{_CAPWORD}|{_NUMTOK})){{0,7}}"
 _CONN = (
     r"(?:of(?:[^\S\n]+the)?|de(?:[^\S\n]+la)?|du|des|da|das|do|dos|di|del|della|der|den|van(?:[^\S\n]+de[nr]?)?"
     r"|von(?:[^\S\n]+der)?|la|le|y|bin|ibn|al|el|ten|ter|zu|af|av)"
@@ -168,7 +171,8 @@ _CAPWORD_FAST = _CAPWORD.replace(r"(?:[^\W_]|[-‐]", r"(?:[^\W_]+|[-‐]", 1)
 _CAPREST = _CAPWORD_FAST[len(_UP) :]
 _WORDSEQ_FAST = _WORDSEQ.replace(_CAPWORD, _CAPWORD_FAST)
 _WORDSEQ_AFTER_CAPITAL = (
-    rf"(?:\.[^\S\n]*(?:{_INITIAL}[^\S\n]*){{0,2}}{_CAPWORD_FAST}|{_CAPREST})"
+    rf"(?:\.[^\S\n]*(?:(?:{_INITIAL}|{_ABBR})[^\S\n]*){{0,2}}{_CAPWORD_FAST}"
+    rf"|(?<=[SMF])t\.[^\S\n]*(?:(?:{_INITIAL}|{_ABBR})[^\S\n]*){{0,2}}{_CAPWORD_FAST}|{_CAPREST})"
     rf"(?:[^\S\n]+(?:{_MIDDLE}|{_CAPWORD_FAST}|{_NUMTOK})){{0,7}}"
 )
 _NAME_FAST = (
