@@ -144,6 +144,22 @@ def test_a_count_or_a_class_of_named_things_is_no_entity():
     assert ex.counts["not_a_name"] >= 5
 
 
+def test_a_people_is_no_person_group_or_work():
+    """A nationality word fills no person's, group's or work's role (Re-DocRED 0-399, GUM); as a country it still
+    gives citizenship."""
+    got = facts(
+        RuleExtractor().extract(
+            chunk_of(
+                "Her niece Yasmine Torjeman-Besson married French politician Éric Besson. "
+                "Manon Balletti was the daughter of Italian actors performing in France. "
+                "Jeanne Moreau is a French citizen."
+            )
+        )
+    )
+    assert not [f for f in got if {"French", "Italian"} & {f[0], f[2]}], got
+    assert ("Jeanne Moreau", "country_of_citizenship", "France") in got
+
+
 def test_saint_mount_and_fort_open_a_name():
     """ "St." is no initial: without it the name was "St" ("Chuck Berry born_in St")."""
     got = facts(

@@ -1142,11 +1142,17 @@ def _singular(word: str) -> str:
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
+# The classes of a person's or a group's roles, and of what they make: a people is none of them ("married French
+# politician Éric Besson" gave `spouse_of French`; "the daughter of Italian actors", `child_of Italian`)
+_NOT_A_PEOPLE = frozenset({"Person", "Agent", "Organization", "Work", "Award"})
+
+
 def _named_enough(value: str, cls: str | None) -> bool:
-    """Whether `value` may fill a role whose class is `cls`: a name (a capital in it); or, in a class a common
-    noun can name, a common noun that is no count and no class of named things."""
+    """Whether `value` may fill a role whose class is `cls`: a name (a capital in it), and no people's where a
+    person, a group or a work is meant; or, in a class a common noun can name, a common noun that is no count
+    and no class of named things."""
     if any(ch.isupper() for ch in value):
-        return True
+        return cls not in _NOT_A_PEOPLE or not (gz.country_of_demonym(value) or gz.group_noun(value))
     if cls not in _COMMON_NOUN_CLASSES:
         return False
     if _QUANTITY.match(value):
