@@ -160,6 +160,14 @@ def test_a_people_is_no_person_group_or_work():
     assert ("Jeanne Moreau", "country_of_citizenship", "France") in got
 
 
+def test_a_name_read_as_a_place_is_no_one_in_the_same_sentence():
+    """GUM's biography of Jeanne Moreau: the appositive "the daughter of" went to the nearest name, the birthplace."""
+    ex = RuleExtractor()
+    got = facts(ex.extract(chunk_of("Moreau was born in Paris, the daughter of Katherine Buckley, a dancer.")))
+    assert got == {("Moreau", "born_in", "Paris")}
+    assert ex.counts["place_as_person"] == 1
+
+
 def test_saint_mount_and_fort_open_a_name():
     """ "St." is no initial: without it the name was "St" ("Chuck Berry born_in St")."""
     got = facts(

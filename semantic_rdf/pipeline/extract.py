@@ -1142,6 +1142,23 @@ def _singular(word: str) -> str:
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
+_PLACE_CLASSES = frozenset({"Place", "City", "Country"})
+_SOMEONE = frozenset({"Person", "Agent"})
+
+
+def _placed(cands: Sequence[_Candidate], hints: Mapping[str, tuple[str | None, str | None]]) -> set[str]:
+    """The names a sentence's candidates read as a place ("was born in Paris")."""
+    return {c.o for c in cands if hints.get(c.p, (None, None))[1] in _PLACE_CLASSES}
+
+
+def _as_someone(c: _Candidate, places: set[str], hints: Mapping[str, tuple[str | None, str | None]]) -> bool:
+    """Whether `c` reads as a person or an agent a name its sentence reads as a place: "Moreau was born in Paris,
+    the daughter of Katherine" gave `Paris child_of Katherine` beside `Moreau born_in Paris`. One mention is one
+    thing in one sentence; the place reading, from a preposition, is the surer."""
+    hs, ho = hints.get(c.p, (None, None))
+    return (hs in _SOMEONE and c.s in places) or (ho in _SOMEONE and c.o in places)
+
+
 # The classes of a person's or a group's roles, and of what they make: a people is none of them ("married French
 # politician Éric Besson" gave `spouse_of French`; "the daughter of Italian actors", `child_of Italian`)
 _NOT_A_PEOPLE = frozenset({"Person", "Agent", "Organization", "Work", "Award"})
@@ -1526,7 +1543,11 @@ class RuleExtractor:
                 continue
             best: dict[tuple[str, str], _Candidate] = {}
             agents: set[str] | None = None
+            places = _placed(cands, self.hints)
             for c in cands:
+                if places and _as_someone(c, places, self.hints):
+                    self.counts["place_as_person"] += 1
+                    continue
                 fs, fo = c.s.lower(), c.o.lower()
                 ps, po = fs in _PRONOUN_VALUE, fo in _PRONOUN_VALUE
                 if ps or po:
