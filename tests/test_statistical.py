@@ -402,6 +402,22 @@ def test_a_reading_of_the_unnamed_topic_or_of_two_sentences_keeps_one_birthplace
     assert {("Tom Becker", "born_in", "Lyon"), ("Tom Becker", "born_in", "Hamburg")} <= facts(extract(stated, floor=0.3)[1])
 
 
+def test_what_a_sentence_states_of_another_person_is_not_the_unnamed_topics():
+    """The document's first person is read into a sentence that does not name them (the unnamed topic), and took
+    the birthplace a sentence stated of someone else: "Barack Obama born_in St. Louis" at 0.78 (and on the bench's
+    prose, "Vandelay born_in Lagos" from "Hiro Tanaka was born in Lagos"). A person named with the topic's surname
+    may be the topic (Paul Desmarais Jr's "Desmarais"), and two places of one sentence may share a region."""
+    text = "Barack Obama met Angela Merkel in Berlin.\n\nChuck Berry was born in St. Louis, Missouri."
+    for floor in (None, 0.3):
+        f = facts(extract(text, floor=floor)[1])
+        assert ("Chuck Berry", "born_in", "St. Louis") in f
+        assert ("Barack Obama", "born_in", "St. Louis") not in f, f
+    kin = "Anna Weiss is a Canadian engineer.\n\nWeiss was born in Sudbury, Ontario."
+    assert ("Weiss", "born_in", "Sudbury") in facts(extract(kin, floor=0.3)[1]) or ("Anna Weiss", "born_in", "Sudbury") in facts(
+        extract(kin, floor=0.3)[1]
+    )
+
+
 def test_cross_pairs_are_the_entities_that_never_shared_a_sentence():
     from semantic_rdf.pipeline.statistical.model import DocState, cross_pairs, together_in
     from semantic_rdf.pipeline.statistical.text import tokenize

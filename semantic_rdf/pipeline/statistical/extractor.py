@@ -23,6 +23,7 @@ import numpy as np
 
 from semantic_rdf.pipeline import gazetteer as gz
 from semantic_rdf.core.errors import InvalidInput, NotFound
+from semantic_rdf.core.identity import fold
 from semantic_rdf.pipeline.extract import check_chunk, check_floor, clause_validity, predicate_hints, sentence_spans
 from semantic_rdf.pipeline.statistical.model import (
     BAG_FAMILY,
@@ -682,6 +683,13 @@ def features_of(
 _DATED = frozenset({"born_in", "died_in", "place_of_birth", "place_of_death"})
 
 
+def _kin(state: DocState, i: int, j: int) -> bool:
+    """Whether the last word of entity `i`'s name or of `j`'s is a word of the other's (folded): "Desmarais" and
+    "Paul Desmarais Jr" may be one man; "Lena Jones" and "Lena Smith" are two."""
+    a, b = fold(state.entities[i].name).split(), fold(state.entities[j].name).split()
+    return bool(a and b) and (a[-1] in b or b[-1] in a)
+
+
 class _Doc:
     """Run-time state of one document: its entities, what has been emitted, where a code block is open."""
 
@@ -775,8 +783,21 @@ class StatisticalExtractor:
         results = self.annotator.sentences(doc.state, sents, headings=headings, least=self.floor)
         for (a, b), (mentions, scored, types) in zip(spans, results):
             sa, sb = off + a, off + b
+            # a fact the sentence states of another person it names is not also the unnamed topic's ("Barack Obama
+            # met Angela Merkel. Chuck Berry was born in St. Louis." gave Obama born_in St. Louis at 0.78 too); a
+            # surname may be the topic's own (`_kin`), and two places of a sentence may well lie in one region
+            ents = doc.state.entities
+            named = [
+                (s.pid, s.t.entity, s.h.entity) for s in scored if s.h.kind != "implicit" and s.p >= self.floor and ents[s.h.entity].type == "PER"
+            ]
             for s in scored:
                 if s.p < self.floor or s.pid not in self._pred:
+                    continue
+                if (
+                    named
+                    and s.h.kind == "implicit"
+                    and any((p, t) == (s.pid, s.t.entity) and not _kin(doc.state, h, s.h.entity) for p, t, h in named)
+                ):
                     continue
                 out.extend(self._triple(doc, chunk, s.h, s.t, s.pid, s.p, sa, sb, types))
             for m in mentions:
