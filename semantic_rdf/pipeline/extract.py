@@ -1113,8 +1113,8 @@ def predicate_hints() -> dict[str, tuple[str | None, str | None]]:
 _SPECIFIC = frozenset({"Person", "Organization", "City", "Country", "Work", "Award", "Field", "Artifact", "Concept", "Place", "Event"})
 # The classes whose values a common noun can name: "field_of_work physics", "instance_of village", "invented the
 # telephone", "hippocampus part_of limbic system". Any other role takes a name, with a capital in it: on real
-# text "Beliën published book", "Seok authored book" and "Piccard award_received Prix" stored phrases and cut names
-# as entities (issue 17: no lower-case common nouns as entities).
+# text "Beliën published book" and "Seok authored book" stored phrases as entities (issue 17: no lower-case common
+# nouns as entities).
 _COMMON_NOUN_CLASSES = frozenset({"Concept", "Field", "Artifact", "Thing"})
 # A common noun that can be an entity is none of these (docs/extraction.md, "Common nouns in the rules' facts"):
 # a count ("several villages", "eight voices", "12 paragraphs", "many") ...
@@ -1142,23 +1142,6 @@ def _singular(word: str) -> str:
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
-_PLACE_CLASSES = frozenset({"Place", "City", "Country"})
-_SOMEONE = frozenset({"Person", "Agent"})
-
-
-def _placed(cands: Sequence[_Candidate], hints: Mapping[str, tuple[str | None, str | None]]) -> set[str]:
-    """The names a sentence's candidates read as a place ("was born in Paris")."""
-    return {c.o for c in cands if hints.get(c.p, (None, None))[1] in _PLACE_CLASSES}
-
-
-def _as_someone(c: _Candidate, places: set[str], hints: Mapping[str, tuple[str | None, str | None]]) -> bool:
-    """Whether `c` reads as a person or an agent a name its sentence reads as a place: "Moreau was born in Paris,
-    the daughter of Katherine" gave `Paris child_of Katherine` beside `Moreau born_in Paris`. One mention is one
-    thing in one sentence; the place reading, from a preposition, is the surer."""
-    hs, ho = hints.get(c.p, (None, None))
-    return (hs in _SOMEONE and c.s in places) or (ho in _SOMEONE and c.o in places)
-
-
 # The classes of a person's or a group's roles, and of what they make: a people is none of them ("married French
 # politician Éric Besson" gave `spouse_of French`; "the daughter of Italian actors", `child_of Italian`)
 _NOT_A_PEOPLE = frozenset({"Person", "Agent", "Organization", "Work", "Award"})
@@ -1176,6 +1159,23 @@ def _named_enough(value: str, cls: str | None) -> bool:
         return False
     words = value.split(" of ", 1)[0].split()
     return not words or _singular(words[-1]) not in _CLASS_NOUNS
+
+
+_PLACE_CLASSES = frozenset({"Place", "City", "Country"})
+_SOMEONE = frozenset({"Person", "Agent"})
+
+
+def _placed(cands: Sequence[_Candidate], hints: Mapping[str, tuple[str | None, str | None]]) -> set[str]:
+    """The names a sentence's candidates read as a place ("was born in Paris")."""
+    return {c.o for c in cands if hints.get(c.p, (None, None))[1] in _PLACE_CLASSES}
+
+
+def _as_someone(c: _Candidate, places: set[str], hints: Mapping[str, tuple[str | None, str | None]]) -> bool:
+    """Whether `c` reads as a person or an agent a name its sentence reads as a place: "Moreau was born in Paris,
+    the daughter of Katherine" gave `Paris child_of Katherine` beside `Moreau born_in Paris`. One mention is one
+    thing in one sentence; the place reading, from a preposition, is the surer."""
+    hs, ho = hints.get(c.p, (None, None))
+    return (hs in _SOMEONE and c.s in places) or (ho in _SOMEONE and c.o in places)
 
 
 _NON_PERSON = frozenset({"Organization", "City", "Country", "Work", "Award", "Field", "Artifact", "Concept", "Place", "Event", "Thing"})
