@@ -104,6 +104,11 @@ LINK_JOURNAL = "journal-link.ru"  # the update that links a journaled batch of n
 MAX_WAIT = 86_400.0  # the longest `open(wait=…)`: a day; longer is a mistake, not a plan
 
 
+def _locked(exc: OSError) -> bool:
+    """Whether opening failed because another process holds RocksDB's lock on the directory."""
+    return "lock" in str(exc).lower()
+
+
 def _open_writable(data: Path, wait: float) -> ox.Store:
     """The writer's handle on `data`; while another process holds RocksDB's lock, tried again until `wait`
     seconds have passed (a few tries a second: a verb such as `ask` holds the store for a fraction of one).
@@ -115,7 +120,7 @@ def _open_writable(data: Path, wait: float) -> ox.Store:
             return ox.Store(str(data))
         except OSError as exc:
             left = deadline - time.monotonic()
-            if "lock" not in str(exc).lower() or left <= 0:
+            if not _locked(exc) or left <= 0:
                 raise
             time.sleep(min(pause, left))
             pause = min(pause * 2, 0.25)
@@ -475,7 +480,7 @@ class AssertionStore:
                 st = _open_writable(data, wait)
                 _prune_info_logs(data)
         except OSError as exc:
-            if "lock" in str(exc).lower():
+            if _locked(exc):
                 waited = f" (waited {wait:g} s)" if wait and not read_only else ""
                 raise StoreInUse(f"store {str(root)!r} is in use by another process{waited}") from None
             raise InvalidInput(f"cannot open store {str(root)!r}: {exc}") from None
