@@ -144,6 +144,37 @@ def test_a_count_or_a_class_of_named_things_is_no_entity():
     assert ex.counts["not_a_name"] >= 5
 
 
+def test_a_name_after_lower_case_words_or_a_phrase_pointing_elsewhere_is_no_entity():
+    """Phrases from real Wikipedia text (Re-DocRED) that the rules stored as entities. One word before a name (a
+    class noun, an adjective) is cut off: the name is the entity ("the worldwide Catholic Church"). More words, or a
+    name that runs on in lower case, and the phrase is none ("south end of Osaka Bay"); nor is a phrase pointing at
+    what the text named elsewhere ("the following list", "old ones"), nor one that took in the adverb after it. A
+    name's particle, a one-word brand and a name followed by a common noun ("Linux kernel", the gold set) stay."""
+    ex = RuleExtractor()
+    text = (
+        "The Catholic Church in the Maldives is part of the worldwide Catholic Church. "
+        "The Winnebago War preceded the larger Black Hawk War of 1832. "
+        "Beatrix Ollenshaw discovered the comet Ollenshaw-Tarn. "
+        "The south end of Osaka Bay is part of Seto Inland Sea National Park. "
+        "Gujranwala forms part of the so-called Golden Triangle of industrial cities. "
+        "The following list consists of items. "
+        "The new chloroplast genes replaced old ones. "
+        "The orchestra originally consisted of singers. "
+        "The EDVAC is a form of von Neumann architecture. "
+        "Apple developed iPhone. "
+        "Linus Torvalds developed the Linux kernel."
+    )
+    got = facts(ex.extract(chunk_of(text)))
+    words = {w for f in got for w in (f[0] + " " + f[2]).split()}
+    assert not words & {"worldwide", "larger", "comet", "south", "so-called", "following", "old", "ones", "originally"}, got
+    assert ("Winnebago War", "predecessor_to", "Black Hawk War of 1832") in got
+    assert ("Beatrix Ollenshaw", "discovered", "Ollenshaw-Tarn") in got
+    assert ("EDVAC", "subclass_of", "von Neumann architecture") in got
+    assert ("Apple", "developed", "iPhone") in got
+    assert ("Linus Torvalds", "developed", "Linux kernel") in got
+    assert ex.counts["not_a_name"] >= 5
+
+
 def test_a_people_is_no_person_group_or_work():
     """A nationality word fills no person's, group's or work's role (Re-DocRED 0-399, GUM); as a country it still
     gives citizenship."""
@@ -166,6 +197,23 @@ def test_a_name_read_as_a_place_is_no_one_in_the_same_sentence():
     got = facts(ex.extract(chunk_of("Moreau was born in Paris, the daughter of Katherine Buckley, a dancer.")))
     assert got == {("Moreau", "born_in", "Paris")}
     assert ex.counts["place_as_person"] == 1
+
+
+def test_a_listed_place_of_several_words_is_no_one():
+    """Re-DocRED: "Born in New Jersey, the eldest son of …" gave `New Jersey child_of …`; one word may be a
+    person's name as well as a city's (GUM: Valeska Paris)."""
+    ex = RuleExtractor()
+    got = facts(
+        ex.extract(
+            chunk_of(
+                "Born in New Jersey, the eldest son of Augustine Prevost, he joined the British Army. "
+                "Paris was born in Switzerland, the daughter of Albert Jaquier."
+            )
+        )
+    )
+    assert not [f for f in got if "New Jersey" in (f[0], f[2]) and f[1] in ("child_of", "parent_of")], got
+    assert ("Paris", "born_in", "Switzerland") in got
+    assert ex.counts["place_as_person"] >= 1
 
 
 def test_saint_mount_and_fort_open_a_name():

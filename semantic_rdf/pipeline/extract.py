@@ -1136,6 +1136,16 @@ _CLASS_NOUNS = frozenset(
 )
 
 
+# ... or a phrase that points at what the text named elsewhere ("the following list has_part items", "new
+# chloroplast genes successor_to old ones", "the eastern shores"), or that took in the adverb after it ("the
+# orchestra originally has_part singers").
+_POINTING = frozenset(
+    "following preceding above below former latter same such other another new old next previous earlier later "
+    "eastern western northern southern ones".split()
+)
+_ADVERBS = frozenset(_ADV_WORDS)
+
+
 def _singular(word: str) -> str:
     if word.endswith("ies"):
         return word[:-3] + "y"
@@ -1147,18 +1157,44 @@ def _singular(word: str) -> str:
 _NOT_A_PEOPLE = frozenset({"Person", "Agent", "Organization", "Work", "Award"})
 
 
+# A phrase with a name in it that opens with a lower-case word is a name and the words before it. One word before a
+# name is a class noun or an adjective, and the name is the entity: "the comet Ollenshaw-Tarn", "industrial New
+# Bohumín", "the worldwide Catholic Church", "the larger Black Hawk War of 1832". More than one, or a name that runs
+# on in lower case, and the phrase is no entity: "seminal biography of the Russian military leader …", "south end of
+# Osaka Bay", "so-called Golden Triangle of industrial cities". A name's own particle ("von Neumann architecture",
+# "de Gaulle") and a one-word brand ("iPhone") are names. A phrase that ends in lower case may be a name too ("Linux
+# kernel"), so only the opening is read.
+_PARTICLES = frozenset("de del della der des di du la le van von den ter al el bin ibn da dos das".split())
+_NAME_JOINS = _PARTICLES | frozenset("of the and & e y upon on".split())
+
+
+def _name_without_opening(value: str) -> str | None:
+    """`value` without the one lower-case word it opens with when the rest is a name; None when it opens with a
+    lower-case word and is no such phrase; `value` itself otherwise (no lower-case opening, or no capital)."""
+    first, _, rest = value.partition(" ")
+    if not rest or not first[:1].islower() or first in _PARTICLES or not any(ch.isupper() for ch in rest):
+        return value
+    words = rest.split()
+    if all(w[:1].isupper() or w[:1].isdigit() or w in _NAME_JOINS for w in words) and words[0][:1].isupper() and words[-1] not in _NAME_JOINS:
+        return rest
+    return None
+
+
 def _named_enough(value: str, cls: str | None) -> bool:
     """Whether `value` may fill a role whose class is `cls`: a name (a capital in it), and no people's where a
-    person, a group or a work is meant; or, in a class a common noun can name, a common noun that is no count
-    and no class of named things."""
+    person, a group or a work is meant; or, in a class a common noun can name, a common noun that is no count, no
+    class of named things and points at nothing named elsewhere."""
     if any(ch.isupper() for ch in value):
         return cls not in _NOT_A_PEOPLE or not (gz.country_of_demonym(value) or gz.group_noun(value))
     if cls not in _COMMON_NOUN_CLASSES:
         return False
     if _QUANTITY.match(value):
         return False
-    words = value.split(" of ", 1)[0].split()
-    return not words or _singular(words[-1]) not in _CLASS_NOUNS
+    words = value.split()
+    if words and (words[0] in _POINTING or words[-1] in _ADVERBS):
+        return False
+    head = value.split(" of ", 1)[0].split()
+    return not head or _singular(head[-1]) not in _CLASS_NOUNS
 
 
 _PLACE_CLASSES = frozenset({"Place", "City", "Country"})
@@ -1176,6 +1212,15 @@ def _as_someone(c: _Candidate, places: set[str], hints: Mapping[str, tuple[str |
     thing in one sentence; the place reading, from a preposition, is the surer."""
     hs, ho = hints.get(c.p, (None, None))
     return (hs in _SOMEONE and c.s in places) or (ho in _SOMEONE and c.o in places)
+
+
+def _listed_place_as_someone(c: _Candidate, hints: Mapping[str, tuple[str | None, str | None]]) -> bool:
+    """Whether `c` reads as a person or an agent a name of two words or more that the gazetteer lists as a
+    country, city or first-level region: "Born in New Jersey, the eldest son of …" gave `New Jersey child_of …`
+    (the name before ", the son of" is the place's, not who was born). One word may name a person as well
+    ("Paris was born in Switzerland": Valeska Paris)."""
+    hs, ho = hints.get(c.p, (None, None))
+    return any(role in _SOMEONE and " " in name and gz.lexicon_class(name) is not None for role, name in ((hs, c.s), (ho, c.o)))
 
 
 _NON_PERSON = frozenset({"Organization", "City", "Country", "Work", "Award", "Field", "Artifact", "Concept", "Place", "Event", "Thing"})
@@ -1545,7 +1590,7 @@ class RuleExtractor:
             agents: set[str] | None = None
             places = _placed(cands, self.hints)
             for c in cands:
-                if places and _as_someone(c, places, self.hints):
+                if (places and _as_someone(c, places, self.hints)) or _listed_place_as_someone(c, self.hints):
                     self.counts["place_as_person"] += 1
                     continue
                 fs, fo = c.s.lower(), c.o.lower()
@@ -1580,9 +1625,11 @@ class RuleExtractor:
                 if len(c.s) > MAX_NAME or len(c.o) > MAX_NAME:  # not a name (values.MAX_NAME): skipped, not fatal
                     continue
                 hs, ho = hints.get(c.p, (None, None))
-                if not (_named_enough(c.s, hs) and _named_enough(c.o, ho)):
+                s_, o_ = _name_without_opening(c.s), _name_without_opening(c.o)
+                if s_ is None or o_ is None or not (_named_enough(s_, hs) and _named_enough(o_, ho)):
                     self.counts["not_a_name"] += 1
                     continue
+                c = _Candidate(s_, c.p, o_, c.score, c.sent)
                 note(c.s, hs)
                 note(c.o, ho)
                 out.append(Triple(c.s, c.p, c.o, chunk, c.score, valid, ta, tb))
