@@ -418,6 +418,27 @@ def test_what_a_sentence_states_of_another_person_is_not_the_unnamed_topics():
     )
 
 
+def test_a_birth_or_a_death_is_read_only_from_a_sentence_that_says_so():
+    """The classifiers had learnt a place near a person as a birthplace: a lawyer's practice in Syracuse gave
+    `born_in Syracuse` at 0.90 (Re-DocRED) and a review's heading `Best Electrician born_in Florence` (UD EWT). A
+    word of birth or death, or a bracket with a year in it (a biography's first line), must be in the sentence."""
+    for floor in (None, 0.3):
+        f = facts(
+            extract(
+                "William James Wallace was an American lawyer. He spent 15 years as a lawyer in private practice in "
+                "Syracuse before serving as mayor of that city.",
+                floor=floor,
+            )[1]
+        )
+        assert not [x for x in f if x[1] in ("born_in", "died_in")], f
+        f = facts(extract("Best Electrician in Florence\n\nI have been using Steele Electric for years.", floor=floor)[1])
+        assert not [x for x in f if x[1] in ("born_in", "died_in")], f
+    f = facts(extract("Anna Weiss is a German painter. She was born in Florence.")[1])
+    assert ("Anna Weiss", "born_in", "Florence") in f
+    f = facts(extract("Aleksandr Alekseevich Borovkov (6 March 1931, Moscow) is a Russian mathematician.")[1])
+    assert ("Aleksandr Alekseevich Borovkov", "born_in", "Moscow") in f
+
+
 def test_cross_pairs_are_the_entities_that_never_shared_a_sentence():
     from semantic_rdf.pipeline.statistical.model import DocState, cross_pairs, together_in
     from semantic_rdf.pipeline.statistical.text import tokenize

@@ -681,6 +681,14 @@ def features_of(
 
 # the predicates whose valid time starts at the date their clause states (docs/extraction.md, "Valid time")
 _DATED = frozenset({"born_in", "died_in", "place_of_birth", "place_of_death"})
+# A birth or a death is read only from a sentence that says so: a word of it, or a bracket with a year in it (a
+# biography's first line, "(6 March 1931, Moscow)"). The classifiers had learnt the place near a person as a
+# birthplace: "He spent 15 years as a lawyer in private practice in Syracuse" gave `born_in Syracuse` at 0.90, and a
+# review headed "Best Electrician in Florence" `Best Electrician born_in Florence`.
+_BIRTH = re.compile(r"\b(?:[Bb]orn|[Bb]irth\w*|native|n[ée]e|b\.)(?!\w)")
+_DEATH = re.compile(r"\b(?:[Dd]ied|[Dd]ies|[Dd]eath|killed|buried|d\.|executed|murdered|assassinated|passed away)(?!\w)")
+_SAYS = {"born_in": _BIRTH, "place_of_birth": _BIRTH, "died_in": _DEATH, "place_of_death": _DEATH}
+_YEAR_IN_BRACKETS = re.compile(r"\([^()]*\b(?:1\d{3}|20\d\d)\b[^()]*\)")
 
 
 def _kin(state: DocState, i: int, j: int) -> bool:
@@ -870,6 +878,11 @@ class StatisticalExtractor:
         key = (eh.name, pred, et.name)
         if key in doc.emitted or eh.name == et.name:
             return []
+        says = _SAYS.get(pred)
+        if says is not None:
+            sentence = chunk.text[sa - chunk.start : sb - chunk.start]
+            if not (says.search(sentence) or _YEAR_IN_BRACKETS.search(sentence)):
+                return []
         if (one := _one_object(pred, et.name)) is not None:
             objects = doc.held.setdefault((eh.name, one), set())
             if objects and et.name not in objects and (inferred or "implicit" in (h.kind, t.kind)):
