@@ -252,6 +252,27 @@ def test_a_where_question_is_not_answered_by_what_has_the_named_entity_as_its_pl
         assert ans.ask("What is located in Scotland?", "strict").allowed  # not a where-question: Mull and Ross answer
 
 
+@pytest.mark.parametrize("q", ["Tell me about Lena Ostrova.", "What do you know about Lena Ostrova?", "Who is Lena Ostrova?", "Lena Ostrova"])
+def test_a_question_about_an_entity_and_nothing_else_lists_its_believed_facts(fresh, q):
+    """The gate scores facts against the relation a question asks; a question that asks none ("Tell me about X")
+    had been refused though the store held cited facts about X. It now lists them, as subject first, surest first,
+    each verified and quoted; a retracted one is not among them, and a question with another word ("How tall is
+    the Marrow Tower?") or an unknown name is still refused."""
+    ans = Answerer(fresh)
+    a = ans.ask(q, "strict")
+    assert a.allowed, a.reason
+    got = {(f.subject, f.predicate, f.object) for f in a.facts}
+    assert {("Ostrova", "born_in", "Riga"), ("Ostrova", "designed", "Harrow Bridge")} <= got, got
+    assert all("Ostrova" in (f.subject + " " + f.object) for f in a.facts)
+    assert all(c.quote for f in a.facts for c in f.sources if c.kind == "span")
+    assert [f.subject for f in a.facts][0] in ("Ostrova", "Lena Ostrova")  # its own facts before others' about it
+    fresh.retract(aid("Ostrova", "designed", "Harrow Bridge"), "test: withdrawn")
+    again = {(f.subject, f.predicate, f.object) for f in ans.ask(q, "strict").facts}
+    assert ("Ostrova", "designed", "Harrow Bridge") not in again and ("Ostrova", "born_in", "Riga") in again
+    for other in ("How tall is the Marrow Tower?", "Tell me about quantum chromodynamics.", "Tell me about Otilie Brandvold."):
+        assert not ans.ask(other, "strict").allowed, other
+
+
 def test_retraction_reinstatement_and_as_of(fresh):
     ans = Answerer(fresh)
     fid = aid("Ostrova", "designed", "Harrow Bridge")

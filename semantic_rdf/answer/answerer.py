@@ -724,6 +724,20 @@ def parse_question(question: str, linker: Linker) -> Parsed:
     )
 
 
+# words a question about an entity and nothing else may hold besides its name (STOP holds "tell", "know", "about",
+# "who", "what", "is"): "Tell me about Eugene Nida", "What do you know about X?", "Who was X?", "Describe X."
+_ABOUT_WORDS = frozenset("describe description information info facts fact anything everything summary summarise summarize overview".split())
+
+
+def _about(parsed: Parsed, named: Sequence[Entity]) -> bool:
+    """Whether the question names entities and asks nothing else of them: no relation, no time, no place, no
+    other word ("How tall is the Marrow Tower?" asks a height the store may not hold, and is no such question)."""
+    if not named or parsed.groups or parsed.when or parsed.where or parsed.unknown or parsed.ambiguous:
+        return False
+    words = {w for e in named for w in e.folded.split()}
+    return all(t in words or t in _ABOUT_WORDS for t in parsed.tokens)
+
+
 def _chained(facts: Sequence[AnswerFact], named: set[str]) -> bool:
     """Whether two of the facts chain through an entity the question did not name ("the teacher of X":
     X -> T, then T born in P). Facts that all hang off the named entities answer another question (where
@@ -865,6 +879,7 @@ class _Verdict:
 class AnswerConfig:
     margin: float = 0.10  # answer with the facts scoring within this of the best
     max_facts: int = 3
+    max_about: int = 8  # facts listed for a question about an entity and nothing else ("Tell me about X")
     max_primed: int = 3
     fingerprint_floor: float = 0.10  # pronoun resolution needs at least this reservoir match
     record: bool = True
@@ -1041,6 +1056,8 @@ class Answerer:
         facts, path = self._path_facts(parsed, linked + aliases, as_of, notes)
         if not facts and g.passed:
             facts = self._gate_facts(g, parsed, linked + aliases, as_of, notes)
+        if not facts and _about(parsed, linked + aliases):
+            facts = self._about_facts(linked + aliases, as_of, notes)
         allowed = bool(facts)
         primed, turn = self._turn(res, mode, facts, linked, allowed)
         scores = self._scores(g, parsed, linked, aliases, resolved, turn)
@@ -1147,6 +1164,30 @@ class Answerer:
                 )
                 facts = []
         return facts
+
+    def _about_facts(self, named: list[Entity], as_of: datetime | None, notes: list[str]) -> list[AnswerFact]:
+        """The believed facts of the named entities, as subject first, then as object, each side surest first (at
+        most `max_about`): what the store holds about them, each with its quote."""
+        store = self.memory.store
+        out: list[AnswerFact] = []
+        seen: set[str] = set()
+        for as_subject in (True, False):
+            recs = [
+                r
+                for e in named
+                for r in (store.match(s=e.name, as_of=as_of) if as_subject else store.match(o=e.name, as_of=as_of))
+                if not r.retracted
+            ]
+            for rec in sorted(recs, key=lambda r: (-r.confidence, r.id)):
+                if len(out) >= self.options.max_about or rec.id in seen:
+                    continue
+                seen.add(rec.id)
+                f = self._verify(rec.id, as_of)
+                if f is not None:
+                    out.append(f)
+        if out:
+            notes.append(f"a question about {', '.join(e.name for e in named[:3])} and no relation: its believed facts, surest first")
+        return out
 
     def _turn(self, res, mode: str, facts: list[AnswerFact], linked: list[Entity], allowed: bool) -> tuple[list[tuple[str, float]], int]:
         """The Hebbian turn over the question's and the answer's entities, and the entities they prime."""
