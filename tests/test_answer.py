@@ -273,6 +273,12 @@ def test_a_question_about_an_entity_and_nothing_else_lists_its_believed_facts(fr
         assert not ans.ask(other, "strict").allowed, other
 
 
+def test_a_question_about_a_name_with_quotes_in_it_reads_its_words_as_the_question_does():
+    with _stated([('Tom "Tommy" Becker', "born_in", "Rochester")]) as mem:
+        a = Answerer(mem).ask('Tell me about Tom "Tommy" Becker', "strict")
+        assert a.allowed and [(f.subject, f.object) for f in a.facts] == [('Tom "Tommy" Becker', "Rochester")], a.reason
+
+
 def test_retraction_reinstatement_and_as_of(fresh):
     ans = Answerer(fresh)
     fid = aid("Ostrova", "designed", "Harrow Bridge")

@@ -734,7 +734,7 @@ def _about(parsed: Parsed, named: Sequence[Entity]) -> bool:
     other word ("How tall is the Marrow Tower?" asks a height the store may not hold, and is no such question)."""
     if not named or parsed.groups or parsed.when or parsed.where or parsed.unknown or parsed.ambiguous:
         return False
-    words = {w for e in named for w in e.folded.split()}
+    words = {w for e in named for w in words_of(e.name)}  # as the question's words are read: 'Tom "Tommy" Becker' is tom, tommy, becker
     return all(t in words or t in _ABOUT_WORDS for t in parsed.tokens)
 
 
