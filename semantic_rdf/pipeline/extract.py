@@ -1207,20 +1207,14 @@ def _placed(cands: Sequence[_Candidate], hints: Mapping[str, tuple[str | None, s
 
 
 def _as_someone(c: _Candidate, places: set[str], hints: Mapping[str, tuple[str | None, str | None]]) -> bool:
-    """Whether `c` reads as a person or an agent a name its sentence reads as a place: "Moreau was born in Paris,
-    the daughter of Katherine" gave `Paris child_of Katherine` beside `Moreau born_in Paris`. One mention is one
-    thing in one sentence; the place reading, from a preposition, is the surer."""
+    """Whether `c` reads as a person or an agent a place's name: one its sentence reads as a place, or one of two
+    words or more that the gazetteer lists as a country, city or first-level region. "Moreau was born in Paris, the
+    daughter of Katherine" gave `Paris child_of Katherine` beside `Moreau born_in Paris` (one mention is one thing
+    in one sentence; the place reading, from a preposition, is the surer), and "Born in New Jersey, the eldest son
+    of …" `New Jersey child_of …`. One listed word may name a person as well ("Paris was born in Switzerland":
+    Valeska Paris)."""
     hs, ho = hints.get(c.p, (None, None))
-    return (hs in _SOMEONE and c.s in places) or (ho in _SOMEONE and c.o in places)
-
-
-def _listed_place_as_someone(c: _Candidate, hints: Mapping[str, tuple[str | None, str | None]]) -> bool:
-    """Whether `c` reads as a person or an agent a name of two words or more that the gazetteer lists as a
-    country, city or first-level region: "Born in New Jersey, the eldest son of …" gave `New Jersey child_of …`
-    (the name before ", the son of" is the place's, not who was born). One word may name a person as well
-    ("Paris was born in Switzerland": Valeska Paris)."""
-    hs, ho = hints.get(c.p, (None, None))
-    return any(role in _SOMEONE and " " in name and gz.lexicon_class(name) is not None for role, name in ((hs, c.s), (ho, c.o)))
+    return any(role in _SOMEONE and (name in places or (" " in name and gz.lexicon_class(name) is not None)) for role, name in ((hs, c.s), (ho, c.o)))
 
 
 _NON_PERSON = frozenset({"Organization", "City", "Country", "Work", "Award", "Field", "Artifact", "Concept", "Place", "Event", "Thing"})
@@ -1590,7 +1584,7 @@ class RuleExtractor:
             agents: set[str] | None = None
             places = _placed(cands, self.hints)
             for c in cands:
-                if (places and _as_someone(c, places, self.hints)) or _listed_place_as_someone(c, self.hints):
+                if _as_someone(c, places, self.hints):
                     self.counts["place_as_person"] += 1
                     continue
                 fs, fo = c.s.lower(), c.o.lower()
