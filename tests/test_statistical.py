@@ -386,6 +386,87 @@ def test_a_place_gets_one_country_and_a_sentence_that_names_both_wins():
     assert len({s for s, _ in placed}) == len(placed)  # no place in two countries
 
 
+def test_a_town_lies_in_the_country_the_text_names():
+    """towns.py: a place named as a town of GeoNames' table, in a chunk that names the country that town lies in, is
+    located_in it at the precision training measured for such facts, quoting the passage from the one to the other;
+    no fact without that country, above a caller's floor, for a person, or for the United Kingdom's other nations."""
+    text = "The band toured Japan in 1999. They played in Kobe and Sapporo."
+    ex, got = extract(text)
+    towns = ex.w.towns
+    assert towns is not None and ex.floor <= towns < 1
+    kobe = [t for t in got if (t.subject, t.predicate, t.object) == ("Kobe", "located_in", "Japan")]
+    assert kobe and kobe[0].score == round(towns, 4) and text[kobe[0].start : kobe[0].end] == text
+    for other in ("They played in Kobe and Sapporo.", "The band toured France in 1999. They played in Kobe and Sapporo."):
+        assert not any(t.predicate == "located_in" for t in extract(other)[1])
+    assert ("Kobe", "located_in", "Japan") not in facts(extract(text, floor=min(1.0, towns + 0.01))[1])
+    assert not any(t.predicate == "located_in" for t in extract("Paris Hilton visited France in 2004.")[1])
+    f = facts(extract("Glasgow hosted the games. The team left England for Scotland.")[1])
+    assert ("Glasgow", "located_in", "Scotland") in f and ("Glasgow", "located_in", "England") not in f
+
+
+def test_the_towns_table_keeps_the_most_populous_town_of_a_name(tmp_path):
+    """towns.build: one country per name (the most populous town's), accents dropped as a second name, the United
+    Kingdom's nations apart, small towns and names of countries or continents left out; the file is the same bytes
+    on every build; town_pairs pairs a place with the countries it lies in, by its own name and type only."""
+    from semantic_rdf.pipeline.statistical import towns as tw
+
+    def town(gid, name, cc, pop, admin1=""):
+        return {"geonameid": gid, "name": name, "countrycode": cc, "population": pop, "admin1code": admin1, "alternatenames": ["Athena"]}
+
+    cities = [
+        town(1, "Springfield", "US", 160_000),
+        town(2, "Springfield", "AU", 20_000),
+        town(3, "Vitória", "BR", 300_000),
+        town(4, "Leeds", "GB", 450_000, "ENG"),
+        town(5, "Hamlet", "US", 900),
+        town(6, "Chad", "US", 40_000),
+        town(7, "Africa", "TN", 50_000),
+    ]
+    countries = [{"name": n, "iso": c} for n, c in (("United States", "US"), ("Australia", "AU"), ("Brazil", "BR"), ("Chad", "TD"))]
+    lines = tw.build(cities, countries, ["Africa"])
+    got = {tuple(line.split("\t")[1:]) for line in lines if line.startswith("T")}
+    assert got == {("springfield", "US"), ("vitória", "BR"), ("vitoria", "BR"), ("leeds", "GB.ENG")}
+    data = tmp_path / "geonames"
+    data.mkdir()
+    for name, rows in (("cities15000", cities), ("countries", countries), ("continents", [{"name": "Africa"}])):
+        (data / f"{name}.json").write_text(json.dumps({str(i): r for i, r in enumerate(rows)}), encoding="utf-8")
+    out = [tmp_path / "a.tsv.gz", tmp_path / "b.tsv.gz"]
+    for path in out:
+        assert tw.main(["--geonames", str(data), "--out", str(path)]) == 0
+    assert out[0].read_bytes() == out[1].read_bytes()
+    table = tw.load_towns(str(out[0]))
+    assert table.country("the United States") == "US" and table.country("England") == "GB.ENG" and table.country("Atlantis") is None
+    ents = [("Springfield", "LOC"), ("United States", "LOC"), ("England", "LOC"), ("Leeds", "LOC"), ("Vitoria", "PER"), ("Brazil", "LOC")]
+    assert sorted(tw.town_pairs(table, ents)) == [(0, 1), (3, 2)]
+    shipped = tw.load_towns()
+    assert shipped.towns["kobe"] == "JP" and shipped.towns["glasgow"] == "GB.SCT" and "athena" not in shipped.towns
+
+
+def test_calibration_states_a_town_fact_at_the_share_of_those_the_classifiers_would_not_keep():
+    """train.calibrate: town facts (TOWN + the key their pair's own score is calibrated on) leave the classifiers'
+    curves as they are; "towns" is the share right of those under the classifiers' floor, and the floor is chosen
+    over every fact as stated; too few town facts give none."""
+    import random
+
+    import numpy as np
+
+    from semantic_rdf.pipeline.statistical.train import TOWN, calibrate, stated
+
+    rng = random.Random(3)
+    model = [(p, rng.random() < p**2, "P131") for p in (0.02 + 0.98 * rng.random() for _ in range(3000))]
+    towns = [(0.0, rng.random() < 0.85, TOWN) for _ in range(200)] + [(0.99, True, TOWN + "P131") for _ in range(50)]
+    base = calibrate(model, target=0.82)
+    cal = calibrate(model + towns, target=0.82)
+    # the curves are the classifiers': a town pair the model scored joins them as its own fact, the others do not
+    ref = calibrate(model + [(0.99, True, "P131") for _ in range(50)], target=0.82)
+    assert cal["by"] == ref["by"] and cal["pooled"] == ref["pooled"]
+    share = np.mean([c for _, c, _ in towns[:200]])
+    assert abs(cal["towns"] - share) < 1e-3
+    kept = [c for p, c, r in model + towns if stated(cal, p, r) >= cal["floor"]]
+    assert sum(kept) / len(kept) >= 0.82 and len(kept) > len([1 for p, c, r in model if stated(base, p, r) >= base["floor"]])
+    assert calibrate(model + towns[:10], target=0.82)["towns"] is None
+
+
 def test_a_reading_of_the_unnamed_topic_or_of_two_sentences_keeps_one_birthplace():
     """Born in one place: "Anna Weiss was born in Hamburg", read with the article's unnamed topic as its subject,
     had stored "Tom Becker born_in Hamburg" (0.71) in an article that says he was born in Lyon. What a sentence

@@ -45,6 +45,7 @@ from semantic_rdf.pipeline.statistical.model import (
     together_in,
 )
 from semantic_rdf.pipeline.statistical.text import Token, tokenize
+from semantic_rdf.pipeline.statistical.towns import country_names, load_towns, town_pairs
 from semantic_rdf.core.values import Chunk, Triple
 from semantic_rdf.core.vocab import functional_predicates
 
@@ -407,6 +408,8 @@ class Weights:
     floor: float
     manifest: dict
     cross: "CrossHead"
+    # the measured precision of a town's located_in its country (towns.py), None when uncalibrated
+    towns: float | None = None
     _raw_floor: dict = field(default_factory=dict)  # least calibrated value -> per relation raw threshold
     _keep: list = field(default_factory=list)  # the CRF's attributes, once read (crf_keep)
     _reading: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
@@ -460,7 +463,8 @@ class Weights:
         manifest = load_manifest(d) if (d / "manifest.json").is_file() else {}
         vocab = {name: i for i, name in enumerate(meta["features"])}
         cross = CrossHead({name: i for i, name in enumerate(xmeta["features"])}, xcoef, xintercept, xrels, *_curves(cal, xrels, CROSS))
-        return cls(d, tagger, vocab, coef, intercept, rels, cal_x, cal_y, floor, manifest, cross)
+        towns = float(cal["towns"]) if cal and cal.get("towns") is not None else None
+        return cls(d, tagger, vocab, coef, intercept, rels, cal_x, cal_y, floor, manifest, cross, towns)
 
     def calibrate(self, p: np.ndarray, least: float = 0.02) -> np.ndarray:
         """Raw probabilities (pairs x relations) -> calibrated (see `calibrated`)."""
@@ -818,6 +822,7 @@ class StatisticalExtractor:
                     doc.together = set()
             doc.seen_end = off + b
         out.extend(self._cross(doc, chunk, spans, sents, [m for m, _, _ in results]))
+        out.extend(self._towns(doc, chunk, spans, [m for m, _, _ in results]))
         return out
 
     def _cross(
@@ -841,6 +846,37 @@ class StatisticalExtractor:
             start, end = chunk.start + min(a1, a2), chunk.start + max(b1, b2)
             if end - start <= self.max_sentence:
                 out.extend(self._triple(doc, chunk, c.pair.h, c.pair.t, c.pid, c.p, start, end, types, inferred=True))
+        return out
+
+    def _towns(self, doc: _Doc, chunk: Chunk, spans: list[tuple[int, int]], mentions: list[list[SentMention]]) -> list[Triple]:
+        """A place of this chunk whose name is a town's (towns.py) located_in a country the chunk names that the town
+        lies in, at the precision measured for such facts (`Weights.towns`), when no better-scored fact says
+        otherwise (`_triple`, read as inferred). The evidence is the passage from the place's first name in the chunk
+        to the nearest naming of the country, as for a pair read across sentences."""
+        p = self.w.towns
+        if p is None or p < self.floor or "P131" not in self._pred:
+            return []
+        named: dict[int, list[tuple[int, SentMention]]] = {}
+        for k, ms in enumerate(mentions):
+            for m in ms:
+                if m.kind in ("named", "demonym"):
+                    named.setdefault(m.entity, []).append((k, m))
+        ents = doc.state.entities
+        # the towns are read only for a chunk that names a country (most text about places does; much does not)
+        countries = country_names()
+        if not any(fold(ents[i].name) in countries for i in named):
+            return []
+        order = list(named)
+        pairs = town_pairs(load_towns(), [(ents[i].name, ents[i].type) for i in order])
+        types = {i: e.type for i, e in enumerate(ents)}
+        out: list[Triple] = []
+        for x, c in pairs:
+            k1, mx = named[order[x]][0]
+            k2, mc = min(named[order[c]], key=lambda km: abs(km[0] - k1))
+            (a1, b1), (a2, b2) = spans[k1], spans[k2]
+            start, end = chunk.start + min(a1, a2), chunk.start + max(b1, b2)
+            if end - start <= self.max_sentence:
+                out.extend(self._triple(doc, chunk, mx, mc, "P131", p, start, end, types, inferred=True))
         return out
 
     def _triple(

