@@ -17,6 +17,7 @@ __all__ = [
     "DEMONYMS",
     "CITIES",
     "REGIONS",
+    "REGIONS_BY_COUNTRY",
     "builtin_class",
     "lexicon_class",
     "suffix_class",
@@ -415,10 +416,11 @@ CITIES = frozenset(
 # First-level divisions of countries (states, provinces, regions; England"s counties and the United Kingdom"s
 # countries; a few large islands), the "Region" lexicon class of the statistical extractor"s features: a place
 # "in Windham, Connecticut" is in the region. Names ambiguous with a listed country or city stay those (Georgia,
-# Washington, New York): `builtin_class` is asked first.
-REGIONS = frozenset(
-    {
-        # states of the United States and its capital district
+# Washington, New York): `builtin_class` is asked first. By the country each lies in ("" for a name of more than
+# one), which the statistical extractor's town table reads (statistical/towns.py).
+REGIONS_BY_COUNTRY: dict[str, tuple[str, ...]] = {
+    # the states of the United States and its capital district
+    "United States": (
         "Alabama",
         "Alaska",
         "Arizona",
@@ -469,7 +471,9 @@ REGIONS = frozenset(
         "Wisconsin",
         "Wyoming",
         "District of Columbia",
-        # provinces and territories of Canada
+    ),
+    # provinces and territories
+    "Canada": (
         "Alberta",
         "British Columbia",
         "Manitoba",
@@ -484,7 +488,9 @@ REGIONS = frozenset(
         "Northwest Territories",
         "Nunavut",
         "Yukon",
-        # states and territories of Australia
+    ),
+    # states and territories
+    "Australia": (
         "New South Wales",
         "Queensland",
         "South Australia",
@@ -493,7 +499,9 @@ REGIONS = frozenset(
         "Western Australia",
         "Northern Territory",
         "Australian Capital Territory",
-        # states of India
+    ),
+    # states
+    "India": (
         "Andhra Pradesh",
         "Arunachal Pradesh",
         "Assam",
@@ -524,7 +532,9 @@ REGIONS = frozenset(
         "Uttarakhand",
         "West Bengal",
         "Jammu and Kashmir",
-        # states of Germany and Austria
+    ),
+    # states
+    "Germany": (
         "Baden-Württemberg",
         "Bavaria",
         "Brandenburg",
@@ -538,12 +548,17 @@ REGIONS = frozenset(
         "Saxony-Anhalt",
         "Schleswig-Holstein",
         "Thuringia",
+    ),
+    # states
+    "Austria": (
         "Tyrol",
         "Carinthia",
         "Styria",
         "Upper Austria",
         "Lower Austria",
-        # states of Mexico
+    ),
+    # states
+    "Mexico": (
         "Aguascalientes",
         "Baja California",
         "Baja California Sur",
@@ -574,7 +589,9 @@ REGIONS = frozenset(
         "Veracruz",
         "Yucatán",
         "Zacatecas",
-        # states of Brazil
+    ),
+    # states
+    "Brazil": (
         "Acre",
         "Alagoas",
         "Amapá",
@@ -599,7 +616,9 @@ REGIONS = frozenset(
         "Santa Catarina",
         "Sergipe",
         "Tocantins",
-        # provinces and autonomous regions of China
+    ),
+    # provinces and autonomous regions
+    "China": (
         "Anhui",
         "Fujian",
         "Gansu",
@@ -627,7 +646,9 @@ REGIONS = frozenset(
         "Xinjiang",
         "Yunnan",
         "Zhejiang",
-        # regions of Italy
+    ),
+    # regions
+    "Italy": (
         "Abruzzo",
         "Apulia",
         "Basilicata",
@@ -648,7 +669,9 @@ REGIONS = frozenset(
         "Umbria",
         "Aosta Valley",
         "Veneto",
-        # autonomous communities of Spain
+    ),
+    # autonomous communities
+    "Spain": (
         "Andalusia",
         "Aragon",
         "Asturias",
@@ -665,7 +688,9 @@ REGIONS = frozenset(
         "Murcia",
         "Navarre",
         "Valencian Community",
-        # regions of France, old and new
+    ),
+    # regions, old and new
+    "France": (
         "Auvergne-Rhône-Alpes",
         "Bourgogne-Franche-Comté",
         "Brittany",
@@ -686,7 +711,9 @@ REGIONS = frozenset(
         "Picardy",
         "Languedoc-Roussillon",
         "Midi-Pyrénées",
-        # counties of England
+    ),
+    # counties
+    "England": (
         "Bedfordshire",
         "Berkshire",
         "Buckinghamshire",
@@ -733,41 +760,62 @@ REGIONS = frozenset(
         "Wiltshire",
         "Worcestershire",
         "Yorkshire",
-        # provinces of the Netherlands and Belgium
+    ),
+    # regions
+    "Belgium": (
         "Flanders",
         "Wallonia",
+    ),
+    # provinces
+    "Netherlands": (
         "North Holland",
         "South Holland",
         "North Brabant",
         "Friesland",
         "Groningen",
-        "Limburg",
         "Gelderland",
         "Overijssel",
         "Drenthe",
         "Flevoland",
         "Zeeland",
-        # provinces and large islands of South and East Asia
+    ),
+    # of more than one country (Limburg, Borneo, Balochistan)
+    "": (
+        "Limburg",
+        "Borneo",
+        "Sindh",
+        "Balochistan",
+    ),
+    # island groups
+    "Philippines": (
         "Mindanao",
         "Luzon",
         "Visayas",
+    ),
+    # states
+    "Malaysia": (
         "Sabah",
         "Sarawak",
+    ),
+    # islands
+    "Indonesia": (
         "Java",
         "Sumatra",
         "Bali",
-        "Borneo",
         "Sulawesi",
-        "Sindh",
-        "Balochistan",
-        "Khyber Pakhtunkhwa",
+    ),
+    # provinces
+    "Pakistan": ("Khyber Pakhtunkhwa",),
+    # islands and a prefecture
+    "Japan": (
         "Hokkaido",
         "Honshu",
         "Kyushu",
         "Shikoku",
         "Okinawa",
-    }
-)
+    ),
+}
+REGIONS = frozenset(name for names in REGIONS_BY_COUNTRY.values() for name in names)
 
 _SUFFIX_CLASS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:Prize|Award|Awards|Medal|Trophy|Cup|Laureateship|Fellowship)\b"), "Award"),
