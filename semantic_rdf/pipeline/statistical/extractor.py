@@ -849,8 +849,8 @@ class StatisticalExtractor:
         return out
 
     def _towns(self, doc: _Doc, chunk: Chunk, spans: list[tuple[int, int]], mentions: list[list[SentMention]]) -> list[Triple]:
-        """A place of this chunk whose name is a town's (towns.py) located_in a country the chunk names that the town
-        lies in, at the precision measured for such facts (`Weights.towns`), when no better-scored fact says
+        """A place of this chunk whose name is a town's or a region's (towns.py) located_in a country the chunk names
+        that it lies in, at the precision measured for such facts (`Weights.towns`), when no better-scored fact says
         otherwise (`_triple`, read as inferred). The evidence is the passage from the place's first name in the chunk
         to the nearest naming of the country, as for a pair read across sentences."""
         p = self.w.towns
@@ -868,7 +868,7 @@ class StatisticalExtractor:
             return []
         order = list(named)
         pairs = town_pairs(load_towns(), [(ents[i].name, ents[i].type) for i in order])
-        types = {i: e.type for i, e in enumerate(ents)}
+        types = {i: e.type for i, e in enumerate(ents)} if pairs else {}
         out: list[Triple] = []
         for x, c in pairs:
             k1, mx = named[order[x]][0]

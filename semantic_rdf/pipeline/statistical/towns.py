@@ -4,7 +4,7 @@ Re-DocRED's annotators, like a reader, know that Kobe is in Japan, and state it 
 in one sentence and Japan in another, in words the classifiers read no relation from; 434 of the 704
 located_in facts of documents 400-499 have a country as their object. The extractor states such a fact when a
 chunk names both a place whose name is a town of this table and the country that town lies in, with the
-confidence measured for it out of fold (training's calibration, "towns"; docs/extraction.md, "A town's country").
+confidence measured for it out of fold (training's calibration, "towns"; docs/extraction.md, step 7).
 
 `towns.tsv.gz` holds, for each name of a town of 15,000 people or more (its name, and that name without
 accents; in Latin letters, three letters or more), the country of the most populous town of that name
