@@ -444,6 +444,30 @@ def test_the_towns_table_keeps_the_most_populous_town_of_a_name(tmp_path):
     assert shipped.towns["kobe"] == "JP" and shipped.towns["glasgow"] == "GB.SCT" and "athena" not in shipped.towns
 
 
+def test_a_place_named_by_its_kind_lies_in_the_one_country_named():
+    """towns.town_pairs: a place whose name says its kind ("… River", "Lake …", "… County") lies in the country the
+    entities name, when they name one only and no town or region they name lies elsewhere; not a sea, not a place
+    of another type, not a known town or region of another country; the extractor states it as a town's fact."""
+    from semantic_rdf.pipeline.statistical import towns as tw
+
+    table = tw.Towns({"oakland": "US", "davao": "PH"}, {"philippines": "PH", "ethiopia": "ET", "japan": "JP"}, {"mindanao": "PH"})
+
+    def pairs(*ents):
+        return sorted(tw.town_pairs(table, list(ents)))
+
+    ph = ("Philippines", "LOC")
+    assert pairs(("Pulangi River", "LOC"), ph, ("Lake Lanao", "LOC"), ("Davao", "LOC")) == [(0, 1), (2, 1), (3, 1)]
+    assert pairs(("Bukidnon Province", "LOC"), ph, ("Mindanao", "LOC")) == [(0, 1), (2, 1)]
+    assert pairs(("Pulangi River", "LOC"), ph, ("Japan", "LOC")) == []  # two countries: which one?
+    assert pairs(("Lake Merritt", "LOC"), ("Ethiopia", "MISC"), ("Oakland", "LOC")) == []  # Oakland lies elsewhere
+    assert pairs(("Sulu Sea", "LOC"), ph) == [] and pairs(("Pulangi River", "ORG"), ph) == [] and pairs(("Pulangi River", "LOC")) == []
+    assert pairs(("Fantasy Island", "MISC"), ph) == [] and pairs(("Riverside", "LOC"), ph) == []
+    text = "Rice is grown across the Philippines. Salt is mined near the Pulangi River."
+    ex, got = extract(text)
+    river = [t for t in got if (t.subject, t.predicate, t.object) == ("Pulangi River", "located_in", "Philippines")]
+    assert ex.w.towns is not None and river and river[0].score == round(ex.w.towns, 4) and text[river[0].start : river[0].end] == text
+
+
 def test_calibration_states_a_town_fact_at_the_share_of_those_the_classifiers_would_not_keep():
     """train.calibrate: town facts (TOWN + the key their pair's own score is calibrated on) leave the classifiers'
     curves as they are; "towns" is the share right of those under the classifiers' floor, and the floor is chosen

