@@ -404,6 +404,21 @@ def test_a_town_lies_in_the_country_the_text_names():
     assert ("Glasgow", "located_in", "Scotland") in f and ("Glasgow", "located_in", "England") not in f
 
 
+def test_a_country_does_not_lie_in_itself_under_another_name():
+    """A classifier read "the 27th largest paper in the U.S." after "… in the United States" as U.S. located_in the
+    United States (Re-DocRED document 8): two names of one country (the town table's code) are never stated as one
+    lying in the other; a place in either still is."""
+    text = (
+        "The Sacramento Bee is a daily newspaper published in Sacramento, California, in the United States. Since its founding "
+        "in 1857, The Bee has become the largest newspaper in Sacramento, the fifth largest newspaper in California, and the "
+        "27th largest paper in the U.S."
+    )
+    for floor in (None, 0.05):
+        f = facts(extract(text, floor=floor)[1])
+        assert ("California", "located_in", "United States") in f and ("California", "located_in", "U.S.") in f
+        assert not {("U.S.", "located_in", "United States"), ("United States", "located_in", "U.S.")} & f
+
+
 def test_the_towns_table_keeps_the_most_populous_town_of_a_name(tmp_path):
     """towns.build: one country per name (the most populous town's), accents dropped as a second name, the United
     Kingdom's nations apart, small towns and names of countries or continents left out; the file is the same bytes
