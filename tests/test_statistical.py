@@ -404,29 +404,10 @@ def test_a_town_lies_in_the_country_the_text_names():
     assert ("Glasgow", "located_in", "Scotland") in f and ("Glasgow", "located_in", "England") not in f
 
 
-def test_another_name_of_a_country_is_the_country():
-    """towns.country_name: "USA", "U.S." and "the United States" in one text are one entity, named "United States" in
-    every document (as the demonym "American" is), the names kept as aliases and each evidence span holding the
-    surface it stands for; "Macedonia", which no demonym names, stays itself; the scorer counts "U.S." as its country."""
-    from semantic_rdf.pipeline.statistical.evaluate import gold_index
-    from semantic_rdf.pipeline.statistical.text import GoldDoc, Mention
-    from semantic_rdf.pipeline.statistical.towns import country_name
-
-    assert country_name("U.S.") == "United States" and country_name("UK") == "United Kingdom"
-    assert country_name("United States") is None and country_name("Macedonia") is None and country_name("Paris") is None
-    text = (
-        "Cleveland is a culturally diverse city on the shores of Lake Erie, in Cuyahoga County, Ohio, USA. Cleveland is the "
-        "urban center of Northeast Ohio, the 15th largest combined metropolitan area in the United States. It has the second "
-        "largest performing arts center in the U.S."
-    )
-    ex, got = extract(text, floor=0.05)
-    places = {t.object for t in got if t.predicate == "located_in"}
-    assert "United States" in places and not places & {"USA", "U.S."}
-    assert {"USA", "U.S."} <= ex.aliases("d")["United States"]
-    for (_, a, b, *_), (sh, so, *_) in ex.surfaces.items():
-        assert sh in text[a:b] and so in text[a:b]
-    # a classifier had read "the 27th largest paper in the U.S." after "in the United States" as U.S. located_in
-    # United States (Re-DocRED document 8): one entity now, and an entity never lies in itself
+def test_a_country_does_not_lie_in_itself_under_another_name():
+    """A classifier read "the 27th largest paper in the U.S." after "… in the United States" as U.S. located_in the
+    United States (Re-DocRED document 8): two names of one country (the town table's code) are never stated as one
+    lying in the other; a place in either still is."""
     text = (
         "The Sacramento Bee is a daily newspaper published in Sacramento, California, in the United States. Since its founding "
         "in 1857, The Bee has become the largest newspaper in Sacramento, the fifth largest newspaper in California, and the "
@@ -434,9 +415,8 @@ def test_another_name_of_a_country_is_the_country():
     )
     for floor in (None, 0.05):
         f = facts(extract(text, floor=floor)[1])
-        assert ("California", "located_in", "United States") in f and not any("U.S." in (s, o) for s, _, o in f)
-    doc = GoldDoc("t", "It lies in the U.S.", ((0, 19),), (Mention(15, 19, "LOC", 0, 0),), (), ("LOC",))
-    assert gold_index(doc)["united states"] == 0
+        assert ("California", "located_in", "United States") in f and ("California", "located_in", "U.S.") in f
+        assert not {("U.S.", "located_in", "United States"), ("United States", "located_in", "U.S.")} & f
 
 
 def test_the_towns_table_keeps_the_most_populous_town_of_a_name(tmp_path):

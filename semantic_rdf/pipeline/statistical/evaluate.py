@@ -2,8 +2,7 @@
 
 Only facts whose property aligns with one of the 53 predicates count. A predicted entity is the
 gold entity one of whose mentions has the same folded text as the predicted name or one of its
-aliases (a demonym, or another name of a country, counts as the country: "American" and "U.S." as
-"United States"); a name that matches no gold entity is a wrong fact.
+aliases (a demonym counts as its country); a name that matches no gold entity is a wrong fact.
 """
 
 from __future__ import annotations
@@ -12,7 +11,6 @@ from semantic_rdf.pipeline import gazetteer as gz
 from semantic_rdf.core.identity import fold
 from semantic_rdf.pipeline.statistical.model import alignment, clean_name
 from semantic_rdf.pipeline.statistical.text import GoldDoc
-from semantic_rdf.pipeline.statistical.towns import country_name
 
 __all__ = ["gold_facts", "gold_index", "match_entity", "predicate_property"]
 
@@ -40,7 +38,7 @@ def gold_index(doc: GoldDoc) -> dict[str, int]:
     idx: dict[str, int] = {}
     for m in doc.mentions:
         s = doc.text[m.start : m.end]
-        for v in (s, clean_name(s), gz.country_of_demonym(clean_name(s)) or "", country_name(clean_name(s)) or ""):
+        for v in (s, clean_name(s), gz.country_of_demonym(clean_name(s)) or ""):
             if v:
                 idx.setdefault(fold(v), m.entity)
     return idx

@@ -19,7 +19,6 @@ from semantic_rdf.pipeline import gazetteer as gz
 from semantic_rdf.pipeline.extract import INITIALISM_END
 from semantic_rdf.core.identity import fold as _fold_uncached
 from semantic_rdf.pipeline.statistical.text import Token
-from semantic_rdf.pipeline.statistical.towns import country_name
 
 __all__ = [
     "alignment",
@@ -355,9 +354,7 @@ class DocState:
         name = clean_name(surface) or surface
         kind = "named"
         if typ == "LOC":
-            # a demonym, or another name of a country ("U.S."), stands for the country by its name ("United States"):
-            # one entity, one name, in every document
-            country = gz.country_of_demonym(name) or country_name(name)
+            country = gz.country_of_demonym(name)
             if country:
                 name, kind = country, "demonym"
         if gold is not None:

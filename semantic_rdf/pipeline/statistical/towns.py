@@ -33,7 +33,7 @@ from pathlib import Path
 from semantic_rdf.core.identity import fold
 from semantic_rdf.pipeline import gazetteer as gz
 
-__all__ = ["Towns", "TOWNS_FILE", "country_name", "country_names", "load_towns", "town_pairs", "build", "main"]
+__all__ = ["Towns", "TOWNS_FILE", "country_names", "load_towns", "town_pairs", "build", "main"]
 
 TOWNS_FILE = Path(__file__).resolve().parent / "towns.tsv.gz"
 MIN_POPULATION = 15_000
@@ -96,30 +96,6 @@ def country_names(path: str | None = None) -> Mapping[str, str]:
             if line.startswith("C\t"):
                 _, name, code = line.rstrip("\n").split("\t")
                 out[name] = code
-    return out
-
-
-@lru_cache(maxsize=65536)  # pure, and asked for every place a document names
-def country_name(name: str) -> str | None:
-    """The name a country goes by when another of its names is used ("U.S.", "USA" -> "United States", "UK" ->
-    "United Kingdom"): the country the gazetteer's demonyms name, for the table's code of `name`; None for a name
-    that is already that one, for no country's, and for a country no demonym names ("Macedonia" stays itself)."""
-    key = fold(name)
-    code = country_names().get(key)
-    if code is None:
-        return None
-    got = _names_by_code().get(code)
-    return got if got is not None and fold(got) != key else None
-
-
-@lru_cache(maxsize=1)
-def _names_by_code() -> Mapping[str, str]:
-    names = country_names()
-    out: dict[str, str] = {}
-    for country in sorted(set(gz.DEMONYMS.values())):
-        code = names.get(fold(country))
-        if code is not None:
-            out.setdefault(code, country)
     return out
 
 
