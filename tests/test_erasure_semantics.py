@@ -52,6 +52,42 @@ def cli(root, *argv):
 # ------------------------------------------------------------------ Build 1: what an erase removes, and when it refuses
 
 
+def test_a_refusal_names_every_assertion_the_flag_would_erase(tmp_path):
+    """Quotes that overlap in a chain: erasing A blanks text B quotes; erasing B too blanks text C quotes. The refusal
+    names B and C (`ids`, and the one line), so that it says all that --with-shared-evidence erases; D stays."""
+    text = "Ada Lovelace wrote Note G in London. Charles Babbage designed the Analytical Engine. Mary Somerville lived in Rome."
+    root = tmp_path / "store"
+    s = AssertionStore.open(root)
+    try:
+        a, b, c, d = ingest(
+            s,
+            "chain.txt",
+            text,
+            [
+                ("Ada Lovelace", "wrote", "Note G", 0, 25),
+                ("Note G", "located_in", "London", 19, 35),
+                ("Charles Babbage", "designed", "Analytical Engine", 29, 83),
+                ("Mary Somerville", "born_in", "Rome", 84, len(text)),
+            ],
+        )[0]
+        before = dump(root)
+        with pytest.raises(SharedEvidence) as exc:
+            erasure.erase(s, a, "test")
+        assert exc.value.ids == tuple(sorted((b, c))) and b in str(exc.value) and c in str(exc.value)
+        assert dump(root) == before
+    finally:
+        s.close()
+    r = cli(root, "erase", a, "--reason", "test")
+    assert r.rc == 2 and len(r.err_lines) == 1 and b in r.err and c in r.err
+    r = cli(root, "erase", a, "--reason", "test", "--with-shared-evidence")
+    assert r.rc == 0
+    s = AssertionStore.open(root)
+    try:
+        assert {i: T.state(s, i) for i in (a, b, c, d)} == {a: "erased", b: "erased", c: "erased", d: "believed"}
+    finally:
+        s.close()
+
+
 def test_reproduction_1_erase_refuses_when_a_survivor_quotes_the_same_text(tmp_path):
     root = tmp_path / "store"
     doc = tmp_path / "a.txt"

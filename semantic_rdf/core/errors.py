@@ -88,7 +88,8 @@ class PluginError(SemanticError):
 
 
 class SharedEvidence(InvalidInput):
-    """An erasure would blank text that surviving assertions quote; `ids` names them (erase them too, or keep it)."""
+    """An erasure would blank text that surviving assertions quote; `ids` names every assertion that erasing them too
+    would take (those quoting the text, and those quoting the text they would lose, and so on): erase them too, or keep it."""
 
     def __init__(self, message: str, ids: tuple[str, ...] = ()):
         super().__init__(message)

@@ -259,10 +259,13 @@ def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
 
 
 def _plan(store: AssertionStore, roots: list[str], extra: dict[str, list[tuple[int, int]]], with_shared: bool, dropped: set[str], what: str) -> _Plan:
-    """The erasure set, grown by the assertions whose quotes overlap the text it blanks (with_shared), or
-    SharedEvidence naming them (without). Documents in `dropped` lose their whole text: nothing overlaps there."""
+    """The erasure set, grown by the assertions whose quotes overlap the text it blanks, and by those whose quotes
+    overlap theirs, until none does (with_shared); or SharedEvidence naming every one of them (without), so that a
+    refusal says all that `--with-shared-evidence` would erase. Documents in `dropped` lose their whole text:
+    nothing overlaps there."""
     ids, withdraw = _erasure_set(store, roots)
     shared: list[str] = []
+    first: list[str] = []  # the assertions quoting the text of what was asked for, before the ones quoting theirs
     while True:
         blanks: dict[str, list[tuple[int, int]]] = {d: list(s) for d, s in extra.items() if d not in dropped}
         for i in ids:
@@ -276,16 +279,24 @@ def _plan(store: AssertionStore, roots: list[str], extra: dict[str, list[tuple[i
                 if aid not in gone and e > s and any(_overlaps((s, e), b) for b in spans):
                     hit[aid] = None
         if not hit:
+            if shared and not with_shared:
+                raise SharedEvidence(_refusal(what, first, shared), tuple(sorted(shared)))
             return _Plan(ids, [w for w in withdraw if w not in gone], shared, blanks)
-        if not with_shared:
-            names = ", ".join(sorted(hit)[:8]) + (f" and {len(hit) - 8} more" if len(hit) > 8 else "")
-            raise SharedEvidence(
-                f"{what} refused: the text it would blank is also quoted by surviving assertion(s) "
-                f"{names}; erase them too with --with-shared-evidence",
-                tuple(sorted(hit)),
-            )
+        first = first or sorted(hit)
         shared += [h for h in hit if h not in shared]
         ids, withdraw = _erasure_set(store, list(ids) + list(hit))
+
+
+def _refusal(what: str, first: list[str], shared: list[str]) -> str:
+    def listed(ids: list[str]) -> str:
+        return ", ".join(ids[:8]) + (f" and {len(ids) - 8} more" if len(ids) > 8 else "")
+
+    more = sorted(set(shared) - set(first))
+    then = f" (and, quoting the text those would lose, {listed(more)})" if more else ""
+    return (
+        f"{what} refused: the text it would blank is also quoted by surviving assertion(s) {listed(first)}{then}; "
+        "erase them too with --with-shared-evidence"
+    )
 
 
 def erase(store: AssertionStore, aid: str, reason: str, agent: str = "caller", *, with_shared_evidence: bool = False) -> T.Change:
