@@ -463,8 +463,12 @@ def test_a_place_named_by_its_kind_lies_in_the_one_country_named():
     """towns.town_pairs: a place whose name says its kind ("… River", "Lake …", "… County") lies in the country the
     entities name, when they name one only and no town or region they name lies elsewhere; not a sea, not a place
     of another type, not a known town or region of another country; the extractor states it as a town's fact."""
+    import doctest
+
     from semantic_rdf.pipeline.statistical import towns as tw
 
+    ran = doctest.testmod(tw)  # town_pairs' example
+    assert ran.attempted and not ran.failed
     table = tw.Towns({"oakland": "US", "davao": "PH"}, {"philippines": "PH", "ethiopia": "ET", "japan": "JP"}, {"mindanao": "PH"})
 
     def pairs(*ents):
