@@ -857,10 +857,11 @@ class StatisticalExtractor:
         return out
 
     def _towns(self, doc: _Doc, chunk: Chunk, spans: list[tuple[int, int]], mentions: list[list[SentMention]]) -> list[Triple]:
-        """A place of this chunk whose name is a town's or a region's (towns.py) located_in a country the chunk names
-        that it lies in, at the precision measured for such facts (`Weights.towns`), when no better-scored fact says
-        otherwise (`_triple`, read as inferred). The evidence is the passage from the place's first name in the chunk
-        to the nearest naming of the country, as for a pair read across sentences."""
+        """A place of this chunk whose name is a town's or a region's, or says its kind ("Pulangi River":
+        towns.town_pairs), located_in a country the chunk names that it lies in, at the precision measured for such
+        facts (`Weights.towns`), when no better-scored fact says otherwise (`_triple`, read as inferred). The evidence
+        is the passage from the place's first name in the chunk to the nearest naming of the country, as for a pair
+        read across sentences."""
         p = self.w.towns
         if p is None or p < self.floor or "P131" not in self._pred:
             return []
