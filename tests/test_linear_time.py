@@ -129,6 +129,19 @@ def test_sentence_end_run_is_linear(ch):
     assert len(Sentences(1000).spans(text)) > 1000  # the splitter still cuts the long unit
 
 
+def test_sentence_ends_after_long_words_and_title_lines_are_linear():
+    # a "." after a token of more than 16 characters read the token from the text's start: each lower-cased all the
+    # text before it (1.5 MB took 10 s)
+    text = ("Title\n" + "x" * 70 + ".\n") * 20_000
+    spans, dt = _timed(sentence_spans, text)
+    assert dt < 1.0 and len(spans) == 20_000, dt
+    text = "Ab\nCdef ghij.\n" * (MB // 16)  # every other line a title line
+    spans, dt = _timed(sentence_spans, text)
+    assert dt < 1.0 and len(spans) == MB // 8, dt
+    spans, dt = _timed(sentence_spans, "A\n" + " " * MB + "B c.")
+    assert dt < 1.0 and len(spans) == 2, dt
+
+
 def test_blank_lines_and_fences_are_linear():
     spans, dt = _timed(paragraph_spans, "a\n" + " " * MB + "x")
     assert dt < 1.0 and spans == [(0, MB + 3)]

@@ -59,6 +59,44 @@ def test_question_exclamation_quotes_ellipsis_and_blank_lines():
     assert sentences_of(text) == ["Is it?", '"Yes!" she said.', "Wait... then what?", "A heading without a stop\nNext line."]
 
 
+def test_a_title_line_ends_its_sentence_and_wrapped_prose_does_not():
+    """A title or heading on a line of its own ends its sentence at the single line break after it (read into the
+    next line, "Phoenix\nPhoenix is …" had made the entity "Phoenix Phoenix"); a line of wrapped prose does not."""
+    bio = "Matthew Goode\nMatthew William Goode (born 1978) is an actor.\nEarly life\nHe was born in Exeter.\nCareer\nHe acted."
+    assert sentences_of(bio) == [
+        "Matthew Goode",
+        "Matthew William Goode (born 1978) is an actor.",
+        "Early life",
+        "He was born in Exeter.",
+        "Career",
+        "He acted.",
+    ]
+    assert sentences_of("Phoenix\nPhoenix is the capital.") == ["Phoenix", "Phoenix is the capital."]
+    assert sentences_of("Flora & fauna\n\u201cOtters\u201d live here.") == ["Flora & fauna", "\u201cOtters\u201d live here."]
+    assert sentences_of("Notes\nSee Also\nParis is big.") == ["Notes", "See Also", "Paris is big."]  # a title after a title
+    assert sentences_of("x\n\nThe Castle of Otranto\nHorace Walpole wrote it in 1764.") == [
+        "x",
+        "The Castle of Otranto",
+        "Horace Walpole wrote it in 1764.",
+    ]
+    # wrapped prose: a line that does not open the text or follow a sentence's end, one that ends in a preposition or a
+    # comma, one of more than three words not in title case, one not shorter than the next, one before a lower-case line
+    for text in (
+        "Yesterday he moved to the city and then\nParis was his home.",
+        "He was born in\nParis.",
+        "The new line has seven words\nParis is nice.",
+        "Dear Anna,\nThank you.",
+        "Phoenix\nis the capital.",
+        "Following the American Revolutionary\nWar, L'Enfant planned the city.",  # title case, but as long as the next line
+        "Matthew William Goode (born 3 April\n1978) is an actor.",  # a bracket left open
+    ):
+        assert sentences_of(text) == [text], text
+        assert sentences_of("It ended.\n" + text) == ["It ended.", text], text
+    text = "Title\r\n  Second line starts here.\nThird"
+    spans = sentence_spans(text, tiling=True)
+    assert "".join(text[a:b] for a, b in spans) == text and sentences_of(text) == ["Title", "Second line starts here.", "Third"]
+
+
 def test_cjk_sentences():
     assert sentences_of("今日は晴れ。明日は雨！本当？") == ["今日は晴れ。", "明日は雨！", "本当？"]
 

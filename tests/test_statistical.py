@@ -487,6 +487,17 @@ def test_a_place_named_by_its_kind_lies_in_the_one_country_named():
     assert ex.w.towns is not None and river and river[0].score == round(ex.w.towns, 4) and text[river[0].start : river[0].end] == text
 
 
+def test_a_title_line_does_not_run_into_the_name_below_it():
+    """A page's title and its headings on lines of their own (split.sentence_spans): the person is "Matthew Goode",
+    with the fuller name as an alias, not "Matthew Goode Matthew William Goode", and the heading is not in the quote."""
+    text = "Matthew Goode\nMatthew William Goode (born 3 April 1978) is an English actor.\nEarly life\nGoode was born in Exeter, Devon.\n"
+    ex, got = extract(text)
+    assert {("Matthew Goode", "born_in", "Exeter"), ("Matthew Goode", "country_of_citizenship", "England")} <= facts(got)
+    assert "Matthew William Goode" in ex.aliases("d")["Matthew Goode"]
+    born = next(t for t in got if t.predicate == "born_in")
+    assert text[born.start : born.end] == "Goode was born in Exeter, Devon."
+
+
 def test_calibration_states_a_town_fact_at_the_share_of_those_the_classifiers_would_not_keep():
     """train.calibrate: town facts (TOWN + the key their pair's own score is calibrated on) leave the classifiers'
     curves as they are; "towns" is the share right of those under the classifiers' floor, and the floor is chosen

@@ -8,7 +8,8 @@ Python strings index code points, so no boundary can fall inside one; hard cuts 
 separating a combining mark from its base.
 
     Sentences(size=1000)          sentence units ("Dr.", "e.g.", "U.S.", initials and "3.14"
-                                  do not end a sentence; a blank line always does)
+                                  do not end a sentence; a blank line always does, and the
+                                  line break after a title line: `_title_cuts`)
     Paragraphs(size=2000)         units end at a blank line
     MarkdownHeadings(size=4000)   units start at an ATX heading outside fenced code
     Recursive(size=2000)          blank line, line, sentence, word, then a hard cut — the
@@ -141,7 +142,9 @@ def _sentence_cuts(text: str, s: int = 0, e: int | None = None) -> list[int]:
             continue  # a sentence never starts lower-case (both branches below agree), unless a blank line ends it
         if text[a] == "." and text[a + 1] != ".":
             lo = a - 16 if a > 16 else 0
-            j = max(text.rfind(" ", lo, a), text.rfind("\n", lo, a), text.rfind("\t", lo, a)) + 1
+            # no white space among the 16 characters before: the token is longer, read as those 16 (from the
+            # text's start instead, each such "." lower-cased the whole text before it: quadratic)
+            j = max(text.rfind(" ", lo, a), text.rfind("\n", lo, a), text.rfind("\t", lo, a), lo - 1) + 1
             tok = text[j:a].lstrip("\"'(\u2018\u201c[").lower()
             if len(tok) <= 1 or "." in tok or tok in never or tok in maybe:
                 if _is_boundary(text, m):
@@ -149,7 +152,71 @@ def _sentence_cuts(text: str, s: int = 0, e: int | None = None) -> list[int]:
                 continue
         if not text[c].islower() or m.group().count("\n") >= 2:
             append(c)
+    if text.find("\n", s, e) >= 0:
+        titles = _title_cuts(text, s, e)
+        if titles:
+            cuts = sorted(set(cuts).union(titles))
     return cuts
+
+
+# A title or heading on a line of its own ("Phoenix\nPhoenix is the capital of Arizona.", "Early life\nHe was born
+# in …") ends its sentence at the line's end, as a blank line would: read into the next line, "Phoenix Phoenix" and
+# "Life Nida" became entities. A line of wrapped prose is not one, so a title line: opens the text, or follows a blank
+# line, a line that ended a sentence or another title line; is at most eight words, in title case when more than
+# three; opens no bracket it does not close; ends in no punctuation and in no article, preposition or conjunction; is
+# shorter than the next line by a fifth at least (a wrapped line is about as long as the next, or longer); and the
+# next line opens with a capital or a digit (docs/pipeline.md, "A title line").
+_TITLE_MAX_WORDS = 8
+_TITLE_SMALL = frozenset("a an the of in on at to for from by with and or nor but as de da di du la le van von".split())
+_TITLE_NOT_LAST = _TITLE_SMALL | frozenset("is was are were be been that which who whose his her its their our my your".split())
+_TITLE_END_PUNCT = frozenset(".!?\u2026,;:([{-\u2013\u2014/&")
+_SENTENCE_END_PUNCT = frozenset(".!?\u2026:\u3002\uff01\uff1f")
+_CLOSERS = "\"'\u2019\u201d)]\u00bb"
+
+
+def _title_case(word: str) -> bool:
+    """Whether a word of a title of more than three words fits one: its first letter a capital, or a small word."""
+    first = next((ch for ch in word if ch.isalpha()), "")
+    return not first or first.isupper() or word.strip("\"'\u2018\u201c(") in _TITLE_SMALL
+
+
+def _title_line(line: str, next_line: str) -> bool:
+    words = line.split()
+    if not words or len(words) > _TITLE_MAX_WORDS or len(line) > 80 or len(line) > 0.8 * len(next_line):
+        return False
+    if line[-1] in _TITLE_END_PUNCT or words[-1] in _TITLE_NOT_LAST or not (line[0].isupper() or line[0].isdigit()):
+        return False
+    if line.count("(") > line.count(")") or line.count("[") > line.count("]"):
+        return False
+    return len(words) <= 3 or all(_title_case(w) for w in words)
+
+
+def _title_cuts(text: str, s: int, e: int) -> list[int]:
+    """Positions inside (s, e) after the single line break that ends a title line (see above): where the next
+    line's first character is. Each line is read twice, as the line and as the one after it: linear time."""
+    out: list[int] = []
+    ls = s  # the start of the current line
+    opened = True  # the current line opens the text, or follows a blank line, a sentence's end or a title
+    n = text.find("\n", s, e)
+    while n >= 0:
+        nxt = text.find("\n", n + 1, e)
+        line = text[ls:n].strip()
+        follow = text[n + 1 : nxt if nxt >= 0 else e]
+        c = n + 1 + len(follow) - len(follow.lstrip(" \t\r"))
+        if not line:
+            opened = True
+        elif opened and c < e and text[c] != "\n" and _title_line(line, follow.strip()) and _opens_upper(text, c, e):
+            out.append(c)
+        else:
+            opened = line.rstrip(_CLOSERS)[-1:] in _SENTENCE_END_PUNCT
+        ls, n = n + 1, nxt
+    return out
+
+
+def _opens_upper(text: str, c: int, e: int) -> bool:
+    while c < e and text[c] in "\"'\u2018\u201c([":
+        c += 1
+    return c < e and (text[c].isupper() or text[c].isdigit())
 
 
 def _tile(s: int, e: int, cuts: Sequence[int]) -> list[Span]:
