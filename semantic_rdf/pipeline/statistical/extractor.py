@@ -45,7 +45,7 @@ from semantic_rdf.pipeline.statistical.model import (
     together_in,
 )
 from semantic_rdf.pipeline.statistical.text import Token, tokenize
-from semantic_rdf.pipeline.statistical.towns import country_names, load_towns, town_pairs
+from semantic_rdf.pipeline.statistical.towns import canonical_country, country_names, load_towns, town_pairs
 from semantic_rdf.core.values import Chunk, Triple
 from semantic_rdf.core.vocab import functional_predicates
 
@@ -88,6 +88,16 @@ def names_only(words: list[str], spans: list[tuple[int, int, str, int | None]]) 
     first = next((i for i, w in enumerate(words) if w.strip("#")), None)
     named = [(a, b) for a, b, typ, _ in spans if typ in ENTITY_TYPES]
     return first is not None and named == [(first, len(words))]
+
+
+def _named(name: str, typ: str) -> str:
+    """The name a triple gives an entity: a place's or a nationality's (LOC, MISC) other name of a country as the
+    country's own ("U.S.", "USA", "the United States" as "United States": `towns.canonical_country`), so that one
+    document's "Cleveland located_in U.S." and "… located_in USA" are one fact, and one entity across documents.
+    Only the triple's name: the classifiers read the name as written (read as "United States", "U.S." took the
+    features of a country the lexicons list, and the cross-sentence classifier put many a place and firm of a
+    text in it: docs/extraction.md)."""
+    return (canonical_country(name) or name) if typ in ("LOC", "MISC") else name
 
 
 def _may_lie_in(place: str, where: str) -> bool:
@@ -758,10 +768,14 @@ class StatisticalExtractor:
         self._docs: OrderedDict[str, _Doc] = OrderedDict()
 
     def aliases(self, doc_id: str) -> dict[str, set[str]]:
+        """Each entity's other names by the name its triples give it (`_named`: a country's other names under one)."""
         d = self._docs.get(doc_id)
         if d is None:
             return {}
-        return {e.name: set(e.aliases) - {e.name} for e in d.state.entities}
+        out: dict[str, set[str]] = {}
+        for e in d.state.entities:
+            out.setdefault(_named(e.name, e.type), set()).update(e.aliases, (e.name,))
+        return {name: names - {name} for name, names in out.items()}
 
     def _class(self, name: str, typ: str, hint: str | None) -> str:
         if typ == "LOC":
@@ -920,24 +934,25 @@ class StatisticalExtractor:
             if topic_at is None or topic_at[0] < chunk.start:
                 return []
             start = topic_at[0]
-        key = (eh.name, pred, et.name)
-        if key in doc.emitted or eh.name == et.name or (pred == "located_in" and not _may_lie_in(eh.name, et.name)):
+        nh, nt = _named(eh.name, types[h.entity]), _named(et.name, types[t.entity])
+        key = (nh, pred, nt)
+        if key in doc.emitted or nh == nt or (pred == "located_in" and not _may_lie_in(nh, nt)):
             return []
         says = _SAYS.get(pred)
         if says is not None:
             sentence = chunk.text[sa - chunk.start : sb - chunk.start]
             if not (says.search(sentence) or _YEAR_IN_BRACKETS.search(sentence)):
                 return []
-        if (one := _one_object(pred, et.name)) is not None:
-            objects = doc.held.setdefault((eh.name, one), set())
-            if objects and et.name not in objects and (inferred or "implicit" in (h.kind, t.kind)):
+        if (one := _one_object(pred, nt)) is not None:
+            objects = doc.held.setdefault((nh, one), set())
+            if objects and nt not in objects and (inferred or "implicit" in (h.kind, t.kind)):
                 return []
-            objects.add(et.name)
+            objects.add(nt)
         doc.emitted.add(key)
         hs, ho = self.hints.get(pred, (None, None))
         # the types the entities had at this sentence (the batch has read the chunk's later sentences already)
-        self.entity_types[eh.name] = self._class(eh.name, types[h.entity], hs)
-        self.entity_types[et.name] = self._class(et.name, types[t.entity], ho)
+        self.entity_types[nh] = self._class(nh, types[h.entity], hs)
+        self.entity_types[nt] = self._class(nt, types[t.entity], ho)
         if len(self.entity_types) > 200_000:
             self.entity_types.clear()
 
@@ -953,15 +968,15 @@ class StatisticalExtractor:
         if pred in _DATED and "implicit" not in (h.kind, t.kind):
             valid = clause_validity(chunk.text[sa - chunk.start : sb - chunk.start], (h.start - sa, h.end - sa), (t.start - sa, t.end - sa))
         self._note(chunk.doc_id, start, sb, key, (surf_h, surf_t, h.kind, t.kind))
-        out = [Triple(eh.name, pred, et.name, chunk, score, valid, start, sb)]
+        out = [Triple(nh, pred, nt, chunk, score, valid, start, sb)]
         # a subject or object read from a pronoun or nominal gets a second selector: the antecedent's
         # mention, so the evidence for the link is kept beside the sentence that states the relation
-        for m, e, side in ((h, eh, 0), (t, et, 1)):
+        for m, side in ((h, 0), (t, 1)):
             at = doc.named_at.get(m.entity) if m.kind in ("pron", "nominal") else None
             if at is not None and chunk.start <= at[0] and at[1] <= sa:
                 name = chunk.text[at[0] - chunk.start : at[1] - chunk.start]
                 self._note(chunk.doc_id, at[0], at[1], key, (name, "", "antecedent", "") if side == 0 else ("", name, "", "antecedent"))
-                out.append(Triple(eh.name, pred, et.name, chunk, score, valid, at[0], at[1]))
+                out.append(Triple(nh, pred, nt, chunk, score, valid, at[0], at[1]))
         return out
 
     def _note(self, doc_id: str, start: int, end: int, key: tuple[str, str, str], rec: tuple) -> None:

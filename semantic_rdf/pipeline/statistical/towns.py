@@ -33,7 +33,7 @@ from pathlib import Path
 from semantic_rdf.core.identity import fold
 from semantic_rdf.pipeline import gazetteer as gz
 
-__all__ = ["Towns", "TOWNS_FILE", "country_names", "load_towns", "town_pairs", "build", "main"]
+__all__ = ["Towns", "TOWNS_FILE", "canonical_country", "country_names", "load_towns", "town_pairs", "build", "main"]
 
 TOWNS_FILE = Path(__file__).resolve().parent / "towns.tsv.gz"
 MIN_POPULATION = 15_000
@@ -97,6 +97,31 @@ def country_names(path: str | None = None) -> Mapping[str, str]:
                 _, name, code = line.rstrip("\n").split("\t")
                 out[name] = code
     return out
+
+
+@lru_cache(maxsize=2)
+def _canonical_names(path: str | None = None) -> Mapping[str, str]:
+    """Country code -> the name the demonym lexicon gives that country ("US" -> "United States")."""
+    names = country_names(path)
+    out: dict[str, str] = {}
+    for name in sorted(set(gz.DEMONYMS.values())):
+        code = names.get(fold(name))
+        if code is not None:
+            out.setdefault(code, name)
+    return out
+
+
+def canonical_country(name: str, path: str | None = None) -> str | None:
+    """The name another name of a country stands for, the one the demonym lexicon gives it: "U.S.", "USA" and
+    "the United States" are "United States", "Britain" is "United Kingdom"; None for a name that names no country
+    of the table, or is that name already.
+
+    >>> canonical_country("U.S."), canonical_country("Holland"), canonical_country("France"), canonical_country("Paris")
+    ('United States', 'Netherlands', None, None)
+    """
+    code = country_names(path).get(fold(name))
+    got = _canonical_names(path).get(code) if code is not None else None
+    return got if got is not None and got != name else None
 
 
 @lru_cache(maxsize=2)
