@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from semantic_rdf.pipeline import codespans, extract, gazetteer, sources as ingest, normalize, parse, split
+from semantic_rdf.pipeline.statistical import text as tokens
 from semantic_rdf.core.bounds import Bounds, ParseLimits
 from semantic_rdf.core.errors import ParseError
 from semantic_rdf.pipeline.sources import Ingest, IngestConfig, ingest_bytes
@@ -34,7 +35,7 @@ from semantic_rdf.core.values import Doc
 
 ROOT = Path(__file__).resolve().parents[1]
 MB = 1 << 20
-MODULES = (split, parse, normalize, ingest, extract, gazetteer, codespans)
+MODULES = (split, parse, normalize, ingest, extract, gazetteer, codespans, tokens)
 
 
 # ------------------------------------------------------------------ every module-level pattern

@@ -13,6 +13,7 @@ import json
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain, repeat
@@ -44,8 +45,8 @@ from semantic_rdf.pipeline.statistical.model import (
     possessives,
     together_in,
 )
-from semantic_rdf.pipeline.statistical.text import Token, tokenize
-from semantic_rdf.pipeline.statistical.towns import canonical_country, country_names, load_towns, town_pairs
+from semantic_rdf.pipeline.statistical.text import Token, tokenize, web_address
+from semantic_rdf.pipeline.statistical.towns import Towns, canonical_country, country_names, load_towns, town_pairs
 from semantic_rdf.core.values import Chunk, Triple
 from semantic_rdf.core.vocab import functional_predicates
 
@@ -98,6 +99,31 @@ def _named(name: str, typ: str) -> str:
     features of a country the lexicons list, and the cross-sentence classifier put many a place and firm of a
     text in it: docs/extraction.md)."""
     return (canonical_country(name) or name) if typ in ("LOC", "MISC") else name
+
+
+def _table_code(place: str) -> str | None:
+    """The town table's country code of a country, a first-level region or a town, by its name (as
+    `towns.town_pairs` reads a place: a name the lexicons list as a country or a region is no town's)."""
+    towns = load_towns()
+    key = fold(place)
+    if (code := towns.countries.get(key) or towns.regions.get(key)) is not None:
+        return code
+    return towns.towns.get(key) if gz.lexicon_class(place) not in ("Country", "Region") else None
+
+
+def _placed_elsewhere(place: str, country: str, stated: Iterable[str] = ()) -> bool:
+    """Whether the town table puts a place (a town or a first-level region, by its name) in a country other than
+    `country`, and the document has not stated that it lies in a place of `country` (`stated`: the table codes of what
+    it said the place lies in; "Sudbury, Ontario" places the table's English Sudbury in Canada). A reading across
+    sentences is no evidence against the table: the cross-sentence classifier put "Hamburg" in the United Kingdom a
+    text named a paragraph before. A country is not placed so (Hong Kong lies in China, Puerto Rico in the United
+    States)."""
+    towns = load_towns()
+    where = towns.country(country)
+    if where is None or towns.country(place) is not None:
+        return False
+    code = _table_code(place)
+    return code is not None and not Towns.lies_in(code, where) and not any(Towns.lies_in(c, where) for c in stated)
 
 
 def _may_lie_in(place: str, where: str) -> bool:
@@ -562,6 +588,15 @@ def tag_spans(tagger, words: list[str], keep: frozenset[str] | None = None) -> l
     return spans
 
 
+def _for_tagger(words: list[str]) -> list[str]:
+    """The words as the tagger reads them: a web or e-mail address (one token) as a comma. Read as itself, a word the
+    tagger has never seen, it ran the names on either side into one ("Claire Bailey-Ross claire.bailey-ross@port.ac.uk
+    University of Portsmouth" one organisation); as a separator, they stay apart."""
+    if not any("@" in w or "/" in w or w[:4] in ("www.", "WWW.") for w in words):
+        return words
+    return ["," if web_address(w) else w for w in words]
+
+
 @dataclass(frozen=True, slots=True)
 class Scored:
     """One entity pair of a sentence with its calibrated probability for one Wikidata property."""
@@ -613,7 +648,7 @@ class Annotator:
             else:
                 # a one-word sentence (a heading: "Understand", "Overview") gives the tagger no context, and its
                 # capital is the line's: its word is a name only if the document named it so before (known_spans)
-                spans = [(a, b, typ, None) for a, b, typ in tag_spans(self.w.tagger, words, keep)] if len(words) > 1 else []
+                spans = [(a, b, typ, None) for a, b, typ in tag_spans(self.w.tagger, _for_tagger(words), keep)] if len(words) > 1 else []
                 spans = state.known_spans(words, spans)
             if headings and headings[k]:
                 state.new_section(article=names_only(words, spans))
@@ -729,6 +764,7 @@ class _Doc:
         self.emitted: set[tuple[str, str, str]] = set()
         # (subject, what it has one of) -> the objects emitted for it (`_one_object`, `_triple`)
         self.held: dict[tuple[str, str], set[str]] = {}
+        self.placed: dict[str, set[str]] = {}  # a place -> the town table's codes of what it was stated to lie in
         self.in_fence = False
         self.named_at: dict[int, tuple[int, int]] = {}  # entity -> its latest named mention before this sentence
         self.together: set[tuple[int, int]] = set()  # entity pairs that shared a sentence (the cross stage skips them)
@@ -938,6 +974,8 @@ class StatisticalExtractor:
         key = (nh, pred, nt)
         if key in doc.emitted or nh == nt or (pred == "located_in" and not _may_lie_in(nh, nt)):
             return []
+        if inferred and pred == "located_in" and _placed_elsewhere(nh, nt, doc.placed.get(nh, ())):
+            return []
         says = _SAYS.get(pred)
         if says is not None:
             sentence = chunk.text[sa - chunk.start : sb - chunk.start]
@@ -949,6 +987,8 @@ class StatisticalExtractor:
                 return []
             objects.add(nt)
         doc.emitted.add(key)
+        if pred == "located_in" and (code := _table_code(nt)) is not None:
+            doc.placed.setdefault(nh, set()).add(code)
         hs, ho = self.hints.get(pred, (None, None))
         # the types the entities had at this sentence (the batch has read the chunk's later sentences already)
         self.entity_types[nh] = self._class(nh, types[h.entity], hs)

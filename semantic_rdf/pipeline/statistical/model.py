@@ -18,7 +18,7 @@ import numpy as np
 from semantic_rdf.pipeline import gazetteer as gz
 from semantic_rdf.pipeline.extract import INITIALISM_END
 from semantic_rdf.core.identity import fold as _fold_uncached
-from semantic_rdf.pipeline.statistical.text import Token
+from semantic_rdf.pipeline.statistical.text import Token, web_address
 
 __all__ = [
     "alignment",
@@ -456,6 +456,11 @@ class DocState:
         for a, b, typ, gold in spans:
             if typ not in ENTITY_TYPES:
                 continue
+            if gold is None:
+                # a name ends before a web or e-mail address the tagger ran it into ("Daniel Smith daniel.smith2@…")
+                b = next((k for k in range(a, b) if web_address(tokens[k].text)), b)
+                if b == a:
+                    continue
             surface = _surface(tokens, a, b)
             if not any(c.isupper() for c in surface):
                 continue  # no lower-case common nouns as entities

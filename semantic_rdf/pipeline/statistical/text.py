@@ -12,16 +12,26 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Token", "tokenize", "Mention", "GoldDoc", "load_redocred", "detokenize"]
+__all__ = ["Token", "tokenize", "web_address", "Mention", "GoldDoc", "load_redocred", "detokenize"]
 
-# A word (letters/digits, inner hyphens and apostrophes of names like O'Neill), an abbreviation with
-# dots ("U.S.", "D.C."), a possessive or contraction tail, or any other single non-space character.
-_TOKEN_RX = re.compile(
+# A web address or an e-mail address whole (a name is never read into one: `web_address`); a word
+# (letters/digits, inner hyphens and apostrophes of names like O'Neill), an abbreviation with dots ("U.S.",
+# "D.C."), a possessive or contraction tail, or any other single non-space character. A web address ends
+# before the punctuation after it ("see https://example.org/x, or"). An e-mail address's parts are bounded
+# (64 characters before the "@", as the standard allows, 63 a label): tried at each word of a run of words
+# and symbols, an unbounded part would read to the run's end each time.
+_URL = r"(?:[Hh][Tt][Tt][Pp][Ss]?://|[Ww][Ww][Ww]\.)[^\s<>\"'()\[\]{}]*[^\s<>\"'()\[\]{}.,;:!?]"
+_EMAIL = r"[^\W_][\w.+-]{0,63}@[^\W_][\w-]{0,62}(?:\.[^\W_][\w-]{0,62}){1,8}"
+_WEB = re.compile(f"{_URL}|{_EMAIL}")
+_WORDS = (
     r"(?:[^\W\d_]\.){2,}"
     r"|[^\W_]+(?:['’](?![sS]\b)[^\W_]+)*(?:[-‐][^\W_]+(?:['’](?![sS]\b)[^\W_]+)*)*"
     r"|['’][sS]\b|n['’]t\b"
     r"|\S"
 )
+_TOKEN_RX = re.compile(_WORDS)
+_TOKEN_WEB_RX = re.compile(f"{_URL}|{_EMAIL}|{_WORDS}")  # for text that may hold an address (most holds none)
+_WEB_MARKS = ("@", "://", "www.", "WWW.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,9 +41,20 @@ class Token:
     end: int
 
 
+def web_address(token: str) -> bool:
+    """Whether a token is a web or an e-mail address (`tokenize` keeps one whole).
+
+    >>> [web_address(t) for t in ("https://example.org/Anna_Weiss", "anna.weiss@example.com", "Anna", "U.S.")]
+    [True, True, False, False]
+    """
+    return _WEB.fullmatch(token) is not None
+
+
 def tokenize(text: str, start: int = 0, end: int | None = None, offset: int = 0) -> list[Token]:
     """Tokens of text[start:end] with offsets into `text`, plus `offset` (a chunk's start in its document)."""
-    return [Token(m.group(), m.start() + offset, m.end() + offset) for m in _TOKEN_RX.finditer(text, start, len(text) if end is None else end)]
+    end = len(text) if end is None else end
+    rx = _TOKEN_WEB_RX if any(text.find(mark, start, end) >= 0 for mark in _WEB_MARKS) else _TOKEN_RX
+    return [Token(m.group(), m.start() + offset, m.end() + offset) for m in rx.finditer(text, start, end)]
 
 
 @dataclass(frozen=True, slots=True)
