@@ -92,13 +92,14 @@ def names_only(words: list[str], spans: list[tuple[int, int, str, int | None]]) 
 
 
 def _named(name: str, typ: str) -> str:
-    """The name a triple gives an entity: a place's or a nationality's (LOC, MISC) other name of a country as the
-    country's own ("U.S.", "USA", "the United States" as "United States": `towns.canonical_country`), so that one
-    document's "Cleveland located_in U.S." and "… located_in USA" are one fact, and one entity across documents.
-    Only the triple's name: the classifiers read the name as written (read as "United States", "U.S." took the
-    features of a country the lexicons list, and the cross-sentence classifier put many a place and firm of a
-    text in it: docs/extraction.md)."""
-    return (canonical_country(name) or name) if typ in ("LOC", "MISC") else name
+    """The name a triple gives an entity: another name of a country as the country's own ("U.S.", "USA", "the United
+    States" as "United States": `towns.canonical_country`), so that one document's "Cleveland located_in U.S." and
+    "… located_in USA" are one fact, and one entity across documents; not a person's name ("Holland"). Whatever
+    else the tagger took the name for (a place, a nationality, "the U.S. government"'s organisation), so that the
+    triples, typed at their sentence, and the aliases, at the document's end, name it alike. Only the triple's
+    name: the classifiers read the name as written (read as "United States", "U.S." took the features of a country
+    the lexicons list, and the cross-sentence classifier put many a place and firm of a text in it: docs/extraction.md)."""
+    return name if typ == "PER" else canonical_country(name) or name
 
 
 def _table_code(place: str) -> str | None:
