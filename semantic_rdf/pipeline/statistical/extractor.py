@@ -103,13 +103,9 @@ def _named(name: str, typ: str) -> str:
 
 
 def _table_code(place: str) -> str | None:
-    """The town table's country code of a country, a first-level region or a town, by its name (as
-    `towns.town_pairs` reads a place: a name the lexicons list as a country or a region is no town's)."""
+    """The town table's country code of a country, or of a first-level region or a town (`Towns.place`), by its name."""
     towns = load_towns()
-    key = fold(place)
-    if (code := towns.countries.get(key) or towns.regions.get(key)) is not None:
-        return code
-    return towns.towns.get(key) if gz.lexicon_class(place) not in ("Country", "Region") else None
+    return towns.country(place) or towns.place(place)
 
 
 def _placed_elsewhere(place: str, country: str, stated: Iterable[str] = ()) -> bool:
@@ -123,7 +119,7 @@ def _placed_elsewhere(place: str, country: str, stated: Iterable[str] = ()) -> b
     where = towns.country(country)
     if where is None or towns.country(place) is not None:
         return False
-    code = _table_code(place)
+    code = towns.place(place)
     return code is not None and not Towns.lies_in(code, where) and not any(Towns.lies_in(c, where) for c in stated)
 
 

@@ -79,6 +79,15 @@ class Towns:
         """The code of a country's name ("France", "the United States", "England"), else None."""
         return self.countries.get(fold(name))
 
+    def place(self, name: str) -> str | None:
+        """The code of the country a first-level region or else a town lies in, by its name ("Ontario", "Kobe");
+        None for another name, and for a town's name the lexicons list as a country's or a region's."""
+        key = fold(name)
+        got = self.regions.get(key)
+        if got is None and gz.lexicon_class(name) not in ("Country", "Region"):
+            got = self.towns.get(key)
+        return got
+
     @staticmethod
     def lies_in(town: str, country: str) -> bool:
         """Whether a town of code `town` lies in the country of code `country` ("GB.ENG" lies in "GB" and in "GB.ENG")."""
@@ -155,11 +164,7 @@ def town_pairs(towns: Towns, entities: Sequence[tuple[str, str]]) -> list[tuple[
     codes = {k: code for k, (name, typ) in enumerate(entities) if typ in ("LOC", "MISC") and (code := towns.country(name))}
     if not codes:
         return []
-    places = {}
-    for i, (name, typ) in enumerate(entities):
-        if typ == "LOC" and i not in codes:
-            key = fold(name)
-            places[i] = towns.regions.get(key) or (towns.towns.get(key) if gz.lexicon_class(name) not in ("Country", "Region") else None)
+    places = {i: towns.place(name) for i, (name, typ) in enumerate(entities) if typ == "LOC" and i not in codes}
     # a place named by its kind lies in the one country named, when no town or region named lies elsewhere (a
     # guide to Oakland that names Ethiopia for a restaurant names Oakland too)
     named = set(codes.values())
