@@ -534,7 +534,7 @@ class _UnitSplitter:
 class Sentences(_UnitSplitter):
     """Sentences packed up to `size` (0: one chunk per sentence)."""
 
-    size: int = 1000
+    size: int = 2000
     overlap: int = 0
     unit: str = "chars"
 
