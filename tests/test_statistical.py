@@ -456,6 +456,20 @@ def test_a_state_lies_in_no_other_country_but_a_nation_of_the_united_kingdom_lie
     assert _may_lie_in("Paris", "France") and _may_lie_in("Kobe", "Korea")
 
 
+def test_a_place_in_a_nation_of_the_united_kingdom_lies_in_the_united_kingdom_too():
+    """A place has one country (`_one_object`), and one of the United Kingdom's nations is that one too: Leeds in
+    England (read in the sentence) also lies in the United Kingdom (the town table, read across sentences), as
+    Re-DocRED states of both; the second had been dropped as another country."""
+    text = (
+        "The Yorkshire Post is a daily broadsheet newspaper, published in Leeds in northern England. It is one of the "
+        "oldest newspapers in the United Kingdom."
+    )
+    f = facts(extract(text)[1])
+    assert {("Leeds", "located_in", "England"), ("Leeds", "located_in", "United Kingdom")} <= f
+    f = facts(extract("The Yorkshire Post is published in Leeds in northern England. It is also sold in France.", floor=0.05)[1])
+    assert ("Leeds", "located_in", "England") in f and ("Leeds", "located_in", "France") not in f
+
+
 def test_the_towns_table_keeps_the_most_populous_town_of_a_name(tmp_path):
     """towns.build: one country per name (the most populous town's), accents dropped as a second name, the United
     Kingdom's nations apart, small towns and names of countries or continents left out; the file is the same bytes
