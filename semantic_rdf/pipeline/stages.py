@@ -204,10 +204,12 @@ class Pipeline:
             tm["split"] += t3 - t2
             triples: list[Triple] = []
             if self.extractor is not None:
-                for c, seen in zip(chunks, _without_code(doc, chunks)):
+                masked = _without_code(doc, chunks)
+                for seen in masked:
                     got = self.extractor.extract(seen)
-                    # the extractor read the chunk with its code blanked; its triples cite the real one
-                    triples.extend(got if seen is c else (replace(t, chunk=c) if t.chunk == seen else t for t in got))
+                    # the extractor read the chunks with their code blanked; its triples cite the real ones (a triple
+                    # may cite an earlier chunk of the document too: a second selector in it)
+                    triples.extend(_real_chunk(t, chunks, masked) for t in got)
             tm["extract"] += time.perf_counter() - t3
         except SemanticError as e:
             return PipelineResult(None, error=e, ref=ref)
@@ -215,6 +217,15 @@ class Pipeline:
             return PipelineResult(None, error=ParseError(f"{ref}: nested too deeply ({stage})"), ref=ref)
         types, aliases = _entity_findings(self.extractor, doc.id, triples)
         return PipelineResult(doc, chunks, tuple(triples), None, ref, types, aliases)
+
+
+def _real_chunk(t: Triple, chunks: Sequence[Chunk], masked: Sequence[Chunk]) -> Triple:
+    """`t` citing the document's chunk where it cites the copy with code blanked that the extractor read (a triple
+    may cite an earlier chunk than the one being read: a second selector, docs/extraction.md step 7)."""
+    i = t.chunk.index if t.chunk is not None else -1
+    if 0 <= i < len(chunks) and masked[i] is not chunks[i] and t.chunk == masked[i]:
+        return replace(t, chunk=chunks[i])
+    return t
 
 
 def _without_code(doc: Doc, chunks: Sequence[Chunk]) -> list[Chunk]:

@@ -789,6 +789,8 @@ class _Doc:
         self.named_at: dict[int, tuple[int, int]] = {}  # entity -> its latest named mention before this sentence
         self.together: set[tuple[int, int]] = set()  # entity pairs that shared a sentence (the cross stage skips them)
         self.lists = False  # too many pairs shared sentences: the cross stage is off for this document
+        # a country entity -> the chunk and the mention that last named it, in a chunk before this one (`_towns`)
+        self.countries: dict[int, tuple[Chunk, SentMention]] = {}
 
 
 class StatisticalExtractor:
@@ -931,7 +933,11 @@ class StatisticalExtractor:
         towns.town_pairs), located_in a country the chunk names that it lies in, at the precision measured for such
         facts (`Weights.towns`), when no better-scored fact says otherwise (`_triple`, read as inferred). The evidence
         is the passage from the place's first name in the chunk to the nearest naming of the country, as for a pair
-        read across sentences."""
+        read across sentences.
+
+        A town or a region of this chunk also lies in a country that only a chunk before it named (a long text names
+        its country once, near its start): the evidence is then two selectors, the sentence that names the place and
+        the earlier mention of the country (`_triple`'s `named_before`)."""
         p = self.w.towns
         if p is None or p < self.floor or "P131" not in self._pred:
             return []
@@ -941,13 +947,25 @@ class StatisticalExtractor:
                 if m.kind in ("named", "demonym"):
                     named.setdefault(m.entity, []).append((k, m))
         ents = doc.state.entities
-        # the towns are read only for a chunk that names a country (most text about places does; much does not)
+        # the towns are read only for a chunk that names a country, or follows one that did (most text about places
+        # does; much does not)
         countries = country_names()
-        if not any(fold(ents[i].name) in countries for i in named):
+        here = [i for i in named if fold(ents[i].name) in countries]
+        before = [i for i in doc.countries if i not in named]
+        if not here and not before:
             return []
         order = list(named)
-        pairs = town_pairs(load_towns(), [(ents[i].name, ents[i].type) for i in order])
-        types = {i: e.type for i, e in enumerate(ents)} if pairs else {}
+        towns = load_towns()
+        entities = [(ents[i].name, ents[i].type) for i in order]
+        pairs = town_pairs(towns, entities) if here else []
+        # a town or a region of this chunk in a country named only before it (not a place named by its kind: which
+        # one country is named is this chunk's question)
+        later = [
+            (x, c)
+            for x, c in (town_pairs(towns, entities + [(ents[i].name, ents[i].type) for i in before]) if before else [])
+            if x < len(order) <= c and towns.place(entities[x][0]) is not None
+        ]
+        types = {i: e.type for i, e in enumerate(ents)} if pairs or later else {}
         out: list[Triple] = []
         for x, c in pairs:
             k1, mx = named[order[x]][0]
@@ -956,6 +974,13 @@ class StatisticalExtractor:
             start, end = chunk.start + min(a1, a2), chunk.start + max(b1, b2)
             if end - start <= self.max_sentence:
                 out.extend(self._triple(doc, chunk, mx, mc, "P131", p, start, end, types, inferred=True))
+        for x, c in later:
+            k1, mx = named[order[x]][0]
+            a1, b1 = spans[k1]
+            earlier, mc = doc.countries[before[c - len(order)]]
+            out.extend(self._triple(doc, chunk, mx, mc, "P131", p, chunk.start + a1, chunk.start + b1, types, inferred=True, named_before=earlier))
+        for i in here:
+            doc.countries[i] = (chunk, named[i][-1][1])
         return out
 
     def _triple(
@@ -970,6 +995,7 @@ class StatisticalExtractor:
         sb: int,
         types: dict[int, str],
         inferred: bool = False,
+        named_before: Chunk | None = None,
     ) -> list[Triple]:
         """The triple of a pair scored for a property, evidenced by doc.text[sa:sb] (and by the antecedent's
         mention when a side was a pronoun or nominal); none when the document has stated it already, nor when it
@@ -977,7 +1003,11 @@ class StatisticalExtractor:
         what a subject has one of (`_one_object`): a place lies in one country, a person was born in one place,
         and a reading of two sentences or of an unnamed topic does not contradict what the document has stated
         (it had stored "Tom Becker born_in Hamburg" from "Anna Weiss was born in Hamburg" in an article about a
-        man born in Lyon)."""
+        man born in Lyon).
+
+        `named_before`: the chunk, before this one, in which the object `stl` was named (a town of this chunk in a
+        country named there, `_towns`); the triple then comes twice, with doc.text[sa:sb] (the subject's sentence) and
+        with that mention of the object."""
         st = doc.state
         pred, inverse = self._pred[pid]
         h, t = (stl, sh) if inverse else (sh, stl)
@@ -1027,6 +1057,13 @@ class StatisticalExtractor:
         valid = None
         if pred in _DATED and "implicit" not in (h.kind, t.kind):
             valid = clause_validity(chunk.text[sa - chunk.start : sb - chunk.start], (h.start - sa, h.end - sa), (t.start - sa, t.end - sa))
+        if named_before is not None:
+            # `stl` was named in the earlier chunk: each selector quotes the side it stands for
+            first = (surf_h, "", h.kind, "") if stl is t else ("", surf_t, "", t.kind)
+            second = ("", stl.surface, "", "antecedent") if stl is t else (stl.surface, "", "antecedent", "")
+            self._note(chunk.doc_id, start, sb, key, first)
+            self._note(chunk.doc_id, stl.start, stl.end, key, second)
+            return [Triple(nh, pred, nt, chunk, score, valid, start, sb), Triple(nh, pred, nt, named_before, score, valid, stl.start, stl.end)]
         self._note(chunk.doc_id, start, sb, key, (surf_h, surf_t, h.kind, t.kind))
         out = [Triple(nh, pred, nt, chunk, score, valid, start, sb)]
         # a subject or object read from a pronoun or nominal gets a second selector: the antecedent's
