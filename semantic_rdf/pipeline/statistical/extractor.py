@@ -126,9 +126,9 @@ def _placed_elsewhere(place: str, country: str, stated: Iterable[str] = ()) -> b
 def _may_lie_in(place: str, where: str) -> bool:
     """False for a country in itself under another name ("U.S." located_in "United States": the town table's codes),
     and for a state the demonym lexicon names in another country ("United Kingdom located_in France", read from "an
-    alliance of Britain, France, Austria"; all 11 such facts the fold models read out of fold over floor 0.3 were
-    wrong), but for one of the United Kingdom's nations in it. Other places the table lists as countries may lie in
-    one: Hong Kong, Greenland and Puerto Rico have codes of their own."""
+    alliance of Britain, France, Austria": such readings were all wrong, docs/extraction.md step 7), but for one of the
+    United Kingdom's nations in it. Other places the table lists as countries may lie in one: Hong Kong, Greenland and
+    Puerto Rico have codes of their own."""
     names = country_names()
     a, b = names.get(fold(place)), names.get(fold(where))
     if a is None or b is None:
@@ -156,7 +156,7 @@ def _one_of(a: str, b: str) -> bool:
     """Whether objects `a` and `b` of a subject's one country (`_one_object`) are the same one: the same name, or
     one of the United Kingdom's nations and the United Kingdom (the town table's codes: "GB.ENG" lies in "GB").
     Documents place London in England and in the United Kingdom, and Re-DocRED states both; the second had been
-    dropped as a second country (out of fold, 8 right facts of 9 at the default floor)."""
+    dropped as a second country."""
     if a == b:
         return True
     names = country_names()
