@@ -282,9 +282,9 @@ def test_readers_see_whole_bulk_loaded_batches(tmp_path):
         finally:
             ro.close()
             # a pause between opens: a read-only handle opened just before the writer's compaction deletes a file it
-            # had not yet opened can make pyoxigraph's query loop on the read error until memory runs out (seen
-            # 2026-12-06, 24 GB; docs/stores.md, "A read-only open racing a bulk load"); without the pause this test
-            # opened ~35 times a run and hit it about once in 20 runs. It still opens mid-run a few times a run.
+            # had not yet opened can make pyoxigraph's query loop on the read error until memory runs out (not fixed:
+            # docs/security.md, "A read-only open racing a bulk load"); fewer opens meet it less often, and a few
+            # still fall mid-run
             time.sleep(0.25)
 
     threads = [
