@@ -123,14 +123,19 @@ def _placed_elsewhere(place: str, country: str, stated: Iterable[str] = ()) -> b
     return code is not None and not Towns.lies_in(code, where) and not any(Towns.lies_in(c, where) for c in stated)
 
 
+def _country_code(name: str) -> str | None:
+    """The town table's code of a country's name, read from the table's country lines only (`country_names`: the
+    towns themselves are not loaded for it)."""
+    return country_names().get(fold(name))
+
+
 def _may_lie_in(place: str, where: str) -> bool:
     """False for a country in itself under another name ("U.S." located_in "United States": the town table's codes),
     and for a state the demonym lexicon names in another country ("United Kingdom located_in France", read from "an
     alliance of Britain, France, Austria": such readings were all wrong, docs/extraction.md step 7), but for one of the
     United Kingdom's nations in it. Other places the table lists as countries may lie in one: Hong Kong, Greenland and
     Puerto Rico have codes of their own."""
-    names = country_names()
-    a, b = names.get(fold(place)), names.get(fold(where))
+    a, b = _country_code(place), _country_code(where)
     if a is None or b is None:
         return True
     if a == b:
@@ -159,8 +164,7 @@ def _one_of(a: str, b: str) -> bool:
     dropped as a second country."""
     if a == b:
         return True
-    names = country_names()
-    ca, cb = names.get(fold(a)), names.get(fold(b))
+    ca, cb = _country_code(a), _country_code(b)
     return ca is not None and cb is not None and (Towns.lies_in(ca, cb) or Towns.lies_in(cb, ca))
 
 
