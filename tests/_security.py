@@ -21,7 +21,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from semantic_rdf import cli
-from semantic_rdf.store.assertions import open_read_only
+from semantic_rdf.store.readers import read_only
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -108,21 +108,15 @@ def dump(store: str | os.PathLike) -> list[str]:
     data = Path(store) / "oxigraph"
     if not data.exists():
         return []
-    st = open_read_only(data, Path(store))
-    try:
+    with read_only(data, Path(store)) as st:
         text = st.dump(format=ox.RdfFormat.N_QUADS).decode("utf-8")
-    finally:
-        del st
     return sorted(line for line in text.splitlines() if line)
 
 
 def quads(store: str | os.PathLike) -> set[ox.Quad]:
     data = Path(store) / "oxigraph"
-    st = open_read_only(data, Path(store))
-    try:
+    with read_only(data, Path(store)) as st:
         return set(st.quads_for_pattern(None, None, None, None))
-    finally:
-        del st
 
 
 def assert_refused(r: Out, *, code: int = 2) -> None:

@@ -765,6 +765,12 @@ def test_compact_of_a_store_on_a_read_only_file_system_is_one_line(tiny_disk):
     r = refused(store, "compact")
     assert "read-only file system" in r.err.lower()
     refused(store, "assert", "Alan Turing", "born_in", "London")
+    # a reader that cannot make its snapshot there (store/readers.py) reads the store's own directory
+    r = run_cli(store, "list")
+    assert r.rc == 0 and "Ada Lovelace" in r.out, r.err
+    r = run_cli(store, "query", "believed")  # in a forked child, as any SPARQL the user gives
+    assert r.rc == 0 and "ada-lovelace" in r.out, r.err
+    assert not (store / "readers").exists()
 
 
 def test_trace_on_a_store_this_tool_did_not_write_is_one_line(tmp_path):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -11,7 +14,8 @@ import pyoxigraph as ox
 
 from semantic_rdf.core.errors import InvalidInput, StoreInUse
 from semantic_rdf.rdf.shapes import fast_checker
-from semantic_rdf.store.assertions import _BULK_THRESHOLD, AssertionStore, open_read_only
+from semantic_rdf.store.assertions import _BULK_THRESHOLD, AssertionStore
+from semantic_rdf.store.readers import read_only
 from semantic_rdf.core.values import Chunk, Doc, Triple
 
 from _security import assert_refused, dump, run_cli, run_proc
@@ -135,10 +139,9 @@ def test_read_only_opens_during_writes_are_consistent_snapshots(tmp_path):
     writer.start()
     while not stop.is_set():
         # as the library opens it: RocksDB can report a file the writer's compaction just removed as missing,
-        # and the open is tried again (store.open_read_only)
-        ro = open_read_only(root / "oxigraph", root)
-        snapshots.add(_sizes(ro))
-        del ro
+        # and the open is tried again (store/readers.py)
+        with read_only(root / "oxigraph", root) as ro:
+            snapshots.add(_sizes(ro))
         if snapshots.count >= 8:
             enough.set()
     writer.join(timeout=120)
@@ -281,11 +284,6 @@ def test_readers_see_whole_bulk_loaded_batches(tmp_path):
             return _big_sizes(ro.ox)
         finally:
             ro.close()
-            # a pause between opens: a read-only handle opened just before the writer's compaction deletes a file it
-            # had not yet opened can make pyoxigraph's query loop on the read error until memory runs out (not fixed:
-            # docs/security.md, "A read-only open racing a bulk load"); fewer opens meet it less often, and a few
-            # still fall mid-run
-            time.sleep(0.25)
 
     threads = [
         _reader(lambda: _big_sizes(store.ox), stop, seen, errors),
@@ -398,10 +396,103 @@ def test_the_writer_flushes_so_a_read_only_open_replays_a_bounded_log(tmp_path, 
         store = AssertionStore.open(root)
         _write(store, threading.Event(), 60)
         sizes[label] = _log_bytes(root)
-        ro = open_read_only(root / "oxigraph", root)
-        assert sorted(_sizes(ro)) == [(BATCH, BATCH)] * 60  # everything written is seen, flushed or not
-        del ro
+        with read_only(root / "oxigraph", root) as ro:
+            assert sorted(_sizes(ro)) == [(BATCH, BATCH)] * 60  # everything written is seen, flushed or not
         store.close()
     # 60 batches wrote some 21,000 quads: unflushed they are all in the log (15 MB), flushed every 1,000 the
     # log holds the last thousand or two (RocksDB keeps the log before the current one: 1.5 MB, 2026-12-05)
     assert sizes["unflushed"] > 4 * sizes["flushed"], sizes
+
+
+# Readers open read-only and query while a writer bulk loads batch after batch and RocksDB compacts behind it.
+# Opening the store's own directory, a reader whose table file the writer deleted before it opened it made
+# pyoxigraph loop on the read error until memory ran out (2 GB within seconds, every run with 20 batches,
+# 2026-12-06); a snapshot of hard links keeps every file the reader needs (store/readers.py).
+_REPLACED_UNDER_READERS = """
+import sys, threading
+from pathlib import Path
+import pyoxigraph as ox
+from semantic_rdf.store.readers import open_read_only
+root = Path(sys.argv[1]); data = root / "oxigraph"
+writer = ox.Store(str(data))
+done = threading.Event()
+def write():
+    for k in range(20):
+        g = ox.NamedNode("http://example.org/g")
+        writer.bulk_extend(ox.Quad(ox.NamedNode(f"http://example.org/s{k}-{i}"), ox.NamedNode("http://example.org/p"),
+                                   ox.Literal(str(i)), g) for i in range(20_000))
+        writer.flush()
+    done.set()
+t = threading.Thread(target=write); t.start()
+opens, seen = 0, []
+while not done.is_set():
+    st, snap = open_read_only(data, root)
+    opens += 1
+    list(st.query("SELECT (MAX(?o) AS ?m) WHERE { GRAPH <http://example.org/none> { ?s ?p ?o } }"))
+    if opens % 10 == 0:
+        seen.append(len(list(st.quads_for_pattern(None, None, None, ox.NamedNode("http://example.org/g")))))
+    del st
+    snap.close()
+t.join()
+print(opens, *seen)
+"""
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            return next((int(line.split()[1]) for line in f if line.startswith("VmRSS:")), 0)
+    except OSError:
+        return 0
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads the child's memory from /proc (Linux)")
+def test_a_read_only_handle_keeps_its_files_while_the_writer_replaces_them(tmp_path):
+    root = tmp_path / "store"
+    root.mkdir()
+    child = subprocess.Popen([sys.executable, "-c", _REPLACED_UNDER_READERS, str(root)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    peak, deadline = 0, time.monotonic() + 240
+    while child.poll() is None:
+        peak = max(peak, _rss_kb(child.pid))
+        if peak > 1_000_000 or time.monotonic() > deadline:
+            child.kill()
+            child.wait()
+            pytest.fail(f"a reader beside the bulk-loading writer grew to {peak // 1024} MB or never ended")
+        time.sleep(0.05)
+    out, err = child.communicate()
+    assert child.returncode == 0, err.decode()[-2000:]
+    opens, *seen = map(int, out.split())
+    assert opens >= 10 and seen, out  # the readers overlapped the writer
+    assert all(n % 20_000 == 0 for n in seen), seen  # each saw whole batches
+    assert not list((root / "readers").iterdir())  # every snapshot removed at close
+
+
+def test_a_snapshot_lives_as_long_as_its_store_and_one_left_behind_is_swept(tmp_path):
+    from semantic_rdf.store.readers import READERS, sweep
+
+    root = tmp_path / "store"
+    store = AssertionStore.open(root)
+    store.assert_("Ada Lovelace", "born_in", "London")
+    ro = AssertionStore.open(root, read_only=True)
+    (taken,) = (root / READERS).iterdir()
+    assert any(p.suffix == ".sst" or p.suffix == ".log" for p in taken.iterdir())
+    assert sweep(root) == 0  # its reader holds it
+    assert ro.stats()["assertions"] == 1
+    ro.close()
+    assert not list((root / READERS).iterdir())
+    # a reader that ended without closing (killed; a forked child's exit): its lock is free, so the next open sweeps it
+    leave = (
+        "import sys, os; from pathlib import Path; from semantic_rdf.store.readers import snapshot; "
+        "r = Path(sys.argv[1]); snapshot(r / 'oxigraph', r); os._exit(0)"
+    )
+    subprocess.run([sys.executable, "-c", leave, str(root)], check=True)
+    (left,) = (root / READERS).iterdir()
+    with AssertionStore.open(root, read_only=True) as again:
+        assert again.stats()["assertions"] == 1
+        assert [p.name for p in (root / READERS).iterdir()] != [left.name]
+    assert not left.exists()
+    store.close()
+    # and a writer's open sweeps too
+    subprocess.run([sys.executable, "-c", leave, str(root)], check=True)
+    AssertionStore.open(root).close()
+    assert not list((root / READERS).iterdir())

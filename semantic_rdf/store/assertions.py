@@ -26,6 +26,7 @@ from semantic_rdf.rdf import layout as L, ntriples as N
 from semantic_rdf.core.errors import InvalidInput, NotFound, SemanticError, StoreInUse
 from semantic_rdf.core.events import StoreEvent, Subscriber, Subscribers, WrittenEntity, WrittenFact, WrittenSpan
 from semantic_rdf.store.generation import fingerprint
+from semantic_rdf.store.readers import Snapshot, open_read_only, sweep
 from semantic_rdf.core.identity import assertion_id, fold
 from semantic_rdf.rdf.queries import Term, bind, packaged
 from semantic_rdf.core.values import MAX_NAME, MAX_TEXT, Doc, Triple, Validity, check_text
@@ -60,7 +61,7 @@ if TYPE_CHECKING:  # the shape checker (rdflib) loads on the first write, so rea
     from semantic_rdf.rdf.shapecheck import Settled
     from semantic_rdf.rdf.shapes import Report
 
-__all__ = ["AssertionStore", "Record", "Source", "Run", "WriteReport", "FORMATS", "open_read_only"]
+__all__ = ["AssertionStore", "Record", "Source", "Run", "WriteReport", "FORMATS"]
 
 FORMATS = {
     "nquads": ox.RdfFormat.N_QUADS,
@@ -124,20 +125,6 @@ def _open_writable(data: Path, wait: float) -> ox.Store:
                 raise
             time.sleep(min(pause, left))
             pause = min(pause * 2, 0.25)
-
-
-def open_read_only(data: Path, root: Path, attempts: int = 20) -> ox.Store:
-    """A read-only handle on a store another process may be writing. Opening reads RocksDB's list of files;
-    a compaction or bulk load in the writer can delete one of them in between, which RocksDB reports as
-    "Corruption: IO error: No such file" although nothing is damaged: open again (tests/test_concurrency.py)."""
-    for attempt in range(attempts):
-        try:
-            return ox.Store.read_only(str(data))
-        except RuntimeError as exc:
-            if "No such file" not in str(exc):
-                raise InvalidInput(f"cannot open store {str(root)!r}: {' '.join(str(exc).split())}") from None
-            time.sleep(0.01 * (attempt + 1))
-    raise StoreInUse(f"store {str(root)!r} is being rewritten by its writer; try again")
 
 
 def _prune_info_logs(data: Path, keep: int = 2) -> None:
@@ -424,10 +411,12 @@ def _parse_dt(term: ox.NamedNode | ox.BlankNode | ox.Literal) -> datetime:
 class AssertionStore:
     """Assertions with spans, two clocks and provenance, in an embedded Oxigraph store."""
 
-    def __init__(self, store: ox.Store, path: Path | None, *, read_only: bool = False):
+    def __init__(self, store: ox.Store, path: Path | None, *, read_only: bool = False, snapshot: Snapshot | None = None):
         self.ox = store
         self.path = path
         self.read_only = read_only
+        # the private copy of the directory a read-only handle reads (store/readers.py), removed at close
+        self._snapshot = snapshot
         self._clock = _Clock()
         self._known_entities: set[str] = set()
         self._known_nodes: set[str] = set()
@@ -470,21 +459,29 @@ class AssertionStore:
             raise InvalidInput(f"store path {str(root)!r} exists and is not a directory")
         data = root / "oxigraph"
         before = fingerprint(data) if not read_only and data.is_dir() else None
+        snap: Snapshot | None = None
         try:
             if read_only:
                 if not data.is_dir():
                     raise NotFound(f"no store at {str(root)!r}")
-                st = open_read_only(data, root)
+                st, snap = open_read_only(data, root)
             else:
                 data.mkdir(parents=True, exist_ok=True)
                 st = _open_writable(data, wait)
                 _prune_info_logs(data)
+                sweep(root)
         except OSError as exc:
             if _locked(exc):
                 waited = f" (waited {wait:g} s)" if wait and not read_only else ""
                 raise StoreInUse(f"store {str(root)!r} is in use by another process{waited}") from None
             raise InvalidInput(f"cannot open store {str(root)!r}: {exc}") from None
-        store = cls(st, root, read_only=read_only)
+        try:
+            store = cls(st, root, read_only=read_only, snapshot=snap)
+        except BaseException:
+            del st
+            if snap is not None:
+                snap.close()
+            raise
         if not read_only and not store._replay_journal():
             store.generation_at_open = before
         return store
@@ -558,14 +555,18 @@ class AssertionStore:
             except OSError:
                 pass
         st, self.ox = self.ox, None  # type: ignore[assignment]
+        snap, self._snapshot = self._snapshot, None
         if st is None:
             return None
         # release the RocksDB lock now, not at interpreter exit: dropping the last reference does it; a store
         # still referenced elsewhere (a cycle, a result iterator) needs the collector, which costs every CLI verb time (docs/answer.md)
-        at_rest = sys.getrefcount(st) <= 2  # 2: `st` and getrefcount's argument
-        del st
+        at_rest = released = sys.getrefcount(st) <= 2  # 2: `st` and getrefcount's argument
         if not at_rest:
             gc.collect()
+            released = sys.getrefcount(st) <= 2
+        del st
+        if snap is not None and released:
+            snap.close()  # else what holds the handle may yet read its files: kept, and swept by an open after this process ends
         return at_rest
 
     def __enter__(self) -> "AssertionStore":

@@ -18,6 +18,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from semantic_rdf.core.errors import NotFound, StoreInUse
+from semantic_rdf.store.readers import sweep
 
 __all__ = ["compact", "recover", "CompactReport"]
 
@@ -86,6 +87,7 @@ def compact(store_dir: str | os.PathLike) -> CompactReport:
         if "lock" in str(exc).lower():
             raise StoreInUse(f"store {str(root)!r} is in use; close it before compacting") from None
         raise
+    sweep(root)  # readers that ended without closing left their snapshots of the old files
     try:
         new = ox.Store(str(fresh))
         new.bulk_extend(old.quads_for_pattern(None, None, None, None))
@@ -110,6 +112,7 @@ def compact(store_dir: str | os.PathLike) -> CompactReport:
         (data / "done").unlink(missing_ok=True)
         fresh = trash
     shutil.rmtree(fresh)
+    sweep(root)  # and those that ended meanwhile
     tables = _compact_side_tables(root)
     return CompactReport(n_new, before, _size(root), tuple(tables))
 

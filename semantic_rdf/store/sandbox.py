@@ -263,14 +263,9 @@ def run_user_query(
     if path is not None and not (Path(path) / "oxigraph").is_dir():
         raise NotFound(f"no store at {str(path)!r}")
 
-    from semantic_rdf.store.assertions import open_read_only  # imported here, before the fork, not in every child
+    from semantic_rdf.store.readers import read_only  # imported here, before the fork, not in every child
 
-    def produce():
-        in_big_stack(lambda: check_algebra(checked))
-        if path is not None:
-            ox_store = open_read_only(Path(path) / "oxigraph", Path(path))
-        else:
-            ox_store = store.ox
+    def answer(ox_store):
         try:
             res = ox_store.query(text, use_default_graph_as_union=union)
         except SyntaxError as exc:
@@ -287,6 +282,14 @@ def run_user_query(
         yield {"triples": True}
         for t in res:
             yield str(t)
+
+    def produce():
+        in_big_stack(lambda: check_algebra(checked))
+        if path is None:
+            yield from answer(store.ox)
+            return
+        with read_only(Path(path) / "oxigraph", Path(path)) as ox_store:
+            yield from answer(ox_store)
 
     items = run_isolated(produce, limits)
     head, rest = items[0], items[1:]
