@@ -531,6 +531,22 @@ def test_a_place_in_a_nation_of_the_united_kingdom_lies_in_the_united_kingdom_to
     assert ("Leeds", "located_in", "England") in f and ("Leeds", "located_in", "France") not in f
 
 
+def test_georgia_is_a_country_and_a_state_of_the_united_states():
+    """The name "Georgia" is the country the demonym lexicon names and one of the United States' states: the country rules
+    (a state lies in no other country, a place has one country, a town lies in no country but its own) read it as
+    either. "Macon is a city in central Georgia, United States" had lost Macon's and Georgia's facts in the United
+    States as a second country and a state in another state."""
+    from semantic_rdf.pipeline.statistical.extractor import _may_lie_in, _one_of, _placed_elsewhere
+
+    text = "Macon is a city in central Georgia, United States. It was founded in 1823."
+    f = facts(extract(text, floor=0.3)[1])
+    assert {("Macon", "located_in", "Georgia"), ("Macon", "located_in", "United States"), ("Georgia", "located_in", "United States")} <= f
+    assert _may_lie_in("Georgia", "United States") and not _may_lie_in("Georgia", "Russia")
+    assert _one_of("Georgia", "United States") and _one_of("United States", "Georgia") and not _one_of("Georgia", "Russia")
+    assert not _placed_elsewhere("Atlanta", "Georgia") and not _placed_elsewhere("Tbilisi", "Georgia")
+    assert _placed_elsewhere("Paris", "Georgia")
+
+
 def test_the_towns_table_keeps_the_most_populous_town_of_a_name(tmp_path):
     """towns.build: one country per name (the most populous town's), accents dropped as a second name, the United
     Kingdom's nations apart, small towns and names of countries or continents left out; the file is the same bytes
