@@ -531,7 +531,7 @@ def test_a_place_in_a_nation_of_the_united_kingdom_lies_in_the_united_kingdom_to
     assert ("Leeds", "located_in", "England") in f and ("Leeds", "located_in", "France") not in f
 
 
-def test_georgia_is_a_country_and_a_state_of_the_united_states():
+def test_georgia_is_a_country_and_a_state_of_the_united_states_and_korea_either_korea():
     """The name "Georgia" is the country the demonym lexicon names and one of the United States' states: the country rules
     (a state lies in no other country, a place has one country, a town lies in no country but its own) read it as
     either. "Macon is a city in central Georgia, United States" had lost Macon's and Georgia's facts in the United
@@ -545,6 +545,10 @@ def test_georgia_is_a_country_and_a_state_of_the_united_states():
     assert _one_of("Georgia", "United States") and _one_of("United States", "Georgia") and not _one_of("Georgia", "Russia")
     assert not _placed_elsewhere("Atlanta", "Georgia") and not _placed_elsewhere("Tbilisi", "Georgia")
     assert _placed_elsewhere("Paris", "Georgia")
+    # "Korea" is either Korea: GUM's guide to Fort Lee, New Jersey ("a strong Korean presence") had placed New Jersey
+    # and New York City in it across sentences
+    assert _placed_elsewhere("New Jersey", "Korea") and not _placed_elsewhere("Busan", "Korea") and not _placed_elsewhere("Pyongyang", "Korea")
+    assert _one_of("Korea", "South Korea") and not _one_of("Korea", "Japan")
 
 
 def test_the_towns_table_keeps_the_most_populous_town_of_a_name(tmp_path):

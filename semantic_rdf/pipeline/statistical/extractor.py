@@ -46,7 +46,7 @@ from semantic_rdf.pipeline.statistical.model import (
     together_in,
 )
 from semantic_rdf.pipeline.statistical.text import Token, tokenize, web_address
-from semantic_rdf.pipeline.statistical.towns import Towns, canonical_country, country_names, load_towns, region_too, town_pairs
+from semantic_rdf.pipeline.statistical.towns import Towns, canonical_country, country_names, load_towns, other_codes, town_pairs
 from semantic_rdf.core.values import Chunk, Triple
 from semantic_rdf.core.vocab import functional_predicates
 
@@ -114,14 +114,14 @@ def _placed_elsewhere(place: str, country: str, stated: Iterable[str] = ()) -> b
     it said the place lies in; "Sudbury, Ontario" places the table's English Sudbury in Canada). A reading across
     sentences is no evidence against the table: the cross-sentence classifier put "Hamburg" in the United Kingdom a
     text named a paragraph before. A country is not placed so (Hong Kong lies in China, Puerto Rico in the United
-    States). A country's name that also names a region (`towns.region_too`: the U.S. state of Georgia) places no town
-    of that region's country elsewhere."""
+    States). Nor is a town of a country the name may also stand for (`towns.other_codes`: the U.S. state of Georgia,
+    either Korea)."""
     towns = load_towns()
-    where = towns.country(country)
-    if where is None or towns.country(place) is not None:
+    wheres = [w for w in (towns.country(country), *other_codes(country)) if w]
+    if not wheres or towns.country(place) is not None:
         return False
     code = towns.place(place)
-    return code is not None and not any(Towns.lies_in(c, w) for c in (code, *stated) for w in (where, region_too(country)) if w)
+    return code is not None and not any(Towns.lies_in(c, w) for c in (code, *stated) for w in wheres)
 
 
 def _country_code(name: str) -> str | None:
@@ -134,15 +134,15 @@ def _may_lie_in(place: str, where: str) -> bool:
     """False for a country in itself under another name ("U.S." located_in "United States": the town table's codes),
     and for a state the demonym lexicon names in another country ("United Kingdom located_in France", read from "an
     alliance of Britain, France, Austria": such readings were all wrong, docs/extraction.md step 7), but for one of the
-    United Kingdom's nations in it, and for a state's name that also names a region of `where` ("Georgia" in the
-    United States). Other places the table lists as countries may lie in one: Hong Kong, Greenland and Puerto Rico
+    United Kingdom's nations in it, and for a state's name that may also stand for a region of `where` ("Georgia" in
+    the United States: `towns.other_codes`). Other places the table lists as countries may lie in one: Hong Kong, Greenland and Puerto Rico
     have codes of their own."""
     a, b = _country_code(place), _country_code(where)
     if a is None or b is None:
         return True
     if a == b:
         return False
-    return Towns.lies_in(a, b) or place not in _STATES or region_too(place) == b
+    return Towns.lies_in(a, b) or place not in _STATES or b in other_codes(place)
 
 
 # the demonym lexicon's countries that lie in no other (`_may_lie_in`): Puerto Rico is the United States' territory
@@ -161,16 +161,15 @@ def _one_object(predicate: str, obj: str) -> str | None:
 
 def _one_of(a: str, b: str) -> bool:
     """Whether objects `a` and `b` of a subject's one country (`_one_object`) are the same one: the same name, or
-    one of the United Kingdom's nations and the United Kingdom (the town table's codes: "GB.ENG" lies in "GB"), or a
-    name that also names a region of the other (`towns.region_too`: Georgia and the United States). Documents place
+    one of the United Kingdom's nations and the United Kingdom (the town table's codes: "GB.ENG" lies in "GB"), or
+    names that may stand for one (`towns.other_codes`: Georgia and the United States, Korea and South Korea). Documents place
     London in England and in the United Kingdom, and Re-DocRED states both; the second had been dropped as a second
     country."""
     if a == b:
         return True
-    ca, cb = _country_code(a), _country_code(b)
-    if ca is None or cb is None:
-        return False
-    return Towns.lies_in(ca, cb) or Towns.lies_in(cb, ca) or region_too(a) == cb or region_too(b) == ca
+    codes_a = [c for c in (_country_code(a), *other_codes(a)) if c]
+    codes_b = [c for c in (_country_code(b), *other_codes(b)) if c]
+    return any(Towns.lies_in(x, y) or Towns.lies_in(y, x) for x in codes_a for y in codes_b)
 
 
 def sha256_file(path: Path) -> str:

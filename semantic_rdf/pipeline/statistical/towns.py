@@ -33,7 +33,7 @@ from pathlib import Path
 from semantic_rdf.core.identity import fold
 from semantic_rdf.pipeline import gazetteer as gz
 
-__all__ = ["Towns", "TOWNS_FILE", "canonical_country", "country_names", "load_towns", "region_too", "town_pairs", "build", "main"]
+__all__ = ["Towns", "TOWNS_FILE", "canonical_country", "country_names", "load_towns", "other_codes", "town_pairs", "build", "main"]
 
 TOWNS_FILE = Path(__file__).resolve().parent / "towns.tsv.gz"
 MIN_POPULATION = 15_000
@@ -64,9 +64,10 @@ _PLACE_KIND = re.compile(
 )
 # states the gazetteer lists as cities, whose names are the United States' either way
 _STATES_NAMED_AS_CITIES = ("New York", "Washington")
-# a country's name that also names a first-level region of another country, which the gazetteer's regions leave out as
-# a country's: "Macon is a city in central Georgia, United States"
-_COUNTRY_AND_REGION = {"georgia": "united states"}
+# the other countries a country's name may stand for: a first-level region of another country's, which the
+# gazetteer's regions leave out as a country's name ("Macon is a city in central Georgia, United States"), or each state
+# of a divided country ("a strong Korean presence" in a New Jersey town)
+_OTHER_COUNTRIES = {"georgia": ("united states",), "korea": ("south korea", "north korea")}
 
 
 @dataclass(frozen=True)
@@ -111,10 +112,11 @@ def country_names(path: str | None = None) -> Mapping[str, str]:
     return out
 
 
-def region_too(name: str) -> str | None:
-    """The code of the country in which a country's name also names a first-level region ("Georgia": "US"), else None."""
-    other = _COUNTRY_AND_REGION.get(fold(name))
-    return country_names().get(other) if other else None
+def other_codes(name: str) -> tuple[str, ...]:
+    """The codes of the other countries a country's name may stand for: the one it names a first-level region of
+    ("Georgia": "US"), each state of a divided one ("Korea": "KR", "KP"); () for any other name."""
+    names = country_names()
+    return tuple(names[n] for n in _OTHER_COUNTRIES.get(fold(name), ()) if n in names)
 
 
 @lru_cache(maxsize=2)
