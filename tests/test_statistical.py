@@ -515,6 +515,8 @@ def test_a_state_lies_in_no_other_country_but_a_nation_of_the_united_kingdom_lie
     assert not _may_lie_in("United States", "Taiwan") and not _may_lie_in("United Kingdom", "France")
     assert _may_lie_in("Wales", "United Kingdom") and _may_lie_in("Hong Kong", "China") and _may_lie_in("Puerto Rico", "United States")
     assert _may_lie_in("Paris", "France") and _may_lie_in("Kobe", "Korea")
+    # a territory with a code of its own lies in a state, not in another territory (GUM's guide to Guadeloupe)
+    assert not _may_lie_in("Guadeloupe", "Puerto Rico") and _may_lie_in("Guadeloupe", "France") and _may_lie_in("Cayman Islands", "UK")
 
 
 def test_a_place_in_a_nation_of_the_united_kingdom_lies_in_the_united_kingdom_too():

@@ -135,14 +135,19 @@ def _may_lie_in(place: str, where: str) -> bool:
     and for a state the demonym lexicon names in another country ("United Kingdom located_in France", read from "an
     alliance of Britain, France, Austria": such readings were all wrong, docs/extraction.md step 7), but for one of the
     United Kingdom's nations in it, and for a state's name that may also stand for a region of `where` ("Georgia" in
-    the United States: `towns.other_codes`). Other places the table lists as countries may lie in one: Hong Kong, Greenland and Puerto Rico
-    have codes of their own."""
+    the United States: `towns.other_codes`). Other places the table lists as countries (Hong Kong, Greenland, Puerto
+    Rico: codes of their own) may lie in a state of the lexicon, not in one another ("Guadeloupe located_in Puerto
+    Rico", from GUM's guide to Guadeloupe)."""
     a, b = _country_code(place), _country_code(where)
     if a is None or b is None:
         return True
     if a == b:
         return False
-    return Towns.lies_in(a, b) or place not in _STATES or b in other_codes(place)
+    if Towns.lies_in(a, b):
+        return True
+    if (canonical_country(where) or where) not in _STATES:
+        return False  # a territory of its own lies in a state, not in another territory (Guadeloupe in Puerto Rico)
+    return place not in _STATES or b in other_codes(place)
 
 
 # the demonym lexicon's countries that lie in no other (`_may_lie_in`): Puerto Rico is the United States' territory
