@@ -60,9 +60,12 @@ def served(tmp_path_factory):
     retract(store, report.ids[2], "the move date is disputed", agent="a-reviewer")
     store.close()
     proc, info = _start_serve(root)
+    # the server reads a snapshot of the store's files (store/readers.py), removed when serve ends
+    assert len(list((root / "readers").iterdir())) == 1
     yield info, root
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=30) == 0
+    assert not list((root / "readers").iterdir())
     try:
         os.kill(info["pid"], 0)
     except ProcessLookupError:

@@ -1,6 +1,6 @@
 """semantic-rdf serve — browse the store in a web browser through the standard Oxigraph server.
 
-Launches `oxigraph serve-read-only --location <store>/oxigraph --bind 127.0.0.1:PORT
+Launches `oxigraph serve-read-only --location <store>/readers/<snapshot> --bind 127.0.0.1:PORT
 --union-default-graph` (the `oxigraph` PyPI package), prints the ready queries of queries/serve/, and
 waits; Ctrl-C stops it. The union default graph is what makes a plain `SELECT * WHERE { ?s ?p ?o }`
 in the page return rows: the store keeps everything in named graphs (one per assertion's claim, plus
@@ -11,6 +11,7 @@ itself never opens a listener.
 import os
 import signal
 import sys
+from pathlib import Path
 
 from semantic_rdf.cli._common import require_store
 from semantic_rdf.core.errors import InvalidInput
@@ -39,11 +40,17 @@ def ready_queries() -> list[tuple[str, str, str]]:
 
 def run(args, ctx) -> int:
     from semantic_rdf.remote.servers import OxigraphServer
+    from semantic_rdf.store.readers import snapshot, sweep
 
     require_store(ctx.store_path)
-    data = os.path.join(ctx.store_path, "oxigraph")
+    root = Path(ctx.store_path)
     if not 0 <= args.port <= 65535:
         raise InvalidInput(f"--port {args.port} is not a port number")
+    # the server reads a snapshot of the store's files, as every read-only open does (store/readers.py): a writer's
+    # compaction cannot delete a file under it; it serves the store as it was when it started, as it would anyway
+    sweep(root)
+    snap = snapshot(root / "oxigraph", root)
+    data = str(snap.path) if snap is not None else os.path.join(ctx.store_path, "oxigraph")
     server = OxigraphServer(location=data, read_only=True, port=args.port, host=args.host, union_default_graph=True)
     previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
@@ -75,4 +82,6 @@ def run(args, ctx) -> int:
         return 0
     finally:
         server.stop()
+        if snap is not None:
+            snap.close()
         signal.signal(signal.SIGTERM, previous)
