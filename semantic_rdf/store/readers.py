@@ -3,8 +3,8 @@
 RocksDB's read-only open reads the list of the store's files, opens some of them and leaves the others to
 the first query that needs them. The writer meanwhile compacts, flushes and bulk loads, and deletes the
 files it has replaced. A reader that then reaches for one of them fails, and pyoxigraph (0.5.13) can loop
-on that error inside one query until memory runs out (docs/security.md, "A read-only open racing a bulk
-load"). So a reader opens a snapshot instead: a private directory under ``<store>/readers/`` holding hard
+on that error inside one query until memory runs out (docs/security.md, "A reader opens a snapshot of the
+store's files"). So a reader opens a snapshot instead: a private directory under ``<store>/readers/`` holding hard
 links to the store's table and log files and a copy of its file list, taken at a moment the writer
 changed nothing. The writer's deletions then remove its own names only; the reader's files live until it
 closes and the snapshot is removed.
