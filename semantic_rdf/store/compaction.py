@@ -18,7 +18,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from semantic_rdf.core.errors import NotFound, StoreInUse
-from semantic_rdf.store.readers import sweep
+from semantic_rdf.store.readers import READERS, sweep
 
 __all__ = ["compact", "recover", "CompactReport"]
 
@@ -35,7 +35,10 @@ class CompactReport:
 
 
 def _size(path: Path) -> int:
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+    """Bytes of the store directory's files; not those of readers' snapshots (hard links to the files a reader
+    opened, which after a compaction are the old ones)."""
+    readers = path / READERS
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and readers not in f.parents)
 
 
 _RENAME_EXCHANGE = 2
