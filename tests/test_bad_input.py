@@ -773,6 +773,32 @@ def test_compact_of_a_store_on_a_read_only_file_system_is_one_line(tiny_disk):
     assert not (store / "readers").exists()
 
 
+def test_a_store_whose_readers_directory_links_elsewhere_loses_nothing_there(tmp_path):
+    """A read-only open sweeps the snapshots readers left in `<store>/readers/` (store/readers.py). A store directory
+    from elsewhere can make that a link to any directory, or hold links in it: a sweep follows neither, and removes
+    only directories named as snapshots are."""
+    root = tmp_path / "store"
+    assert run_cli(root, "assert", "Ada Lovelace", "born_in", "London").rc == 0
+    elsewhere = tmp_path / "elsewhere"
+    keep = [elsewhere / ("0" * 32), elsewhere / "notes"]
+    for d in keep:
+        d.mkdir(parents=True)
+        os.utime(d, (1, 1))  # older than any snapshot being made
+    (root / "readers").symlink_to(elsewhere, target_is_directory=True)
+    r = run_cli(root, "list")
+    assert r.rc == 0 and "Ada Lovelace" in r.out, r.err
+    assert run_cli(root, "assert", "Alan Turing", "born_in", "London").rc == 0  # a writer's open sweeps too
+    assert all(d.is_dir() for d in keep)
+    (root / "readers").unlink()
+    (root / "readers").mkdir()
+    (root / "readers" / ("1" * 32)).symlink_to(keep[0], target_is_directory=True)
+    (root / "readers" / "notes").mkdir()
+    os.utime(root / "readers" / "notes", (1, 1))
+    r = run_cli(root, "list")
+    assert r.rc == 0 and "Alan Turing" in r.out, r.err
+    assert all(d.is_dir() for d in keep) and (root / "readers" / "notes").is_dir()
+
+
 def test_trace_on_a_store_this_tool_did_not_write_is_one_line(tmp_path):
     import pyoxigraph as ox
 

@@ -19,7 +19,9 @@ opens the store's own directory, as before.
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import stat
 import time
 import uuid
 from contextlib import contextmanager
@@ -40,6 +42,7 @@ __all__ = ["READERS", "Snapshot", "open_read_only", "read_only", "snapshot", "sw
 READERS = "readers"  # the snapshots' directory, inside the store's
 _LOCK = "lock"
 _HALF_MADE = 60.0  # seconds after which a snapshot directory without a lock is a reader's leftover
+_SNAPSHOT_NAME = re.compile(r"[0-9a-f]{32}")  # uuid4().hex: a sweep removes nothing else
 _ATTEMPTS = 50  # snapshots tried while the writer keeps changing its file list (each takes milliseconds)
 
 
@@ -60,6 +63,15 @@ class Snapshot:
 
     def __repr__(self) -> str:
         return f"Snapshot({str(self.path)!r}, {'open' if self._fd is not None else 'closed'})"
+
+
+def _own_directory(path: Path) -> bool:
+    """Whether `path` is a directory itself, not a link to one: a store directory from elsewhere could hold a
+    `readers` link to any directory, whose old subdirectories a sweep would then remove."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _file_list(data: Path) -> tuple[bytes, str, int]:
@@ -97,7 +109,7 @@ def _fill(data: Path, into: Path) -> bool:
     for name in os.listdir(data):
         try:
             if name.endswith((".sst", ".log")):  # immutable tables; logs only grow, and a link sees what was written
-                os.link(data / name, into / name)
+                os.link(data / name, into / name, follow_symlinks=False)
             elif name.startswith("OPTIONS-") or name == "IDENTITY":
                 shutil.copyfile(data / name, into / name)
         except FileNotFoundError:
@@ -113,6 +125,8 @@ def snapshot(data: Path, root: Path) -> Snapshot | None:
     try:
         parent.mkdir(exist_ok=True)
     except OSError:
+        return None
+    if not _own_directory(parent):
         return None
     for _ in range(_ATTEMPTS):
         path = parent / uuid.uuid4().hex
@@ -141,8 +155,10 @@ def sweep(root: Path) -> int:
     """Remove the snapshots under `root` that no reader holds; the number removed. Housekeeping: it never
     fails an open (what it cannot read or remove is left to the next)."""
     parent = root / READERS
+    if fcntl is None or not _own_directory(parent):
+        return 0
     try:
-        paths = list(parent.iterdir()) if fcntl is not None else []
+        paths = [p for p in parent.iterdir() if _SNAPSHOT_NAME.fullmatch(p.name) and _own_directory(p)]
     except OSError:
         return 0
     removed = 0
