@@ -209,3 +209,33 @@ def test_serve_on_the_ipv6_loopback_answers(tmp_path):
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0
+
+
+def test_a_server_that_outlives_a_killed_serve_keeps_its_snapshot(tmp_path):
+    """The server reads a snapshot that `serve` owns by a lock (store/readers.py); the server inherits the lock, so
+    when `serve` is killed (SIGKILL: no clean-up) and the server runs on, no sweep removes the files under it. Once
+    the server ends, the next open sweeps the snapshot."""
+    root = tmp_path / "store"
+    store = AssertionStore.open(root)
+    store.assert_("Ada Lovelace", "born_in", "London")
+    store.close()
+    proc, info = _start_serve(root)
+    (served,) = (root / "readers").iterdir()
+    proc.kill()
+    proc.wait(timeout=30)
+    try:
+        with AssertionStore.open(root, read_only=True) as ro:  # sweeps
+            assert ro.stats()["assertions"] == 1
+        assert served.is_dir()
+        assert _select(info["query"], "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")[0]["n"] != "0"
+    finally:
+        os.kill(info["pid"], signal.SIGTERM)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                os.kill(info["pid"], 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+    AssertionStore.open(root, read_only=True).close()
+    assert not served.exists()

@@ -51,7 +51,8 @@ def run(args, ctx) -> int:
     sweep(root)
     snap = snapshot(root / "oxigraph", root)
     data = str(snap.path) if snap is not None else os.path.join(ctx.store_path, "oxigraph")
-    server = OxigraphServer(location=data, read_only=True, port=args.port, host=args.host, union_default_graph=True)
+    keep = (snap.fileno(),) if snap is not None else ()  # the server holds the snapshot's lock too, should serve die first
+    server = OxigraphServer(location=data, read_only=True, port=args.port, host=args.host, union_default_graph=True, pass_fds=keep)
     previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         server.start()

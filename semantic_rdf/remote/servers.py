@@ -77,6 +77,9 @@ class OxigraphServer:
     port: int = 0
     host: str = "127.0.0.1"
     union_default_graph: bool = False  # queries without GRAPH see every graph (serve: the store's named graphs)
+    # descriptors the server inherits: `serve` passes its snapshot's lock, so that the snapshot stays the server's
+    # while the server runs, even past `serve` itself (store/readers.py)
+    pass_fds: tuple[int, ...] = ()
     proc: subprocess.Popen | None = field(default=None, repr=False)
 
     @property
@@ -102,7 +105,9 @@ class OxigraphServer:
             raise ServerError("a read-only server needs a store directory")
         if self.union_default_graph:
             cmd.append("--union-default-graph")
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, pass_fds=self.pass_fds
+        )
         _wait(f"{self.url}/query?query=ASK%7B%7D", self.proc, timeout, "oxigraph server")
         return self
 

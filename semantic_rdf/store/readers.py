@@ -53,6 +53,12 @@ class Snapshot:
         self.path = path
         self._fd: int | None = fd
 
+    def fileno(self) -> int:
+        """The descriptor of the lock it holds: a process that inherits it holds the lock too (`serve`'s server)."""
+        if self._fd is None:
+            raise ValueError("snapshot closed")
+        return self._fd
+
     def close(self) -> None:
         """Remove the directory and let go of its lock (again: nothing)."""
         fd, self._fd = self._fd, None
