@@ -40,7 +40,7 @@ def ready_queries() -> list[tuple[str, str, str]]:
 
 def run(args, ctx) -> int:
     from semantic_rdf.remote.servers import OxigraphServer
-    from semantic_rdf.store.readers import snapshot, sweep
+    from semantic_rdf.store.readers import fresh_snapshot
 
     require_store(ctx.store_path)
     root = Path(ctx.store_path)
@@ -48,8 +48,7 @@ def run(args, ctx) -> int:
         raise InvalidInput(f"--port {args.port} is not a port number")
     # the server reads a snapshot of the store's files, as every read-only open does (store/readers.py): a writer's
     # compaction cannot delete a file under it; it serves the store as it was when it started, as it would anyway
-    sweep(root)
-    snap = snapshot(root / "oxigraph", root)
+    snap = fresh_snapshot(root / "oxigraph", root)
     data = str(snap.path) if snap is not None else os.path.join(ctx.store_path, "oxigraph")
     keep = (snap.fileno(),) if snap is not None else ()  # the server holds the snapshot's lock too, should serve die first
     server = OxigraphServer(location=data, read_only=True, port=args.port, host=args.host, union_default_graph=True, pass_fds=keep)

@@ -37,7 +37,7 @@ try:
 except ImportError:  # not POSIX: no snapshots (see the module's docstring)
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["READERS", "Snapshot", "open_read_only", "read_only", "snapshot", "sweep"]
+__all__ = ["READERS", "Snapshot", "fresh_snapshot", "open_read_only", "read_only", "snapshot", "sweep"]
 
 READERS = "readers"  # the snapshots' directory, inside the store's
 _LOCK = "lock"
@@ -196,15 +196,20 @@ def sweep(root: Path) -> int:
     return removed
 
 
+def fresh_snapshot(data: Path, root: Path) -> Snapshot | None:
+    """`snapshot`, after sweeping the ones readers left: what every reader of the store takes first."""
+    sweep(root)
+    return snapshot(data, root)
+
+
 def open_read_only(data: Path, root: Path, attempts: int = 20) -> tuple[ox.Store, Snapshot | None]:
     """A read-only handle on the store at `root` (its RocksDB directory `data`) and the snapshot it reads, which
     the caller closes after the last use of the handle (None: it reads `data` itself). Stale snapshots are swept
     first. Opening the store's own directory reads RocksDB's list of files; a compaction or bulk load in the
     writer can delete one of them in between, which RocksDB reports as "Corruption: IO error: No such file"
     although nothing is damaged: open again (tests/test_concurrency.py)."""
-    sweep(root)
     for attempt in range(attempts):
-        snap = snapshot(data, root)
+        snap = fresh_snapshot(data, root)
         try:
             return ox.Store.read_only(str(snap.path if snap is not None else data)), snap
         except RuntimeError as exc:

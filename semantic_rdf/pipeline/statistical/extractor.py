@@ -117,7 +117,7 @@ def _placed_elsewhere(place: str, country: str, stated: Iterable[str] = ()) -> b
     States). Nor is a town of a country the name may also stand for (`towns.other_codes`: the U.S. state of Georgia,
     either Korea)."""
     towns = load_towns()
-    wheres = [w for w in (towns.country(country), *other_codes(country)) if w]
+    wheres = _country_codes(country)
     if not wheres or towns.country(place) is not None:
         return False
     code = towns.place(place)
@@ -128,6 +128,11 @@ def _country_code(name: str) -> str | None:
     """The town table's code of a country's name, read from the table's country lines only (`country_names`: the
     towns themselves are not loaded for it)."""
     return country_names().get(fold(name))
+
+
+def _country_codes(name: str) -> list[str]:
+    """Every code a country's name may stand for: its own, and those `towns.other_codes` lists for it."""
+    return [c for c in (_country_code(name), *other_codes(name)) if c]
 
 
 def _may_lie_in(place: str, where: str) -> bool:
@@ -172,9 +177,7 @@ def _one_of(a: str, b: str) -> bool:
     country."""
     if a == b:
         return True
-    codes_a = [c for c in (_country_code(a), *other_codes(a)) if c]
-    codes_b = [c for c in (_country_code(b), *other_codes(b)) if c]
-    return any(Towns.lies_in(x, y) or Towns.lies_in(y, x) for x in codes_a for y in codes_b)
+    return any(Towns.lies_in(x, y) or Towns.lies_in(y, x) for x in _country_codes(a) for y in _country_codes(b))
 
 
 def sha256_file(path: Path) -> str:
