@@ -940,6 +940,54 @@ def test_a_fuller_name_joins_only_the_one_person_it_extends():
     assert names["Olof Berg"] == {"Olof Berg", "Olof Lind"}
 
 
+def test_a_name_known_as_another_a_surname_family_and_postnominals_are_one_entity_or_none():
+    """Re-DocRED's and GUM's openings: "X, also known as Y" and "X (born …), better known by her pseudonym Y" name one
+    entity (two before: a fact about Y was not X's); "Daniel Bernoulli FRS" is Daniel Bernoulli (GUM gave two
+    entities, the heading's and the honours'); "the Bernoulli family" is no mention of him."""
+    from semantic_rdf.pipeline.statistical.model import DocState
+    from semantic_rdf.pipeline.statistical.text import tokenize
+
+    st = DocState()
+    for sentence, spans in [
+        ("Daniel Bernoulli.", [(0, 2, "PER", None)]),
+        ("Daniel Bernoulli FRS (born 1700) was one of the Bernoulli family.", [(0, 3, "PER", None), (11, 12, "PER", None)]),
+        ("The Winnebago War, also known as the Winnebago Uprising, was short.", [(1, 3, "MISC", None), (8, 10, "MISC", None)]),
+        (
+            "Jenna Nicole Mourey (born 1986 [1]), better known by her pseudonym Jenna Marbles, is a comedian.",
+            [(0, 3, "PER", None), (16, 18, "PER", None)],
+        ),
+        ("Kitigan Zibi (also known as River Desert) lies in Quebec.", [(0, 2, "LOC", None), (6, 8, "LOC", None), (11, 12, "LOC", None)]),
+        # no name ends where the phrase begins: two entities
+        (
+            "The villains known as the Brotherhood met Anna Lind, known for nothing, and Per Berg.",
+            [(5, 6, "ORG", None), (7, 9, "PER", None), (15, 17, "PER", None)],
+        ),
+        ("John Smith MD met Karl Lund KBE OBE.", [(0, 3, "PER", None), (4, 8, "PER", None)]),
+        # a page titled with the other name: the full name given after it joins that entity
+        ("Ann Lee.", [(0, 2, "PER", None)]),
+        ("Ann Marie Smith, better known by her stage name Ann Lee, sings.", [(0, 3, "PER", None), (10, 12, "PER", None)]),
+    ]:
+        st.add_sentence(tokenize(sentence), spans)
+    names = {e.name: e.aliases for e in st.entities}
+    assert names["Daniel Bernoulli"] == {"Daniel Bernoulli"} and st.entities[0].mentions == 2  # the family is no mention
+    assert names["Winnebago War"] == {"Winnebago War", "Winnebago Uprising"}
+    assert names["Jenna Nicole Mourey"] >= {"Jenna Nicole Mourey", "Jenna Marbles"}
+    assert names["Kitigan Zibi"] == {"Kitigan Zibi", "River Desert"} and "Quebec" in names
+    assert {"Brotherhood", "Anna Lind", "Per Berg"} <= set(names) and names["Per Berg"] >= {"Per Berg"}
+    assert "John Smith MD" in names and "Karl Lund" in names  # MD is no honour here (a doctor, a state)
+    assert not any(n.endswith(("FRS", "KBE", "OBE")) for n in names)
+    assert names["Ann Lee"] == {"Ann Lee", "Ann Marie Smith"} and "Ann Marie Smith" not in names
+
+
+def test_an_other_name_carries_the_facts_to_the_entity_named_first():
+    text = "Salah Ahmed, also known as Yasir Simli, was a citizen of Yemen. Simli was born in Taiz."
+    ex, got = extract(text)
+    assert "Yasir Simli" in ex.aliases("d")["Salah Ahmed"]
+    f = facts(got)
+    assert ("Salah Ahmed", "born_in", "Taiz") in f  # "Simli", the other name's surname, is the same person
+    assert all(s == "Salah Ahmed" for s, _, _ in f if s != "Taiz")
+
+
 def test_a_markdown_heading_starts_a_section_with_its_own_topic():
     """In a file of several articles, "He" after the second heading is the second article's person, not the
     first article's topic (it was left unresolved: two people in reach and neither the topic)."""

@@ -453,6 +453,9 @@ class DocState:
         out: list[SentMention] = []
         last = [fold(tokens[b - 1].text) for a, b, typ, _ in spans if typ == "PER"]
         kin = {w for w in last if last.count(w) > 1}  # surnames two names of this sentence share
+        # other names ("also known as"): the token that ends the name each renames -> the other name's span
+        renamed = {k: (a, b) for a, b, _, gold in spans if gold is None and (k := _before_known_as(tokens, a)) >= 0}
+        renaming = {a: k for k, (a, _) in renamed.items()}
         for a, b, typ, gold in spans:
             if typ not in ENTITY_TYPES:
                 continue
@@ -461,6 +464,10 @@ class DocState:
                 b = next((k for k in range(a, b) if web_address(tokens[k].text)), b)
                 if b == a:
                     continue
+                if typ == "PER":
+                    b = _without_postnominals(tokens, a, b)
+                    if b - a == 1 and b < len(tokens) and tokens[b].text in _KIN_GROUPS:
+                        continue  # "the Bernoulli family": a family, not the person of that surname
             surface = _surface(tokens, a, b)
             if not any(c.isupper() for c in surface):
                 continue  # no lower-case common nouns as entities
@@ -468,6 +475,10 @@ class DocState:
                 continue
             if gold is None:
                 self._birth_name(tokens, a, surface, out)
+                if a in renaming:
+                    self._known_as(renaming[a], surface, out)
+                if b - 1 in renamed:
+                    self._known_first(surface, _surface(tokens, *renamed[b - 1]))
             i, kind, _ = self._entity(surface, typ, gold, extend=fold(tokens[b - 1].text) not in kin)
             if gold is None:
                 self._learn(tuple(t.text for t in tokens[a:b]), typ)
@@ -526,6 +537,26 @@ class DocState:
         key = fold(clean_name(surface) or surface)
         if person is not None and key not in self.by_key:
             self.by_key[key] = person
+
+    def _known_as(self, k: int, surface: str, before: list[SentMention]) -> None:
+        """A name given as another name of what was named just before ("The Winnebago War, also known as the
+        Winnebago Uprising", "Kitigan Zibi (also known as River Desert)", "Jenna Nicole Mourey (born …), better
+        known by her pseudonym Jenna Marbles") is that entity's other name, not another entity: it joins the
+        named mention that ends at token `k`, where the phrase begins (`_before_known_as`)."""
+        prev = next((m for m in reversed(before) if m.kind == "named" and m.b - 1 == k), None)
+        key = fold(clean_name(surface) or surface)
+        if prev is not None and key not in self.by_key:
+            self.by_key[key] = prev.entity
+            words = key.split()
+            if self.entities[prev.entity].type == "PER" and len(words) > 1 and len(words[-1]) > 2:
+                self.by_key.setdefault(words[-1], prev.entity)  # the other name's surname alone, later: the same person
+
+    def _known_first(self, surface: str, other: str) -> None:
+        """A name renamed by an other name the document gave before (a page titled "Jenna Marbles" opening with
+        "Jenna Nicole Mourey (…), better known by her pseudonym Jenna Marbles"): the entity of that other name."""
+        key, okey = fold(clean_name(surface) or surface), fold(clean_name(other) or other)
+        if key not in self.by_key and okey in self.by_key:
+            self.by_key[key] = self.by_key[okey]
 
     # Confidences below were set against GUM's chains (gum.py; docs/extraction.md): a pronoun resolves only
     # when one antecedent is plainly the salient one.
@@ -598,6 +629,65 @@ def not_a_name(tokens: list[Token], a: int, b: int, surface: str) -> bool:
         after = tokens[b].text if b < len(tokens) else ""
         return not after[:1].isalnum() or after.lower() in _AFTER_LANGUAGE
     return False
+
+
+# honours and degrees written after a person's name ("Daniel Bernoulli FRS", "Sir John Smith KCB OBE"): not the name
+_POSTNOMINALS = frozenset(
+    "FRS FRSE FBA FREng FMedSci FRSC FAA FRSNZ FRSA FSA FLS FGS FRAS FRCP FRCS OBE MBE CBE KBE DBE GBE CB KCB GCB CMG "
+    "KCMG GCMG CVO LVO MVO KCVO GCVO OM CH KG KT QC KC MP MEP MSP PhD DPhil DSO VC GC AO AC ONZ Bt Bart".split()
+)
+# a surname before one of these names a family or a house, not one person
+_KIN_GROUPS = frozenset("family families brothers sisters dynasty clan house".split())
+# "also known as", "better known by her pseudonym": read backwards from the other name (`_before_known_as`)
+_KNOWN_AS_ADVERBS = frozenset("also better more most commonly popularly professionally formerly locally simply sometimes often usually".split())
+_KNOWN_BY = frozenset("pseudonym nickname name stage pen ring".split())
+
+
+def _without_postnominals(tokens: list[Token], a: int, b: int) -> int:
+    """The end of a person's name before the honours written after it (two words of name are kept at least)."""
+    while b - a > 2 and tokens[b - 1].text in _POSTNOMINALS:
+        b -= 1
+    return b
+
+
+def _before_known_as(tokens: list[Token], a: int) -> int:
+    """The token that ends the name a "known as" phrase before token `a` renames, or -1: reading back from `a`, an
+    opening quote or "the", then "as" (or "by her pseudonym", "by his stage name"), "known", adverbs ("also",
+    "better"), an opening bracket or a comma, and closed brackets ("(born 1986)")."""
+    if not any(t.text == "known" for t in tokens[max(0, a - 6) : a]):
+        return -1
+    low = [t.text.lower() for t in tokens[:a]]
+    k = a - 1
+    if k >= 0 and low[k] in ('"', "“", "'", "‘"):
+        k -= 1
+    if k >= 0 and low[k] == "the":
+        k -= 1
+    if k >= 0 and low[k] == "as":
+        k -= 1
+    else:
+        j = k
+        while k >= 0 and low[k] in _KNOWN_BY:
+            k -= 1
+        if k == j or not (k >= 1 and low[k] in ("her", "his", "its", "their") and low[k - 1] == "by"):
+            return -1
+        k -= 2
+    if k < 0 or low[k] != "known":
+        return -1
+    k -= 1
+    while k >= 0 and low[k] in _KNOWN_AS_ADVERBS:
+        k -= 1
+    if k >= 0 and low[k] in (",", "("):
+        k -= 1
+    while k >= 0 and low[k] == ")":  # a closed bracket between the name and the phrase
+        depth = 0
+        while k >= 0:
+            depth += {")": 1, "(": -1}.get(low[k], 0)
+            k -= 1
+            if depth == 0:
+                break
+        if k >= 0 and low[k] == ",":
+            k -= 1
+    return k
 
 
 def _surface(tokens: list[Token], a: int, b: int) -> str:
