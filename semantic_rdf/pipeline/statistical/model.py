@@ -641,6 +641,7 @@ _KIN_GROUPS = frozenset("family families brothers sisters dynasty clan house".sp
 # "also known as", "better known by her pseudonym": read backwards from the other name (`_before_known_as`)
 _KNOWN_AS_ADVERBS = frozenset("also better more most commonly popularly professionally formerly locally simply sometimes often usually".split())
 _KNOWN_BY = frozenset("pseudonym nickname name stage pen ring".split())
+_KNOWN_AS_REACH = 48  # tokens read back from an other name: a birth-date bracket and the phrase fit
 
 
 def _without_postnominals(tokens: list[Token], a: int, b: int) -> int:
@@ -653,41 +654,49 @@ def _without_postnominals(tokens: list[Token], a: int, b: int) -> int:
 def _before_known_as(tokens: list[Token], a: int) -> int:
     """The token that ends the name a "known as" phrase before token `a` renames, or -1: reading back from `a`, an
     opening quote or "the", then "as" (or "by her pseudonym", "by his stage name"), "known", adverbs ("also",
-    "better"), an opening bracket or a comma, and closed brackets ("(born 1986)")."""
+    "better"), an opening bracket or a comma, and closed brackets ("(born 1986)"). Only the few dozen tokens
+    before `a` are read, so that a sentence of many names costs each name the same."""
     if not any(t.text == "known" for t in tokens[max(0, a - 6) : a]):
         return -1
-    low = [t.text.lower() for t in tokens[:a]]
+    w0 = max(0, a - _KNOWN_AS_REACH)
+    low = [t.text.lower() for t in tokens[w0:a]]
+
+    def at(j: int) -> str:
+        return low[j - w0] if j >= w0 else ""
+
     k = a - 1
-    if k >= 0 and low[k] in ('"', "“", "'", "‘"):
+    if at(k) in ('"', "“", "'", "‘"):
         k -= 1
-    if k >= 0 and low[k] == "the":
+    if at(k) == "the":
         k -= 1
-    if k >= 0 and low[k] == "as":
+    if at(k) == "as":
         k -= 1
     else:
         j = k
-        while k >= 0 and low[k] in _KNOWN_BY:
+        while at(k) in _KNOWN_BY:
             k -= 1
-        if k == j or not (k >= 1 and low[k] in ("her", "his", "its", "their") and low[k - 1] == "by"):
+        if k == j or not (at(k) in ("her", "his", "its", "their") and at(k - 1) == "by"):
             return -1
         k -= 2
-    if k < 0 or low[k] != "known":
+    if at(k) != "known":
         return -1
     k -= 1
-    while k >= 0 and low[k] in _KNOWN_AS_ADVERBS:
+    while at(k) in _KNOWN_AS_ADVERBS:
         k -= 1
-    if k >= 0 and low[k] in (",", "("):
+    if at(k) in (",", "("):
         k -= 1
-    while k >= 0 and low[k] == ")":  # a closed bracket between the name and the phrase
+    while at(k) == ")":  # a closed bracket between the name and the phrase
         depth = 0
-        while k >= 0:
-            depth += {")": 1, "(": -1}.get(low[k], 0)
+        while k >= w0:
+            depth += {")": 1, "(": -1}.get(at(k), 0)
             k -= 1
             if depth == 0:
                 break
-        if k >= 0 and low[k] == ",":
+        if depth:
+            return -1
+        if at(k) == ",":
             k -= 1
-    return k
+    return k if k >= w0 else -1
 
 
 def _surface(tokens: list[Token], a: int, b: int) -> str:
