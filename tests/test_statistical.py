@@ -1346,3 +1346,21 @@ def test_any_text_gives_spans_inside_the_chunk(text):
         assert 0 <= t.start < t.end <= len(text) and t.subject.strip() and t.object.strip()
         sh, so, _, _ = ex.surfaces[("d", t.start, t.end, t.subject, t.predicate, t.object)]
         assert sh in text[t.start : t.end] and so in text[t.start : t.end]
+
+
+def test_a_listed_place_holds_no_role_its_predicates_range_says_is_no_place():
+    """ "Warsaw's clandestine Flying University" had given `Marie Curie educated_at Warsaw` (0.82), a City where the
+    ontology's range is Organization. A place's own roles stay: the birthplace, the town's country."""
+    from semantic_rdf.pipeline.statistical.extractor import _out_of_range
+
+    text = (
+        "Marie Curie (7 November 1867 – 4 July 1934) was a Polish physicist. She was born in Warsaw. She studied at "
+        "Warsaw's clandestine Flying University and began her practical scientific training in Warsaw."
+    )
+    _, got = extract(text, floor=0.3)
+    f = facts(got)
+    assert ("Marie Curie", "born_in", "Warsaw") in f and ("Warsaw", "located_in", "Poland") in f
+    assert not any(o in ("Warsaw", "Poland") for _, p, o in f if p in ("educated_at", "employed_by", "member_of"))
+    assert _out_of_range("Warsaw", "Organization") and _out_of_range("Ontario", "Person")
+    assert not _out_of_range("Warsaw", "Place") and not _out_of_range("University of Warsaw", "Organization")
+    assert not _out_of_range("France", "Agent")  # a state can act: collaborated_with, an Agent's role
