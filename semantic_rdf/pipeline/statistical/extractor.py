@@ -140,10 +140,9 @@ _NOT_A_PLACE = frozenset({"Organization", "Person", "Work", "Award", "Artifact"}
 
 
 def _out_of_range(obj: str, object_class: str | None) -> bool:
-    """Whether `obj` is a place the gazetteer lists given as an object the predicate's range says is no place: "She
-    studied at Warsaw's clandestine Flying University" had stored `educated_at Warsaw`, an Organization's role
-    held by a City (no real text of Re-DocRED's, GUM's or UD EWT's gave one at floor 0.3; the possessive place
-    before an organisation does)."""
+    """Whether `obj` is a place the gazetteer lists given as an object the predicate's range says is no place: a
+    place written as an organisation's owner ("She studied at Warsaw's clandestine Flying University") had given
+    `educated_at Warsaw`, an Organization's role held by a City (docs/extraction.md, "Entity classes")."""
     return object_class in _NOT_A_PLACE and gz.lexicon_class(obj) in ("City", "Country", "Region")
 
 
