@@ -197,7 +197,7 @@ def sweep(root: Path) -> int:
 
 
 def fresh_snapshot(data: Path, root: Path) -> Snapshot | None:
-    """`snapshot`, after sweeping the ones readers left: what every reader of the store takes first."""
+    """`snapshot`, after sweeping the ones readers left (`serve`; `open_read_only` sweeps once, before its retries)."""
     sweep(root)
     return snapshot(data, root)
 
@@ -208,8 +208,9 @@ def open_read_only(data: Path, root: Path, attempts: int = 20) -> tuple[ox.Store
     first. Opening the store's own directory reads RocksDB's list of files; a compaction or bulk load in the
     writer can delete one of them in between, which RocksDB reports as "Corruption: IO error: No such file"
     although nothing is damaged: open again (tests/test_concurrency.py)."""
+    sweep(root)
     for attempt in range(attempts):
-        snap = fresh_snapshot(data, root)
+        snap = snapshot(data, root)
         try:
             return ox.Store.read_only(str(snap.path if snap is not None else data)), snap
         except RuntimeError as exc:

@@ -534,7 +534,7 @@ class DocState:
         if not (prev in ("née", "nee") or (prev == "born" and a > 1 and tokens[a - 2].text == "(")):
             return
         person = next((m.entity for m in reversed(before) if m.kind == "named" and self.entities[m.entity].type == "PER"), None)
-        key = fold(clean_name(surface) or surface)
+        key = _name_key(surface)
         if person is not None and key not in self.by_key:
             self.by_key[key] = person
 
@@ -544,7 +544,7 @@ class DocState:
         known by her pseudonym Jenna Marbles") is that entity's other name, not another entity: it joins the
         named mention that ends at token `k`, where the phrase begins (`_before_known_as`)."""
         prev = next((m for m in reversed(before) if m.kind == "named" and m.b - 1 == k), None)
-        key = fold(clean_name(surface) or surface)
+        key = _name_key(surface)
         if prev is not None and key not in self.by_key:
             self.by_key[key] = prev.entity
             words = key.split()
@@ -554,7 +554,7 @@ class DocState:
     def _known_first(self, surface: str, other: str) -> None:
         """A name renamed by an other name the document gave before (a page titled "Jenna Marbles" opening with
         "Jenna Nicole Mourey (…), better known by her pseudonym Jenna Marbles"): the entity of that other name."""
-        key, okey = fold(clean_name(surface) or surface), fold(clean_name(other) or other)
+        key, okey = _name_key(surface), _name_key(other)
         if key not in self.by_key and okey in self.by_key:
             self.by_key[key] = self.by_key[okey]
 
@@ -697,6 +697,11 @@ def _before_known_as(tokens: list[Token], a: int) -> int:
         if at(k) == ",":
             k -= 1
     return k if k >= w0 else -1
+
+
+def _name_key(surface: str) -> str:
+    """The key `DocState.by_key` knows a written name by: its clean form, folded."""
+    return fold(clean_name(surface) or surface)
 
 
 def _surface(tokens: list[Token], a: int, b: int) -> str:
