@@ -979,6 +979,64 @@ def test_a_name_known_as_another_a_surname_family_and_postnominals_are_one_entit
     assert names["Ann Lee"] == {"Ann Lee", "Ann Marie Smith"} and "Ann Marie Smith" not in names
 
 
+def test_a_sentence_that_defines_a_name_gives_it_its_type_over_the_taggers_votes():
+    """Held-out Re-DocRED openings the tagger typed as people: "Goodooga is a village in …", "Heeney is a
+    census-designated place", "Kiirunavaara (Northern Sami: Gironvárri) is a mountain". The first definition of a
+    name decides its type; a later "is a model for …" does not, nor do later votes, and a radio station is an
+    organisation. Training's gold mentions keep their gold types."""
+    from semantic_rdf.pipeline.statistical.model import DocState, definition
+    from semantic_rdf.pipeline.statistical.text import tokenize
+
+    def words(sentence):
+        return [t.text.lower() for t in tokenize(sentence)]
+
+    assert definition(words("Goodooga (pop. 262) is a small village in the state of New South Wales."), 0, 1) == ("LOC", 9)
+    assert definition(words("Pointr, a start-up based in London, is a British technology company."), 0, 1)[0] == "ORG"
+    assert definition(words("The Bronx is a borough of New York City."), 1, 2)[0] == "LOC"
+    assert definition(words("CKNL-FM is a Canadian radio station."), 0, 1)[0] == "ORG"
+    assert definition(words("Rachel Proctor is an American country music singer."), 0, 2)[0] == "PER"
+    assert definition(words("The Russell Islands are a group of islands."), 1, 3) is None  # a group of what?
+    assert definition(words("In 1950 Heeney was a town."), 2, 3) is None  # the sentence does not open with the name
+    assert definition(words("Heeney, Silverthorne and Dillon are towns."), 0, 1) is None  # a list, not an apposition
+
+    st = DocState()
+    for sentence, spans in [
+        ("Lappeenranta is a city and municipality in Finland.", [(0, 1, "PER", None), (7, 8, "LOC", None)]),
+        ("Lappeenranta is a model for renewable energies.", [(0, 1, "PER", None)]),
+        ("Lappeenranta hosted Lappeenranta.", [(0, 1, "PER", None), (2, 3, "PER", None)]),
+    ]:
+        st.add_sentence(tokenize(sentence), spans)
+    assert [(e.name, e.type) for e in st.entities] == [("Lappeenranta", "LOC"), ("Finland", "LOC")]
+    gold = DocState()
+    gold.add_sentence(tokenize("Goodooga is a village."), [(0, 1, "PER", 0)])
+    assert gold.entities[0].type == "PER"  # training reads the corpus's own types
+
+
+def test_a_place_a_definition_places_its_name_in_is_a_feature_of_the_pair():
+    """In "Goodooga is a village in the Australian state of New South Wales in Brewarrina Shire on the eastern bank of
+    the Bokhara River": the places in the defining clause are where Goodooga lies; the river after "on the bank"
+    is not, nor is a place named before the head noun."""
+    from semantic_rdf.pipeline.statistical.model import SentMention, pair_features
+    from semantic_rdf.pipeline.statistical.text import tokenize
+
+    sentence = "Goodooga is a village in the Australian state of New South Wales in Brewarrina Shire on the eastern bank of the Bokhara River."
+    words = [t.text.lower() for t in tokenize(sentence)]
+    at = {w: k for k, w in reversed(list(enumerate(words)))}
+    h = SentMention(0, 1, 0, "named", 1.0, "Goodooga")
+    nsw = SentMention(at["new"], at["new"] + 3, 1, "named", 1.0, "New South Wales")
+    shire = SentMention(at["brewarrina"], at["brewarrina"] + 2, 2, "named", 1.0, "Brewarrina Shire")
+    river = SentMention(at["bokhara"], at["bokhara"] + 2, 3, "named", 1.0, "Bokhara River")
+    mentions = [h, nsw, shire, river]
+    bags: dict = {}
+
+    def feats(t, head=h):
+        return pair_features(words, head, t, "LOC", "LOC", True, False, mentions, 0, None, None, bags)
+
+    assert "def=LOC|LOC" in feats(nsw) and "def=LOC|LOC" in feats(shire)
+    assert "def=LOC|LOC" not in feats(river)
+    assert not any(f.startswith("def=") for f in feats(h, head=nsw))  # the place defined is the head, not the tail
+
+
 def test_an_other_name_carries_the_facts_to_the_entity_named_first():
     text = "Salah Ahmed, also known as Yasir Simli, was a citizen of Yemen. Simli was born in Taiz."
     ex, got = extract(text)

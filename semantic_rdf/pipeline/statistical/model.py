@@ -231,12 +231,112 @@ _NOMINALS = {
     **dict.fromkeys("city town village river municipality county district region province island lake station church".split(), "LOC"),
 }
 _RESOLVABLE = frozenset(_PRON_PER) | frozenset(_PRON_IT) | frozenset(_NOMINALS)
+# the head noun of a definition ("Goodooga is a village in …", "Pointr is a British technology company") -> the type
+# it gives the name defined; not "group" ("a group of islands") nor words of two types ("broadcaster", "museum", a
+# "producer" or "publisher" of things, "a model for renewable energies")
+_KIND_NOUNS = {
+    **{w: typ for w, typ in _NOMINALS.items() if w != "group"},
+    **dict.fromkeys(
+        "town village hamlet settlement suburb neighbourhood neighborhood borough township commune municipality parish "
+        "community locality place capital seat state country territory colony oblast voivodeship prefecture canton "
+        "governorate mountain hill volcano glacier peninsula archipelago atoll bay gulf strait sea creek stream tributary "
+        "valley desert forest airport stadium bridge castle cathedral street road highway".split(),
+        "LOC",
+    ),
+    **dict.fromkeys(
+        "corporation conglomerate manufacturer retailer bank institute academy society association "
+        "federation orchestra choir ensemble duo trio quartet charity foundation".split(),
+        "ORG",
+    ),
+    **dict.fromkeys(
+        "person actor actress singer songwriter rapper musician guitarist drummer bassist pianist violinist vocalist "
+        "composer conductor politician diplomat lawyer judge senator governor mayor writer author novelist poet playwright "
+        "journalist editor critic painter sculptor photographer architect artist dancer comedian director "
+        "screenwriter footballer cricketer athlete boxer wrestler swimmer cyclist skier player coach businessman "
+        "businesswoman entrepreneur executive economist scientist physicist chemist biologist mathematician philosopher "
+        "historian sociologist psychologist physician surgeon engineer inventor explorer astronaut pilot soldier officer "
+        "priest bishop cardinal monk theologian scholar professor academic linguist activist king queen prince princess "
+        "emperor empress sultan nobleman noblewoman".split(),
+        "PER",
+    ),
+}
+_COPULAS = frozenset("is was are were".split())
+_DETERMINERS = frozenset("a an the".split())
+# the words that end the noun phrase after "is a": its head is the word before
+_PHRASE_ENDS = frozenset("of in on at from near located situated who which that whose where with by for and or but , . ; : ( ) – — -".split())
+# words after which a place named is no longer the one a definition places its name in
+_DEFINITION_ENDS = frozenset("on along near border borders bank shore coast which that who where ; between opposite after from by with than".split())
+_DIRECTIONS = frozenset("east west north south northeast northwest southeast southwest".split())  # "… west of Baghdad"
+_BROADCAST = frozenset("radio television tv broadcasting fm am".split())
+_SAID_REACH = 30  # tokens between the name and "is": a bracket (a birth date, another name) or an apposition fits
+
+
+def _said_type(tokens: list[Token], a: int, b: int) -> str | None:
+    """The type a sentence opening with the name at tokens a..b gives it by defining it (`definition`).
+
+    >>> from semantic_rdf.pipeline.statistical.text import tokenize
+    >>> _said_type(tokenize("Goodooga (pop. 262) is a small village in the state of New South Wales."), 0, 1)
+    'LOC'
+    >>> _said_type(tokenize("Rachel Proctor is an American country music singer."), 0, 2)
+    'PER'
+    """
+    got = definition([t.text.lower() for t in tokens], a, b)
+    return got[0] if got else None
+
+
+def definition(words: list[str], a: int, b: int) -> tuple[str, int] | None:
+    """(type, the head noun's index) of a sentence of lower-cased `words` that opens with a name (words a..b) and
+    defines it ("Goodooga is a village in …", "Kiirunavaara (Northern Sami: Gironvárri) is a mountain", "Pointr, a
+    start-up, is a company"): the head noun of the noun phrase after "is a"/"was the" (its last word before "of",
+    "in", a comma …), read in `_KIND_NOUNS`. A bracket and a comma-set apposition may stand between the name and
+    "is". None when the sentence does not open with the name (or "the" and the name), or says no kind listed there."""
+    if a > 1 or (a == 1 and words[0] != "the"):
+        return None
+    n, k = len(words), b
+    for _ in range(3):
+        if k >= n:
+            return None
+        w = words[k]
+        if w in _COPULAS:
+            break
+        close = {"(": ")", ",": ","}.get(w)
+        if close is None:
+            return None
+        k = next((j + 1 for j in range(k + 1, min(n, k + _SAID_REACH)) if words[j] == close), n)
+    else:
+        return None
+    if k + 1 >= n or words[k + 1] not in _DETERMINERS:
+        return None
+    head = -1
+    for j in range(k + 2, min(n, k + 12)):
+        if words[j] in _PHRASE_ENDS:
+            break
+        head = j
+    if head < 0:
+        return None
+    if words[head] == "station" and words[head - 1] in _BROADCAST:
+        return "ORG", head  # a radio station: a broadcaster, not a railway station
+    kind = _KIND_NOUNS.get(words[head])
+    return (kind, head) if kind else None
+
+
+def _in_definition(words: list[str], head: int, t: int, mentions: list[SentMention]) -> bool:
+    """Whether the mention at word t stands in the defining clause after the head noun at `head` ("a village in
+    the state of New South Wales in Brewarrina Shire"), before a word that leaves it ("on the border with",
+    "located along", "which", "after Helsinki", "west of"; not the words of a name: "New South Wales")."""
+    if t <= head:
+        return False
+    named = {k for m in mentions if head < m.a < t for k in range(m.a, m.b)}
+    return not any(
+        k not in named and (words[k] in _DEFINITION_ENDS or (words[k] in _DIRECTIONS and k + 1 < t and words[k + 1] == "of"))
+        for k in range(head + 1, t)
+    )
+
+
 _LEAD_STRIP = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _TRAIL_STRIP = re.compile(r"(?:\s*['’]s|[\s,;:.!?\"”’]+)$")
 # quotes, angle quotes, markup and list marks a tagged span can take in at either end ("<Tom Becker>", "«Roma»")
 _EDGE_MARKS = '"“”„«»‹›<>*_#|•·'
-
-
 # fold is pure and called for every mention and word of a name: a cache of recent names saves the regexes
 fold = lru_cache(maxsize=65536)(_fold_uncached)
 
@@ -299,6 +399,7 @@ class Entity:
     mentions: int = 0
     gender: str = ""  # "m" or "f" once a confident he/she resolved to it; the other never will
     votes: dict[str, int] = field(default_factory=dict)  # the tagger's type for each mention: the majority wins
+    said: str = ""  # the type the text gives it ("Goodooga is a village"): it outvotes the tagger (`_said_type`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,7 +504,7 @@ class DocState:
                     self._index_words(form, i)
         e = self.entities[i]
         e.votes[typ] = e.votes.get(typ, 0) + 1
-        if gold is None and e.votes[typ] > e.votes.get(e.type, 0):
+        if gold is None and not e.said and e.votes[typ] > e.votes.get(e.type, 0):
             e.type = typ
         if gold is not None and len(name) > len(e.name) and kind == "named":
             e.name = name  # training: the fullest name
@@ -483,6 +584,10 @@ class DocState:
             if gold is None:
                 self._learn(tuple(t.text for t in tokens[a:b]), typ)
             out.append(SentMention(a, b, i, kind, 1.0, surface, tokens[a].start, tokens[b - 1].end))
+        if out and out[0].kind == "named" and not self.entities[out[0].entity].said and all(g is None for *_, g in spans):
+            if said := _said_type(tokens, out[0].a, out[0].b):  # the first definition: "… is a model for" is not one
+                e = self.entities[out[0].entity]
+                e.type = e.said = said
         named = out[:]
         taken = {(m.a, m.b) for m in out}
         prev = self.recent[-1] if self.recent else []
@@ -762,6 +867,16 @@ def pair_features(
     if t_class:
         f.append(f"tc={t_class}|{ht}")
     f.append("s0" if sent_index == 0 else "s1+")
+    if hk == "named" and h.a <= 1 and t.a > h.b:
+        key = f"definition {h.a} {h.b}"
+        said = bags.get(key) if bags is not None else None
+        if said is None:
+            got = definition(words, h.a, h.b)
+            said = [got[0], str(got[1])] if got else []
+            if bags is not None:
+                bags[key] = said
+        if said and _in_definition(words, int(said[1]), t.a, mentions):
+            f.append(f"def={said[0]}|{tt}")  # "Goodooga is a village in … Brewarrina Shire": where it lies
     if hk == "implicit" or tk == "implicit":
         m, side = (t, "h") if hk == "implicit" else (h, "t")
         ma = m.a
