@@ -741,6 +741,7 @@ _POSTNOMINALS = frozenset(
     "FRS FRSE FBA FREng FMedSci FRSC FAA FRSNZ FRSA FSA FLS FGS FRAS FRCP FRCS OBE MBE CBE KBE DBE GBE CB KCB GCB CMG "
     "KCMG GCMG CVO LVO MVO KCVO GCVO OM CH KG KT QC KC MP MEP MSP PhD DPhil DSO VC GC AO AC ONZ Bt Bart".split()
 )
+_WEEKDAYS = frozenset("Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split())
 # a surname before one of these names a family or a house, not one person
 _KIN_GROUPS = frozenset("family families brothers sisters dynasty clan house".split())
 # "also known as", "better known by her pseudonym": read backwards from the other name (`_before_known_as`)
@@ -750,8 +751,9 @@ _KNOWN_AS_REACH = 48  # tokens read back from an other name: a birth-date bracke
 
 
 def _without_postnominals(tokens: list[Token], a: int, b: int) -> int:
-    """The end of a person's name before the honours written after it (two words of name are kept at least)."""
-    while b - a > 2 and tokens[b - 1].text in _POSTNOMINALS:
+    """The end of a person's name before the honours written after it, or the day of the week a news sentence
+    names after it ("Wikinews interviewed Aner Shalev Wednesday"); two words of name are kept at least."""
+    while b - a > 2 and (tokens[b - 1].text in _POSTNOMINALS or tokens[b - 1].text in _WEEKDAYS):
         b -= 1
     return b
 
