@@ -118,7 +118,7 @@ def train_samples(docs, pids):
         for h, t, r in gold_facts(d):
             if r in want:
                 gold.setdefault((h, t), set()).add(r)
-        state = DocState()
+        state = DocState(definitions=False)  # the gold mentions' types, as training reads them
         sents = []
         for si in range(len(d.sentences)):
             toks = sentence_tokens(d, si)

@@ -34,6 +34,7 @@ from semantic_rdf.pipeline.statistical.model import (
     CrossContext,
     CrossPair,
     DocState,
+    SentenceMemo,
     SentMention,
     alignment,
     candidate_pairs,
@@ -705,8 +706,8 @@ class Annotator:
             types = {m.entity: ents[m.entity].type for m in mentions}
             if pairs:
                 lower = [w.lower() for w in words]
-                bags: dict[str, list[str]] = {}
-                feats.extend(features_of(state, lower, h, t, mentions, bags) for h, t in pairs)
+                memo = SentenceMemo()
+                feats.extend(features_of(state, lower, h, t, mentions, memo) for h, t in pairs)
             per.append((mentions, pairs, types, state.sent))
         if not feats:
             return [(m, [], ty) for m, _, ty, _ in per]
@@ -764,7 +765,7 @@ def score_cross(
 
 
 def features_of(
-    state: DocState, lower: list[str], h: SentMention, t: SentMention, mentions: list[SentMention], bags: dict[str, list[str]] | None = None
+    state: DocState, lower: list[str], h: SentMention, t: SentMention, mentions: list[SentMention], memo: SentenceMemo | None = None
 ) -> list[str]:
     eh, et = state.entities[h.entity], state.entities[t.entity]
     return pair_features(
@@ -779,7 +780,7 @@ def features_of(
         state.sent,
         gz.lexicon_class(et.name),
         gz.lexicon_class(eh.name),
-        bags,
+        memo,
     )
 
 

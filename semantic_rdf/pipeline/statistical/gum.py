@@ -85,7 +85,7 @@ def resolution_scores(gum_dir: Path, genres: tuple[str, ...] = ("bio", "news", "
         if genre not in genres:
             continue
         c = res.setdefault(genre, Counter())
-        state = DocState()
+        state = DocState(definitions=False)  # GUM's own types
         for toks, spans, member in read_gum(path):
             # overlapping named spans: keep the outermost
             kept, last = [], -1

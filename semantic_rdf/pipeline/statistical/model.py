@@ -232,111 +232,163 @@ _NOMINALS = {
 }
 _RESOLVABLE = frozenset(_PRON_PER) | frozenset(_PRON_IT) | frozenset(_NOMINALS)
 # the head noun of a definition ("Goodooga is a village in …", "Pointr is a British technology company") -> the type
-# it gives the name defined; not "group" ("a group of islands") nor words of two types ("broadcaster", "museum", a
-# "producer" or "publisher" of things, "a model for renewable energies")
+# it gives the name defined. Not the nouns that define things of several types: a "group", "series" or "network"
+# of anything, a "community" online or of nuns, a "bank" of sand, a "player" of media, a "pilot" episode, a string
+# "quartet" (a work), a "broadcaster", "museum", "producer" or "publisher" (a person or a firm), "a model for"
 _KIND_NOUNS = {
-    **{w: typ for w, typ in _NOMINALS.items() if w != "group"},
+    **{w: typ for w, typ in _NOMINALS.items() if w not in ("group", "series", "network")},
     **dict.fromkeys(
         "town village hamlet settlement suburb neighbourhood neighborhood borough township commune municipality parish "
-        "community locality place capital seat state country territory colony oblast voivodeship prefecture canton "
+        "locality place capital seat state country territory colony oblast voivodeship prefecture canton "
         "governorate mountain hill volcano glacier peninsula archipelago atoll bay gulf strait sea creek stream tributary "
         "valley desert forest airport stadium bridge castle cathedral street road highway".split(),
         "LOC",
     ),
     **dict.fromkeys(
-        "corporation conglomerate manufacturer retailer bank institute academy society association "
-        "federation orchestra choir ensemble duo trio quartet charity foundation".split(),
+        "corporation conglomerate manufacturer retailer institute academy society association orchestra choir ensemble charity foundation".split(),
         "ORG",
     ),
     **dict.fromkeys(
         "person actor actress singer songwriter rapper musician guitarist drummer bassist pianist violinist vocalist "
         "composer conductor politician diplomat lawyer judge senator governor mayor writer author novelist poet playwright "
         "journalist editor critic painter sculptor photographer architect artist dancer comedian director "
-        "screenwriter footballer cricketer athlete boxer wrestler swimmer cyclist skier player coach businessman "
+        "screenwriter footballer cricketer athlete boxer wrestler swimmer cyclist skier coach businessman "
         "businesswoman entrepreneur executive economist scientist physicist chemist biologist mathematician philosopher "
-        "historian sociologist psychologist physician surgeon engineer inventor explorer astronaut pilot soldier officer "
+        "historian sociologist psychologist physician surgeon engineer inventor explorer astronaut soldier officer "
         "priest bishop cardinal monk theologian scholar professor academic linguist activist king queen prince princess "
         "emperor empress sultan nobleman noblewoman".split(),
         "PER",
     ),
 }
+# a kind noun that names no kind before "of": "a school of philosophy", "a church of the faithful"
+_KIND_BUT_OF = frozenset("school church".split())
 _COPULAS = frozenset("is was are were".split())
 _DETERMINERS = frozenset("a an the".split())
-# the words that end the noun phrase after "is a": its head is the word before
-_PHRASE_ENDS = frozenset("of in on at from near located situated who which that whose where with by for and or but , . ; : ( ) – — -".split())
+# the words that end the noun phrase after "is a" ("a village in", "a singer who", "a company based in", "an adviser
+# to"); its parts joined by these each end in a noun, and the last kind noun among those is its head ("an American
+# film and television actor", "a city and municipality")
+_PHRASE_ENDS = frozenset(
+    "of in on at from near to who which that whose where with by for but . ; : ( ) – — - located situated based "
+    "known founded born written directed produced released named owned headquartered composed published created "
+    "formed established built designed operated".split()
+)
+_PART_JOINS = frozenset("and or & ,".split())
 # words after which a place named is no longer the one a definition places its name in
 _DEFINITION_ENDS = frozenset("on along near border borders bank shore coast which that who where ; between opposite after from by with than".split())
-_DIRECTIONS = frozenset("east west north south northeast northwest southeast southwest".split())  # "… west of Baghdad"
+# a direction before "of" leaves the clause: "some 65 km north-east of Bucharest" is not where the commune lies
+_DIRECTIONS = frozenset("east west north south northeast northwest southeast southwest north-east north-west south-east south-west".split())
+# a station after one of these broadcasts: an organisation, where a railway station is a place
 _BROADCAST = frozenset("radio television tv broadcasting fm am".split())
 _SAID_REACH = 30  # tokens between the name and "is": a bracket (a birth date, another name) or an apposition fits
-
-
-def _said_type(tokens: list[Token], a: int, b: int) -> str | None:
-    """The type a sentence opening with the name at tokens a..b gives it by defining it (`definition`).
-
-    >>> from semantic_rdf.pipeline.statistical.text import tokenize
-    >>> _said_type(tokenize("Goodooga (pop. 262) is a small village in the state of New South Wales."), 0, 1)
-    'LOC'
-    >>> _said_type(tokenize("Rachel Proctor is an American country music singer."), 0, 2)
-    'PER'
-    """
-    got = definition([t.text.lower() for t in tokens], a, b)
-    return got[0] if got else None
+_SAID_ASIDES = 2  # brackets or comma-set appositions between the name and "is"
+_PHRASE_REACH = 10  # words of the noun phrase after "is a" read for its head
 
 
 def definition(words: list[str], a: int, b: int) -> tuple[str, int] | None:
     """(type, the head noun's index) of a sentence of lower-cased `words` that opens with a name (words a..b) and
     defines it ("Goodooga is a village in …", "Kiirunavaara (Northern Sami: Gironvárri) is a mountain", "Pointr, a
-    start-up, is a company"): the head noun of the noun phrase after "is a"/"was the" (its last word before "of",
-    "in", a comma …), read in `_KIND_NOUNS`. A bracket and a comma-set apposition may stand between the name and
-    "is". None when the sentence does not open with the name (or "the" and the name), or says no kind listed there."""
+    start-up, is a company", "Tom Hanks is an American film and television actor"): the head of the noun phrase
+    after "is a"/"was the" (`_head_noun`), read in `_KIND_NOUNS`. None when the sentence does not open with the name
+    (or "the" and the name), or says no kind listed there.
+
+    >>> from semantic_rdf.pipeline.statistical.text import tokenize
+    >>> definition([t.text.lower() for t in tokenize("Goodooga (pop. 262) is a small village in New South Wales.")], 0, 1)
+    ('LOC', 9)
+    """
     if a > 1 or (a == 1 and words[0] != "the"):
         return None
+    k = _copula_after(words, b)
+    if k is None or k + 1 >= len(words) or words[k + 1] not in _DETERMINERS:
+        return None
+    return _head_noun(words, k + 2)
+
+
+def _copula_after(words: list[str], b: int) -> int | None:
+    """The index of "is", "was" … right after the name that ends at word b, past up to `_SAID_ASIDES` brackets and
+    comma-set appositions ("Pointr, a start-up based in London, is"); None when another word stands between (a list:
+    "Heeney, Silverthorne and Dillon are towns")."""
     n, k = len(words), b
-    for _ in range(3):
+    for _ in range(_SAID_ASIDES + 1):
         if k >= n:
             return None
         w = words[k]
         if w in _COPULAS:
-            break
+            return k
         close = {"(": ")", ",": ","}.get(w)
         if close is None:
             return None
         k = next((j + 1 for j in range(k + 1, min(n, k + _SAID_REACH)) if words[j] == close), n)
-    else:
-        return None
-    if k + 1 >= n or words[k + 1] not in _DETERMINERS:
-        return None
-    head = -1
-    for j in range(k + 2, min(n, k + 12)):
-        if words[j] in _PHRASE_ENDS:
+    return None
+
+
+def _head_noun(words: list[str], start: int) -> tuple[str, int] | None:
+    """(type, index) of the head of the noun phrase that begins at word `start`: the last word of each of its parts
+    (joined by "and", "or", a comma) that `_KIND_NOUNS` lists, the last such one, before a word that ends the phrase
+    (`_PHRASE_ENDS`) or a number ("a village 5 km north of")."""
+    got = None
+    last = -1
+    for j in range(start, min(len(words), start + _PHRASE_REACH) + 1):
+        w = words[j] if j < len(words) else "."
+        ends = w in _PHRASE_ENDS or any(ch.isdigit() for ch in w) or j == start + _PHRASE_REACH
+        if (ends or w in _PART_JOINS) and last >= 0:
+            got = _kind_of(words, last) or got
+            last = -1
+        if ends:
             break
-        head = j
-    if head < 0:
+        if w not in _PART_JOINS and w not in _DETERMINERS:
+            last = j
+    return got
+
+
+def _kind_of(words: list[str], j: int) -> tuple[str, int] | None:
+    """(type, j) when word j is a kind noun in its place: a radio station is an organisation, a school "of"
+    something no school."""
+    w = words[j]
+    if w == "station" and j > 0 and words[j - 1] in _BROADCAST:
+        return "ORG", j
+    if w in _KIND_BUT_OF and j + 1 < len(words) and words[j + 1] == "of":
         return None
-    if words[head] == "station" and words[head - 1] in _BROADCAST:
-        return "ORG", head  # a radio station: a broadcaster, not a railway station
-    kind = _KIND_NOUNS.get(words[head])
-    return (kind, head) if kind else None
+    kind = _KIND_NOUNS.get(w)
+    return (kind, j) if kind else None
 
 
 def _in_definition(words: list[str], head: int, t: int, mentions: list[SentMention]) -> bool:
     """Whether the mention at word t stands in the defining clause after the head noun at `head` ("a village in
     the state of New South Wales in Brewarrina Shire"), before a word that leaves it ("on the border with",
-    "located along", "which", "after Helsinki", "west of"; not the words of a name: "New South Wales")."""
+    "located along", "which", "after Helsinki", "west of", "and the twin town of"; not the words of a name: "New
+    South Wales")."""
     if t <= head:
         return False
     named = {k for m in mentions if head < m.a < t for k in range(m.a, m.b)}
     return not any(
-        k not in named and (words[k] in _DEFINITION_ENDS or (words[k] in _DIRECTIONS and k + 1 < t and words[k + 1] == "of"))
+        k not in named
+        and (
+            words[k] in _DEFINITION_ENDS
+            or (words[k] in _DIRECTIONS and k + 1 < t and words[k + 1] == "of")
+            or (words[k] == "and" and k + 1 < t and words[k + 1] in _DETERMINERS)
+        )
         for k in range(head + 1, t)
     )
+
+
+def definition_of(words: list[str], h: SentMention, memo: SentenceMemo | None) -> tuple[str, int] | None:
+    """`definition` of the sentence for the named mention h, kept in the sentence's `memo` when one is given: every
+    pair whose head opens the sentence asks it."""
+    key = (h.a, h.b)
+    if memo is not None and key in memo.definitions:
+        return memo.definitions[key]
+    got = definition(words, h.a, h.b)
+    if memo is not None:
+        memo.definitions[key] = got
+    return got
 
 
 _LEAD_STRIP = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _TRAIL_STRIP = re.compile(r"(?:\s*['’]s|[\s,;:.!?\"”’]+)$")
 # quotes, angle quotes, markup and list marks a tagged span can take in at either end ("<Tom Becker>", "«Roma»")
 _EDGE_MARKS = '"“”„«»‹›<>*_#|•·'
+
+
 # fold is pure and called for every mention and word of a name: a cache of recent names saves the regexes
 fold = lru_cache(maxsize=65536)(_fold_uncached)
 
@@ -399,7 +451,7 @@ class Entity:
     mentions: int = 0
     gender: str = ""  # "m" or "f" once a confident he/she resolved to it; the other never will
     votes: dict[str, int] = field(default_factory=dict)  # the tagger's type for each mention: the majority wins
-    said: str = ""  # the type the text gives it ("Goodooga is a village"): it outvotes the tagger (`_said_type`)
+    said: str = ""  # the type a sentence defining it gives it ("Goodooga is a village"): it outvotes the tagger
 
 
 @dataclass(frozen=True, slots=True)
@@ -414,6 +466,15 @@ class SentMention:
     end: int = -1
 
 
+@dataclass(slots=True)
+class SentenceMemo:
+    """What the pairs of one sentence share, made once for them: its bags of words by side (`_sentence_words`) and
+    the definition each of its opening names is given (`definition_of`)."""
+
+    bags: dict[str, list[str]] = field(default_factory=dict)
+    definitions: dict[tuple[int, int], tuple[str, int] | None] = field(default_factory=dict)
+
+
 _RESOLVE_FLOOR = 0.75  # below this a pronoun or nominal is left unresolved: a missed fact beats a wrong one
 
 
@@ -424,7 +485,10 @@ class DocState:
     joins an earlier entity with the same folded name, a person's surname or partial name joins the
     unique earlier person whose name holds those words, and a demonym joins (or names) its country."""
 
-    def __init__(self) -> None:
+    def __init__(self, definitions: bool = True) -> None:
+        # definitions: a sentence that defines a name gives its entity its type (`_defined`); off for the corpora's
+        # own mentions, whose types are the annotators'
+        self.definitions = definitions
         self.entities: list[Entity] = []
         self.by_key: dict[str, int] = {}
         self.sent = -1
@@ -465,6 +529,10 @@ class DocState:
             if key not in self.by_key and typ == "PER":
                 words = set(key.split())
                 cands = set.intersection(*(self.by_word.get(w, set()) for w in words)) if words else set()
+                # the same words in the other order: a name given family name first ("Higuchi Ichiyō" … "Ichiyō Higuchi")
+                same = [i for i in sorted(cands) if self.entities[i].type == "PER" and set(fold(self.entities[i].name).split()) == words]
+                if len(words) > 1 and len(same) == 1:
+                    self.by_key[key] = same[0]
                 hits = [
                     i
                     for i in sorted(cands)
@@ -565,8 +633,16 @@ class DocState:
                 b = next((k for k in range(a, b) if web_address(tokens[k].text)), b)
                 if b == a:
                     continue
+                # a name written in Latin letters keeps no word of another script the tagger ran into it ("一葉
+                # Higuchi Ichiyō", from "Ichiyō Higuchi (樋口 一葉 Higuchi Ichiyō, …)")
+                while b - a > 1 and _other_script(tokens[a].text):
+                    a += 1
+                while b - a > 1 and _other_script(tokens[b - 1].text):
+                    b -= 1
+                if typ != "PER" and _initials_and_surname(tokens, a, b):
+                    typ = "PER"  # "N S Andres", "J. K. Rowling": no place or firm is written so
                 if typ == "PER":
-                    b = _without_postnominals(tokens, a, b)
+                    b = _without_weekday(tokens, a, _without_postnominals(tokens, a, b))
                     if b - a == 1 and b < len(tokens) and tokens[b].text in _KIN_GROUPS:
                         continue  # "the Bernoulli family": a family, not the person of that surname
             surface = _surface(tokens, a, b)
@@ -584,10 +660,8 @@ class DocState:
             if gold is None:
                 self._learn(tuple(t.text for t in tokens[a:b]), typ)
             out.append(SentMention(a, b, i, kind, 1.0, surface, tokens[a].start, tokens[b - 1].end))
-        if out and out[0].kind == "named" and not self.entities[out[0].entity].said and all(g is None for *_, g in spans):
-            if said := _said_type(tokens, out[0].a, out[0].b):  # the first definition: "… is a model for" is not one
-                e = self.entities[out[0].entity]
-                e.type = e.said = said
+        if self.definitions and out and out[0].kind == "named":
+            self._defined(tokens, out[0])
         named = out[:]
         taken = {(m.a, m.b) for m in out}
         prev = self.recent[-1] if self.recent else []
@@ -630,6 +704,18 @@ class DocState:
             b = opening[0].b  # "Alice Smith's sister is Nadia Jones. She …": the sister, not the one named first
             self.lead = opening[0].entity if b >= len(tokens) or tokens[b].text.lower() not in ("'s", "’s") else None
         return out
+
+    def _defined(self, tokens: list[Token], m: SentMention) -> None:
+        """The type a sentence opening with the mention m gives its entity by defining it (`definition`): the
+        first definition of the entity's own name decides, and later tags do not outvote it. Not a definition under
+        another of its names: "Ford is an automobile manufacturer" after "Henry Ford was an industrialist" is the
+        firm, not the man the surname joined."""
+        e = self.entities[m.entity]
+        if e.said or _name_key(m.surface) != fold(e.name):
+            return
+        got = definition([t.text.lower() for t in tokens], m.a, m.b)
+        if got:
+            e.type = e.said = got[0]
 
     def _birth_name(self, tokens: list[Token], a: int, surface: str, before: list[SentMention]) -> None:
         """A name given as a person's birth name ("Grace Hopper (née Murray; …)", "(born Norma Jeane
@@ -750,11 +836,47 @@ _KNOWN_BY = frozenset("pseudonym nickname name stage pen ring".split())
 _KNOWN_AS_REACH = 48  # tokens read back from an other name: a birth-date bracket and the phrase fit
 
 
+def _other_script(word: str) -> bool:
+    """Whether a word has letters and none of them Latin ("一葉", "Москва"; not "Ichiyō", "Łódź")."""
+    letters = [ch for ch in word if ch.isalpha()]
+    return bool(letters) and all(ord(ch) >= 0x250 for ch in letters)
+
+
+def _initials_and_surname(tokens: list[Token], a: int, b: int) -> bool:
+    """Whether tokens a..b are a person's initials and a surname ("N S Andres", "J. K. Rowling", "J. Smith"): each
+    but the last one capital letter ("A", "I", "O" are words: "A Coruña"), two of them or each with its full stop
+    (one bare letter names a unit: "X Corps", "B Division"), the last a capitalised word.
+
+    >>> from semantic_rdf.pipeline.statistical.text import tokenize
+    >>> names = ["N S Andres", "J. K. Rowling", "J. Smith", "A Coruña", "U.S. Army", "X Corps", "B Division"]
+    >>> [_initials_and_surname(t, 0, len(t)) for t in map(tokenize, names)]
+    [True, True, True, False, False, False, False]
+    """
+    texts = [t.text for t in tokens[a:b]]
+    dotted = [w + "." if nxt == "." else w for w, nxt in zip(texts, texts[1:] + [""]) if w != "."]
+    *initials, last = dotted or [""]
+    return (
+        bool(initials)
+        and all(len(w.rstrip(".")) == 1 and w[:1].isupper() and w[:1] not in "AIO" for w in initials)
+        and (len(initials) > 1 or initials[0].endswith("."))
+        and len(last) > 1
+        and last[:1].isupper()
+        and last[1:].islower()
+    )
+
+
 def _without_postnominals(tokens: list[Token], a: int, b: int) -> int:
-    """The end of a person's name before the honours written after it, or the day of the week a news sentence
-    names after it ("Wikinews interviewed Aner Shalev Wednesday"); two words of name are kept at least."""
-    while b - a > 2 and (tokens[b - 1].text in _POSTNOMINALS or tokens[b - 1].text in _WEEKDAYS):
+    """The end of a person's name before the honours written after it (two words of name are kept at least)."""
+    while b - a > 2 and tokens[b - 1].text in _POSTNOMINALS:
         b -= 1
+    return b
+
+
+def _without_weekday(tokens: list[Token], a: int, b: int) -> int:
+    """The end of a person's name before a date's day of the week the tagger ran into it ("Aner Shalev" over the
+    dateline "Wednesday, September 19, 2007"); not a name's own last word ("William Ashley Sunday was …")."""
+    if b - a > 2 and tokens[b - 1].text in _WEEKDAYS and b < len(tokens) and tokens[b].text == ",":
+        return b - 1
     return b
 
 
@@ -829,15 +951,15 @@ def _bucket(n: int) -> str:
 _BUCKET_STARTS = (1, 2, 3, 4, 6, 10)  # the least distance of each of _bucket's buckets from 1 on
 
 
-def _sentence_words(words: list[str], side: str, bags: dict[str, list[str]] | None) -> list[str]:
+def _sentence_words(words: list[str], side: str, memo: SentenceMemo | None) -> list[str]:
     """The implicit mention's bag of the sentence's words, built once per sentence and side when the caller
-    keeps `bags` for the sentence (every implicit pair of a sentence has the same). Sorted: the same order,
+    keeps a `memo` for the sentence (every implicit pair of a sentence has the same). Sorted: the same order,
     so the same float sums, in every process."""
-    got = bags.get(side) if bags is not None else None
+    got = memo.bags.get(side) if memo is not None else None
     if got is None:
         got = [f"imp{side}|sw={w}" for w in sorted(set(words))]
-        if bags is not None:
-            bags[side] = got
+        if memo is not None:
+            memo.bags[side] = got
     return got
 
 
@@ -853,10 +975,10 @@ def pair_features(
     sent_index: int,
     t_class: str | None,
     h_class: str | None,
-    bags: dict[str, list[str]] | None = None,
+    memo: SentenceMemo | None = None,
 ) -> list[str]:
-    """Features of the ordered pair (head h, tail t) in a sentence of lower-cased `words` (`bags`: a dict the
-    caller keeps per sentence, in which the sentence's bags of words are made once)."""
+    """Features of the ordered pair (head h, tail t) in a sentence of lower-cased `words` (`memo`: what the caller
+    keeps per sentence, made once for all its pairs)."""
     hk, tk = h.kind, t.kind
     tp = f"{ht}|{tt}"
     f = [f"tp={tp}", f"hk={hk}", f"tk={tk}", f"hk={hk}|tk={tk}|tp={tp}"]
@@ -870,15 +992,9 @@ def pair_features(
         f.append(f"tc={t_class}|{ht}")
     f.append("s0" if sent_index == 0 else "s1+")
     if hk == "named" and h.a <= 1 and t.a > h.b:
-        key = f"definition {h.a} {h.b}"
-        said = bags.get(key) if bags is not None else None
-        if said is None:
-            got = definition(words, h.a, h.b)
-            said = [got[0], str(got[1])] if got else []
-            if bags is not None:
-                bags[key] = said
-        if said and _in_definition(words, int(said[1]), t.a, mentions):
-            f.append(f"def={said[0]}|{tt}")  # "Goodooga is a village in … Brewarrina Shire": where it lies
+        defined = definition_of(words, h, memo)
+        if defined and _in_definition(words, defined[1], t.a, mentions):
+            f.append(f"def={defined[0]}|{tt}")  # "Goodooga is a village in … Brewarrina Shire": where it lies
     if hk == "implicit" or tk == "implicit":
         m, side = (t, "h") if hk == "implicit" else (h, "t")
         ma = m.a
@@ -891,7 +1007,7 @@ def pair_features(
             f.append(f"imp{side}|pre2={words[ma - 2]}_{words[ma - 1]}")
         if m.b < len(words):
             f.append(f"imp{side}|post={words[m.b]}")
-        f.extend(_sentence_words(words, side, bags))
+        f.extend(_sentence_words(words, side, memo))
         return f
     # the mentions' own words: the last, an English name's head ("Stephenville High School", "Ohio River"),
     # and the first of a longer name ("Lake Erie", "University of Michigan"), which say what a name the

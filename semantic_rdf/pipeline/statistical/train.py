@@ -28,6 +28,7 @@ import numpy as np
 from semantic_rdf.pipeline.statistical.model import (
     CrossContext,
     DocState,
+    SentenceMemo,
     alignment,
     candidate_pairs,
     cross_features,
@@ -216,7 +217,7 @@ def relation_samples(docs: list[GoldDoc], pids: list[str], tagged: Tagged | None
                 h, t, r = t, h, "P131"
             if r in want:
                 gold.setdefault((h, t), {}).setdefault(r, set()).update(ev)
-        state = DocState()
+        state = DocState(definitions=tagged is not None)  # the tagger's types, as at run time
         for si in range(len(d.sentences)):
             toks = sentence_tokens(d, si)
             if not toks:
@@ -230,12 +231,12 @@ def relation_samples(docs: list[GoldDoc], pids: list[str], tagged: Tagged | None
             mentions = state.add_sentence(toks, spans)
             to_gold = {i: int(k[5:]) for k, i in state.by_key.items() if k.startswith("#gold")}
             lower = [t.text.lower() for t in toks]
-            bags: dict[str, list[str]] = {}
+            memo = SentenceMemo()
             for hm, tm in candidate_pairs(mentions):
                 gh, gt = to_gold.get(hm.entity), to_gold.get(tm.entity)
                 rels = gold.get((gh, gt), {}) if gh is not None and gt is not None else {}
                 p = {r for r, ev in rels.items() if si in ev or not ev}
-                feats.append(features_of(state, lower, hm, tm, mentions, bags))
+                feats.append(features_of(state, lower, hm, tm, mentions, memo))
                 pos.append(p)
                 masked.append(set(rels) - p)
     return feats, pos, masked
@@ -253,7 +254,7 @@ def cross_samples(docs: list[GoldDoc], pids: list[str]):
                 h, t, r = t, h, "P131"
             if r in want:
                 gold.setdefault((h, t), set()).add(r)
-        state = DocState()
+        state = DocState(definitions=False)
         sents, words = [], []
         together: set[tuple[int, int]] = set()
         for si in range(len(d.sentences)):
@@ -349,7 +350,7 @@ def fewrel_samples(path: Path, pids: list[str], tagger_path: Path):
             spans: list[tuple[int, int, str, int | None]] = [(hs[0], hs[1], typ(hs), 0), (ts[0], ts[1], typ(ts), 1)]
             spans += [(a, b, ty, 2 + k) for k, (a, b, ty) in enumerate(tagged) if not any(a < sb and sa < b for sa, sb, _, _ in spans[:2])]
             spans.sort()
-            state = DocState()
+            state = DocState(definitions=False)
             mentions = state.add_sentence(toks, spans)
             to_gold = {i: int(k[5:]) for k, i in state.by_key.items() if k.startswith("#gold")}
             facts = set()
@@ -360,12 +361,12 @@ def fewrel_samples(path: Path, pids: list[str], tagger_path: Path):
                 if r2 in want:
                     facts.add((1, 0, r2) if flip else (0, 1, r2))
             lower = [w.lower() for w in words]
-            bags: dict[str, list[str]] = {}
+            memo = SentenceMemo()
             for h, t in candidate_pairs(mentions):
                 gh, gt = to_gold.get(h.entity), to_gold.get(t.entity)
                 if {gh, gt} != {0, 1}:
                     continue
-                feats.append(features_of(state, lower, h, t, mentions, bags))
+                feats.append(features_of(state, lower, h, t, mentions, memo))
                 pos.append({r for a, b, r in facts if (a, b) == (gh, gt)})
                 masked.append(set())
     return feats, pos, masked
