@@ -966,6 +966,8 @@ def test_a_name_known_as_another_a_surname_family_and_postnominals_are_one_entit
         ("John Smith MD met Karl Lund KBE OBE.", [(0, 3, "PER", None), (4, 8, "PER", None)]),
         ("Aner Shalev Wednesday, September 19, 2007", [(0, 3, "PER", None)]),  # GUM's interview: a dateline, no name
         ("William Ashley Sunday was an outfielder.", [(0, 3, "PER", None)]),
+        # a family name written first, in a bracket after the name, with the name in another script before it
+        ("Ichiyō Higuchi (樋口 一葉 Higuchi Ichiyō, 1872) was a writer.", [(0, 2, "PER", None), (3, 7, "PER", None)]),
         # a page titled with the other name: the full name given after it joins that entity
         ("Ann Lee.", [(0, 2, "PER", None)]),
         ("Ann Marie Smith, better known by her stage name Ann Lee, sings.", [(0, 3, "PER", None), (10, 12, "PER", None)]),
@@ -980,6 +982,7 @@ def test_a_name_known_as_another_a_surname_family_and_postnominals_are_one_entit
     assert "John Smith MD" in names and "Karl Lund" in names  # MD is no honour here (a doctor, a state)
     assert not any(n.endswith(("FRS", "KBE", "OBE", "Wednesday")) for n in names) and "Aner Shalev" in names
     assert "William Ashley Sunday" in names
+    assert names["Ichiyō Higuchi"] >= {"Ichiyō Higuchi", "Higuchi Ichiyō"} and not any("一葉" in n for n in names)
     assert names["Ann Lee"] == {"Ann Lee", "Ann Marie Smith"} and "Ann Marie Smith" not in names
 
 

@@ -531,8 +531,6 @@ class DocState:
                 cands = set.intersection(*(self.by_word.get(w, set()) for w in words)) if words else set()
                 # the same words in the other order: a name given family name first ("Higuchi Ichiyō" … "Ichiyō Higuchi")
                 same = [i for i in sorted(cands) if self.entities[i].type == "PER" and set(fold(self.entities[i].name).split()) == words]
-                if len(words) > 1 and len(same) == 1:
-                    self.by_key[key] = same[0]
                 hits = [
                     i
                     for i in sorted(cands)
@@ -540,7 +538,9 @@ class DocState:
                     and len(self.entities[i].name.split()) > len(words)
                     and words <= set(fold(self.entities[i].name).split())
                 ]
-                if len(hits) == 1:
+                if len(words) > 1 and len(same) == 1:
+                    self.by_key[key] = same[0]
+                elif len(hits) == 1:
                     self.by_key[key] = hits[0]
                 elif not hits and extend and len(words) > 2:
                     # the name of an earlier person with middle names added ("Grace Hopper" ... "Grace Brewster
