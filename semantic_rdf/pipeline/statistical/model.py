@@ -694,7 +694,7 @@ class DocState:
         # topic may be that person or not, so it is not read into the sentence unnamed ("Barack Obama met Angela
         # Merkel in Berlin. She was born in Hamburg." had given Obama Hamburg at 0.76 that way).
         unresolved = opens_pronoun and not any(m.a == 0 for m in out)
-        if self.first is not None and self.first not in present and self.sent > 0 and not unresolved:
+        if self.first is not None and self.first not in present and self.sent > 0 and not unresolved and not self._born_other(tokens, named):
             out.append(SentMention(-1, -1, self.first, "implicit", 1.0, ""))
         self.recent.append(sorted({m.entity for m in named}))
         del self.recent[:-2]
@@ -704,6 +704,19 @@ class DocState:
             b = opening[0].b  # "Alice Smith's sister is Nadia Jones. She …": the sister, not the one named first
             self.lead = opening[0].entity if b >= len(tokens) or tokens[b].text.lower() not in ("'s", "’s") else None
         return out
+
+    def _born_other(self, tokens: list[Token], named: list[SentMention]) -> bool:
+        """Whether the sentence opens with a name that shares no word with the topic's and tells its birth or death
+        ("Higuchi Ichiyō was born in Tokyo", "Anna Weiss died in Graz"): the topic is then not read into it unnamed,
+        even when the tagger typed that name as no person (the topic had been given Tokyo). A name sharing a word
+        is the topic's, written another way ("Desmarais was born in Sudbury" on Paul Desmarais Jr's page)."""
+        m = next((m for m in named if m.a == 0 and m.kind == "named"), None)
+        if m is None or self.first is None:
+            return False
+        after = [t.text.lower() for t in tokens[m.b : m.b + 2]]
+        if not (after[:1] == ["died"] or after in (["was", "born"], ["were", "born"])):
+            return False
+        return not set(fold(m.surface).split()) & set(fold(self.entities[self.first].name).split())
 
     def _defined(self, tokens: list[Token], m: SentMention) -> None:
         """The type a sentence opening with the mention m gives its entity by defining it (`definition`): the
