@@ -18,7 +18,7 @@ import numpy as np
 from semantic_rdf.pipeline import gazetteer as gz
 from semantic_rdf.pipeline.extract import INITIALISM_END
 from semantic_rdf.core.identity import fold as _fold_uncached
-from semantic_rdf.pipeline.statistical.text import Token, web_address
+from semantic_rdf.pipeline.statistical.text import Token, latin, web_address
 
 __all__ = [
     "alignment",
@@ -852,7 +852,7 @@ _KNOWN_AS_REACH = 48  # tokens read back from an other name: a birth-date bracke
 def _other_script(word: str) -> bool:
     """Whether a word has letters and none of them Latin ("一葉", "Москва"; not "Ichiyō", "Łódź")."""
     letters = [ch for ch in word if ch.isalpha()]
-    return bool(letters) and all(ord(ch) >= 0x250 for ch in letters)
+    return bool(letters) and not any(latin(ch) for ch in letters)
 
 
 def _initials_and_surname(tokens: list[Token], a: int, b: int) -> bool:

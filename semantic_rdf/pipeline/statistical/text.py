@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Token", "tokenize", "web_address", "Mention", "GoldDoc", "load_redocred", "detokenize"]
+__all__ = ["Token", "tokenize", "web_address", "latin", "Mention", "GoldDoc", "load_redocred", "detokenize"]
 
 # A web address or an e-mail address whole (a name is never read into one: `web_address`); a word
 # (letters/digits, inner hyphens and apostrophes of names like O'Neill), an abbreviation with dots ("U.S.",
@@ -39,6 +39,15 @@ class Token:
     text: str
     start: int
     end: int
+
+
+def latin(ch: str) -> bool:
+    """Whether a letter is of the Latin script (Basic Latin to Latin Extended-B: "ō", "Ł", not "一", "М").
+
+    >>> [latin(c) for c in "ōŁ一М"]
+    [True, True, False, False]
+    """
+    return ord(ch) < 0x250
 
 
 def web_address(token: str) -> bool:

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from semantic_rdf.core.identity import fold
 from semantic_rdf.pipeline import gazetteer as gz
+from semantic_rdf.pipeline.statistical.text import latin
 
 __all__ = ["Towns", "TOWNS_FILE", "canonical_country", "country_names", "load_towns", "other_codes", "town_pairs", "build", "main"]
 
@@ -195,7 +196,7 @@ def _unaccented(name: str) -> str:
 
 
 def _latin(name: str) -> bool:
-    return all(not ch.isalpha() or ord(ch) < 0x250 for ch in name)
+    return all(not ch.isalpha() or latin(ch) for ch in name)
 
 
 def build(cities: Iterable[Mapping], countries: Iterable[Mapping], continents: Iterable[str] = (), min_population: int = MIN_POPULATION) -> list[str]:
