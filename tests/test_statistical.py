@@ -594,6 +594,21 @@ def test_the_towns_table_keeps_the_most_populous_town_of_a_name(tmp_path):
     assert shipped.towns["kobe"] == "JP" and shipped.towns["glasgow"] == "GB.SCT" and "athena" not in shipped.towns
 
 
+def test_the_tagger_reads_the_town_table_and_a_first_word_apart():
+    """The town table's names, of one word or several, are features of the CRF (docs/extraction.md, step 2); a
+    sentence's first word, capitalised whatever it is ("Salt" is a town in Spain), has its own; a city of the
+    lexicons keeps its lexicon class."""
+    from semantic_rdf.pipeline.statistical.model import ner_features
+
+    words = "Salt is mined near Gingoog and Punta Arenas , not in Salt or Paris .".split()
+    f = ner_features(words)
+    assert "town0" in f[0] and "town" not in f[0]
+    assert "town" in f[4] and "town" in f[11] and "town0" not in f[11]
+    assert "mwB=Town" in f[6] and "mwI=Town" in f[7]
+    assert "gz=City" in f[13] and "town" not in f[13]
+    assert not any(x.startswith(("town", "mw")) for k in (1, 2, 3, 5, 8, 9, 10, 12) for x in f[k])
+
+
 def test_a_place_named_by_its_kind_lies_in_the_one_country_named():
     """towns.town_pairs: a place whose name says its kind ("… River", "Lake …", "… County") lies in the country the
     entities name, when they name one only and no town or region they name lies elsewhere; not a sea, not a place
@@ -616,10 +631,27 @@ def test_a_place_named_by_its_kind_lies_in_the_one_country_named():
     assert pairs(("Lake Merritt", "LOC"), ("Ethiopia", "MISC"), ("Oakland", "LOC")) == []  # Oakland lies elsewhere
     assert pairs(("Sulu Sea", "LOC"), ph) == [] and pairs(("Pulangi River", "ORG"), ph) == [] and pairs(("Pulangi River", "LOC")) == []
     assert pairs(("Fantasy Island", "MISC"), ph) == [] and pairs(("Riverside", "LOC"), ph) == []
-    text = "Rice is grown across the Philippines. Salt is mined near the Pulangi River."
+    text = "Rice is grown across the Philippines. Copper is mined near the Pulangi River."  # "Salt" is a town in Spain
     ex, got = extract(text)
     river = [t for t in got if (t.subject, t.predicate, t.object) == ("Pulangi River", "located_in", "Philippines")]
     assert ex.w.towns is not None and river and river[0].score == round(ex.w.towns, 4) and text[river[0].start : river[0].end] == text
+
+
+def test_a_town_fact_raises_a_reading_that_stated_it_lower():
+    """Training chose the floor with each town fact at the better of its pair's own score and the town facts' share
+    (`train.stated`): a pair read across sentences that stated the fact first, lower, is raised to the share, and the
+    fact comes once, quoting the passage it was read from."""
+    import dataclasses
+
+    text = "Rice is grown across the Philippines. The market is held in Gingoog."
+    fact = {("Gingoog", "located_in", "Philippines")}
+    w = StatisticalExtractor().w
+    towns = w.towns
+    alone = StatisticalExtractor(floor=0.3, weights=dataclasses.replace(w, towns=None))  # the classifiers alone
+    own = [t for t in extract(text, ex=alone)[1] if facts([t]) == fact]
+    got = [t for t in extract(text, floor=0.3)[1] if facts([t]) == fact]
+    assert towns is not None and len(own) == 1 and 0.3 <= own[0].score < towns
+    assert len(got) == 1 and got[0].score == round(towns, 4) and (got[0].start, got[0].end) == (own[0].start, own[0].end)
 
 
 def test_a_title_line_does_not_run_into_the_name_below_it():

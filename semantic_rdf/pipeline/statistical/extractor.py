@@ -14,7 +14,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import chain, repeat
 from pathlib import Path
@@ -190,6 +190,23 @@ def _one_of(a: str, b: str) -> bool:
     if a == b:
         return True
     return any(Towns.lies_in(x, y) or Towns.lies_in(y, x) for x in _country_codes(a) for y in _country_codes(b))
+
+
+def _raised(triples: list[Triple], scores: dict[tuple[str, str, str], float]) -> list[Triple]:
+    """`triples` with each whose (subject, predicate, object) `scores` holds at a higher score given that score, its
+    evidence kept.
+
+    >>> from semantic_rdf.core.values import Chunk
+    >>> t = Triple("Gingoog", "located_in", "Philippines", Chunk("d", 0, "…", 0, 1), 0.32)
+    >>> [x.score for x in _raised([t], {("Gingoog", "located_in", "Philippines"): 0.79})]
+    [0.79]
+    """
+    if not scores:
+        return triples
+    return [
+        replace(t, score=round(got, 4)) if (got := scores.get((t.subject, t.predicate, t.object))) is not None and t.confidence < got else t
+        for t in triples
+    ]
 
 
 def sha256_file(path: Path) -> str:
@@ -930,8 +947,8 @@ class StatisticalExtractor:
                     doc.together = set()
             doc.seen_end = off + b
         out.extend(self._cross(doc, chunk, spans, sents, [m for m, _, _ in results]))
-        out.extend(self._towns(doc, chunk, spans, [m for m, _, _ in results]))
-        return out
+        towns, raised = self._towns(doc, chunk, spans, [m for m, _, _ in results])
+        return _raised(out, raised) + towns
 
     def _cross(
         self, doc: _Doc, chunk: Chunk, spans: list[tuple[int, int]], sents: list[list[Token]], mentions: list[list[SentMention]]
@@ -956,7 +973,9 @@ class StatisticalExtractor:
                 out.extend(self._triple(doc, chunk, c.pair.h, c.pair.t, c.pid, c.p, start, end, types, inferred=True))
         return out
 
-    def _towns(self, doc: _Doc, chunk: Chunk, spans: list[tuple[int, int]], mentions: list[list[SentMention]]) -> list[Triple]:
+    def _towns(
+        self, doc: _Doc, chunk: Chunk, spans: list[tuple[int, int]], mentions: list[list[SentMention]]
+    ) -> tuple[list[Triple], dict[tuple[str, str, str], float]]:
         """A place of this chunk whose name is a town's or a region's, or says its kind ("Pulangi River":
         towns.town_pairs), located_in a country the chunk names that it lies in, at the precision measured for such
         facts (`Weights.towns`), when no better-scored fact says otherwise (`_triple`, read as inferred). The evidence
@@ -965,10 +984,15 @@ class StatisticalExtractor:
 
         A town or a region of this chunk also lies in a country that only a chunk before it named (a long text names
         its country once, near its start): the evidence is then two selectors, the sentence that names the place and
-        the earlier mention of the country (`_triple`'s `named_before`)."""
+        the earlier mention of the country (`_triple`'s `named_before`).
+
+        Also returned: the facts the document had stated already that a town fact of this chunk would state, with the
+        town facts' precision, to raise where this chunk stated them lower (`_raised`): training's calibration chose
+        the floor with each town fact at the better of its pair's own score and that precision (`train.stated`)."""
         p = self.w.towns
+        raised: dict[tuple[str, str, str], float] = {}
         if p is None or p < self.floor or "P131" not in self._pred:
-            return []
+            return [], raised
         named: dict[int, list[tuple[int, SentMention]]] = {}
         for k, ms in enumerate(mentions):
             for m in ms:
@@ -981,7 +1005,7 @@ class StatisticalExtractor:
         here = [i for i in named if fold(ents[i].name) in countries]
         before = [i for i in doc.countries if i not in named]
         if not here and not before:
-            return []
+            return [], raised
         order = list(named)
         towns = load_towns()
         entities = [(ents[i].name, ents[i].type) for i in order]
@@ -1001,15 +1025,19 @@ class StatisticalExtractor:
             (a1, b1), (a2, b2) = spans[k1], spans[k2]
             start, end = chunk.start + min(a1, a2), chunk.start + max(b1, b2)
             if end - start <= self.max_sentence:
-                out.extend(self._triple(doc, chunk, mx, mc, "P131", p, start, end, types, inferred=True))
+                out.extend(self._triple(doc, chunk, mx, mc, "P131", p, start, end, types, inferred=True, raised=raised))
         for x, c in later:
             k1, mx = named[order[x]][0]
             a1, b1 = spans[k1]
             earlier, mc = doc.countries[before[c - len(order)]]
-            out.extend(self._triple(doc, chunk, mx, mc, "P131", p, chunk.start + a1, chunk.start + b1, types, inferred=True, named_before=earlier))
+            out.extend(
+                self._triple(
+                    doc, chunk, mx, mc, "P131", p, chunk.start + a1, chunk.start + b1, types, inferred=True, named_before=earlier, raised=raised
+                )
+            )
         for i in here:
             doc.countries[i] = (chunk, named[i][-1][1])
-        return out
+        return out, raised
 
     def _triple(
         self,
@@ -1024,6 +1052,7 @@ class StatisticalExtractor:
         types: dict[int, str],
         inferred: bool = False,
         named_before: Chunk | None = None,
+        raised: dict[tuple[str, str, str], float] | None = None,
     ) -> list[Triple]:
         """The triple of a pair scored for a property, evidenced by doc.text[sa:sb] (and by the antecedent's
         mention when a side was a pronoun or nominal); none when the document has stated it already, nor when it
@@ -1035,7 +1064,9 @@ class StatisticalExtractor:
 
         `named_before`: the chunk, before this one, in which the object `stl` was named (a town of this chunk in a
         country named there, `_towns`); the triple then comes twice, with doc.text[sa:sb] (the subject's sentence) and
-        with that mention of the object."""
+        with that mention of the object.
+
+        `raised`: where a fact the document has stated already is recorded with this score (`_towns`)."""
         st = doc.state
         pred, inverse = self._pred[pid]
         h, t = (stl, sh) if inverse else (sh, stl)
@@ -1051,6 +1082,8 @@ class StatisticalExtractor:
         nh, nt = _named(eh.name, types[h.entity]), _named(et.name, types[t.entity])
         key = (nh, pred, nt)
         hs, ho = self.hints.get(pred, (None, None))
+        if key in doc.emitted and raised is not None:
+            raised[key] = max(p, raised.get(key, 0.0))
         if key in doc.emitted or nh == nt or (pred == "located_in" and not _may_lie_in(nh, nt)) or _out_of_range(nt, ho):
             return []
         if inferred and pred == "located_in" and _placed_elsewhere(nh, nt, doc.placed.get(nh, ())):

@@ -19,6 +19,7 @@ from semantic_rdf.pipeline import gazetteer as gz
 from semantic_rdf.pipeline.extract import INITIALISM_END
 from semantic_rdf.core.identity import fold as _fold_uncached
 from semantic_rdf.pipeline.statistical.text import Token, latin, web_address
+from semantic_rdf.pipeline.statistical.towns import load_towns
 
 __all__ = [
     "alignment",
@@ -118,6 +119,8 @@ def _word_feats(w: str) -> tuple[str, ...]:
     cls = gz.lexicon_class(w)
     if cls:
         f.append("gz=" + cls)
+    elif w[:1].isupper() and fold(w) in _town_words():
+        f.append("town")  # a town's name (towns.tsv.gz): a place, or a name that a person, a firm or a word shares
     sc = gz.suffix_class(w) if w[:1].isupper() else None
     if sc:
         f.append("sfx=" + sc)
@@ -157,6 +160,10 @@ def ner_features(words: list[str], keep: frozenset[str] | None = None) -> list[l
     # column by column, each token's features in the order training saw: its own, BOS, the neighbours
     # at -2, -1, +1, +2, the bigram with the previous word
     out = [list(b) for b in base]
+    if n and "town" in _word_feats(words[0]):
+        # a sentence's first word has a capital whatever it is ("Salt is mined …", "Most of …"): its own feature, in
+        # the place "town" has among the word's features
+        out[0] = [x for x in ("town0" if x == "town" else x for x in _word_feats(words[0])) if keep is None or x in keep]
     if n and (keep is None or "BOS" in keep):
         out[0].append("BOS")
     for f, c in zip(out[2:], ctx):
@@ -178,10 +185,13 @@ def ner_features(words: list[str], keep: frozenset[str] | None = None) -> list[l
     return out
 
 
+_LETTER_WORDS = re.compile(r"[^\W\d_]+(?: [^\W\d_]+)+")
+
+
 @lru_cache(maxsize=1)
 def _multiword_names() -> tuple[dict[tuple[str, ...], str], frozenset[str]]:
-    """Folded tokens of every listed name of two to five tokens -> its lexicon class ("New South Wales"), and
-    the first words of those names (where a match can begin)."""
+    """Folded tokens of every listed name of two to five tokens -> its lexicon class ("New South Wales"), and of
+    the town table's ("Punta Arenas") -> "Town"; and the first words of those names (where a match can begin)."""
     from semantic_rdf.pipeline.statistical.text import tokenize
 
     out: dict[tuple[str, ...], str] = {}
@@ -191,7 +201,20 @@ def _multiword_names() -> tuple[dict[tuple[str, ...], str], frozenset[str]]:
             cls = gz.lexicon_class(name)
             if 2 <= len(key) <= 5 and cls:
                 out.setdefault(key, cls)
+    # the town table's names of several words, as the tokenizer splits them: a name of letters and spaces alone at its
+    # spaces, which gives the same words without the tokenizer's cost at start-up
+    for town in sorted(load_towns().towns):
+        if " " in town:
+            key = tuple(town.casefold().split()) if _LETTER_WORDS.fullmatch(town) else tuple(t.text.casefold() for t in tokenize(town))
+            if 2 <= len(key) <= 5:
+                out.setdefault(key, "Town")
     return out, frozenset(k[0] for k in out)
+
+
+@lru_cache(maxsize=1)
+def _town_words() -> frozenset[str]:
+    """The town table's names of one word, folded (the CRF's "town" feature)."""
+    return frozenset(name for name in load_towns().towns if " " not in name)
 
 
 def _lexicon_spans(folded: tuple[str, ...]) -> list[tuple[int, str]]:
