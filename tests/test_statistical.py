@@ -637,6 +637,21 @@ def test_a_place_named_by_its_kind_lies_in_the_one_country_named():
     assert ex.w.towns is not None and river and river[0].score == round(ex.w.towns, 4) and text[river[0].start : river[0].end] == text
 
 
+def test_an_organisation_named_for_its_country_lies_in_it():
+    """towns.name_country (docs/extraction.md, step 7): an organisation whose name opens with a country's name or
+    demonym, or ends with one after "of", lies in that country when the text names it; stated as a town's fact. A
+    country the text does not name, or one named elsewhere in the organisation's name, gives nothing."""
+    w = StatisticalExtractor().w
+    for text, org, country in (
+        ("Anna Berg was elected to the Norwegian Parliament in 1977. She later moved to Norway's north.", "Norwegian Parliament", "Norway"),
+        ("Tom Hale served in the Royal Thai Army before he left Thailand.", "Royal Thai Army", "Thailand"),
+        ("The Communist Party of China governs China.", "Communist Party of China", "China"),
+    ):
+        got = [t for t in extract(text)[1] if facts([t]) == {(org, "located_in", country)}]
+        assert len(got) == 1 and got[0].score == round(w.towns, 4), text
+    assert not [t for t in extract("Anna Berg was elected to the Norwegian Parliament in 1977.")[1] if t.predicate == "located_in"]
+
+
 def test_a_town_fact_raises_a_reading_that_stated_it_lower():
     """Training chose the floor with each town fact at the better of its pair's own score and the town facts' share
     (`train.stated`): a pair read across sentences that stated the fact first, lower, is raised to the share, and the

@@ -34,7 +34,7 @@ from semantic_rdf.core.identity import fold
 from semantic_rdf.pipeline import gazetteer as gz
 from semantic_rdf.pipeline.statistical.text import latin
 
-__all__ = ["Towns", "TOWNS_FILE", "canonical_country", "country_names", "load_towns", "other_codes", "town_pairs", "build", "main"]
+__all__ = ["Towns", "TOWNS_FILE", "canonical_country", "country_names", "load_towns", "name_country", "other_codes", "town_pairs", "build", "main"]
 
 TOWNS_FILE = Path(__file__).resolve().parent / "towns.tsv.gz"
 MIN_POPULATION = 15_000
@@ -166,12 +166,15 @@ def town_pairs(towns: Towns, entities: Sequence[tuple[str, str]]) -> list[tuple[
     """(place, country) positions in `entities`, each (name, the tagger's type): a place (LOC) whose name is a
     first-level region's of the gazetteer that lies in one country, or else, no country's or region's, a town's, with each
     country (LOC or MISC, by name) it lies in; or else, when the entities name one country only, a place whose name
-    says its kind ("Pulangi River", "Lake Hiawatha"), with that country. By the entity's name alone: a person's other
-    name can be a town's ("Valeska Paris", also "Paris"). Pure; the extractor and training's calibration both ask it.
+    says its kind ("Pulangi River", "Lake Hiawatha"), with that country; and an organisation (ORG) whose name says its
+    country (`name_country`), with that country. By the entity's name alone: a person's other name can be a town's
+    ("Valeska Paris", also "Paris"). Pure; the extractor and training's calibration both ask it.
 
-    >>> towns = Towns({"kobe": "JP"}, {"japan": "JP"}, {})
+    >>> towns = Towns({"kobe": "JP"}, {"japan": "JP", "norway": "NO"}, {})
     >>> town_pairs(towns, [("Kobe", "LOC"), ("Japan", "LOC"), ("Pulangi River", "LOC"), ("Kobe", "PER")])
     [(0, 1), (2, 1)]
+    >>> town_pairs(towns, [("Japanese Army", "ORG"), ("Norwegian Army", "ORG"), ("Japan", "LOC")])
+    [(0, 2)]
     """
     codes = {k: code for k, (name, typ) in enumerate(entities) if typ in ("LOC", "MISC") and (code := towns.country(name))}
     if not codes:
@@ -188,7 +191,37 @@ def town_pairs(towns: Towns, entities: Sequence[tuple[str, str]]) -> list[tuple[
             town = only
         if town is not None:
             out.extend((i, k) for k, code in codes.items() if Towns.lies_in(town, code))
+    for i, (name, typ) in enumerate(entities):
+        if typ == "ORG" and i not in codes and (own := name_country(towns, name)) is not None:
+            out.extend((i, k) for k, code in codes.items() if code == own)
     return out
+
+
+# words before a country's name or demonym at the start of an organisation's name ("Royal Thai Army")
+_ORG_LEAD = frozenset({"royal", "imperial", "the"})
+_OF_COUNTRY = re.compile(r"\s+of\s+(?:the\s+)?(.+)$")
+
+
+def name_country(towns: Towns, name: str) -> str | None:
+    """The code of the country an organisation's name opens with, by its name or its demonym ("Norwegian Parliament",
+    "United States Coast Guard", "Royal Thai Army"), or ends with after "of" ("Communist Party of China"); else None.
+    Where else the name names a country is not read: "Reischauer Institute of Japanese Studies" lies in no Japan.
+
+    >>> towns = Towns({}, {"canada": "CA", "china": "CN", "united states": "US"}, {})
+    >>> [name_country(towns, n) for n in ("Royal Canadian Air Force", "Communist Party of China", "United States Navy", "Acme")]
+    ['CA', 'CN', 'US', None]
+    """
+    words = name.split()
+    if len(words) > 1 and words[0].lower() in _ORG_LEAD:
+        words = words[1:]
+    for n in (3, 2, 1):
+        if len(words) > n:  # the country and at least one word more: "Norway" alone is the country
+            lead = " ".join(words[:n])
+            demonym = gz.country_of_demonym(lead) if n == 1 else None
+            if code := towns.country(demonym or lead):
+                return code
+    m = _OF_COUNTRY.search(name)
+    return towns.country(m.group(1)) if m else None
 
 
 def _unaccented(name: str) -> str:
