@@ -639,8 +639,9 @@ def test_a_place_named_by_its_kind_lies_in_the_one_country_named():
 
 def test_an_organisation_named_for_its_country_lies_in_it():
     """towns.name_country (docs/extraction.md, step 7): an organisation whose name opens with a country's name or
-    demonym, or ends with one after "of", lies in that country when the text names it; stated as a town's fact. A
-    country the text does not name, or one named elsewhere in the organisation's name, gives nothing."""
+    demonym, or ends with one after its last "of", lies in that country when the text names it; stated as a town's fact.
+    A country the text does not name, another country or a place elsewhere in the organisation's name, or an embassy,
+    gives nothing."""
     w = StatisticalExtractor().w
     for text, org, country in (
         ("Anna Berg was elected to the Norwegian Parliament in 1977. She later moved to Norway's north.", "Norwegian Parliament", "Norway"),
@@ -649,7 +650,15 @@ def test_an_organisation_named_for_its_country_lies_in_it():
     ):
         got = [t for t in extract(text)[1] if facts([t]) == {(org, "located_in", country)}]
         assert len(got) == 1 and got[0].score == round(w.towns, 4), text
-    assert not [t for t in extract("Anna Berg was elected to the Norwegian Parliament in 1977.")[1] if t.predicate == "located_in"]
+    # no town's fact when the country is not named, another is, a place elsewhere ends the name, or it is an embassy
+    for text, org in (
+        ("Anna Berg was elected to the Norwegian Parliament in 1977.", "Norwegian Parliament"),
+        ("Anna Berg was elected to the Norwegian Parliament in 1977. She later moved to Sweden.", "Norwegian Parliament"),
+        ("Tom Hale taught at the American University of Beirut before he returned to the United States.", "American University of Beirut"),
+        ("Tom Hale joined the Japanese American Citizens League after he left Japan.", "Japanese American Citizens League"),
+        ("Tom Hale worked at the Embassy of Japan before he left Japan.", "Embassy of Japan"),
+    ):
+        assert not [t for t in extract(text)[1] if t.subject == org and t.predicate == "located_in" and t.score == round(w.towns, 4)], text
 
 
 def test_a_town_fact_raises_a_reading_that_stated_it_lower():

@@ -1011,11 +1011,11 @@ class StatisticalExtractor:
         entities = [(ents[i].name, ents[i].type) for i in order]
         pairs = town_pairs(towns, entities) if here else []
         # a town or a region of this chunk in a country named only before it (not a place named by its kind: which
-        # one country is named is this chunk's question)
+        # one country is named is this chunk's question; nor an organisation, which a name places and the text does not)
         later = [
             (x, c)
             for x, c in (town_pairs(towns, entities + [(ents[i].name, ents[i].type) for i in before]) if before else [])
-            if x < len(order) <= c and towns.place(entities[x][0]) is not None
+            if x < len(order) <= c and entities[x][1] == "LOC" and towns.place(entities[x][0]) is not None
         ]
         types = {i: e.type for i, e in enumerate(ents)} if pairs or later else {}
         out: list[Triple] = []

@@ -192,36 +192,62 @@ def town_pairs(towns: Towns, entities: Sequence[tuple[str, str]]) -> list[tuple[
         if town is not None:
             out.extend((i, k) for k, code in codes.items() if Towns.lies_in(town, code))
     for i, (name, typ) in enumerate(entities):
-        if typ == "ORG" and i not in codes and (own := name_country(towns, name)) is not None:
-            out.extend((i, k) for k, code in codes.items() if code == own)
+        # an organisation named as a place is that place's government or team ("Republic of Ireland", "Benin City")
+        if typ == "ORG" and towns.country(name) is None and towns.place(name) is None and gz.lexicon_class(name) is None:
+            if (own := name_country(towns, name)) is not None:
+                out.extend((i, k) for k, code in codes.items() if Towns.lies_in(own, code))
     return out
 
 
 # words before a country's name or demonym at the start of an organisation's name ("Royal Thai Army")
 _ORG_LEAD = frozenset({"royal", "imperial", "the"})
-_OF_COUNTRY = re.compile(r"\s+of\s+(?:the\s+)?(.+)$")
+# the last "of", "in" or "at" of a name and what follows it ("Ministry of Foreign Affairs of Japan", "British School at Rome")
+_LAST_WHERE = re.compile(r".*\s(of|in|at)\s+(?:the\s+)?(.+)$")
+# an organisation that stands abroad for the country it names
+_ABROAD = frozenset({"embassy", "consulate", "legation"})
 
 
 def name_country(towns: Towns, name: str) -> str | None:
     """The code of the country an organisation's name opens with, by its name or its demonym ("Norwegian Parliament",
-    "United States Coast Guard", "Royal Thai Army"), or ends with after "of" ("Communist Party of China"); else None.
-    Where else the name names a country is not read: "Reischauer Institute of Japanese Studies" lies in no Japan.
+    "United States Coast Guard", "Royal Thai Army", "South African Airways"), or ends with after its last "of" ("Communist
+    Party of China", "Ministry of Foreign Affairs of Japan"); else None. None too when the name also names another
+    country ("Japanese American Citizens League") or ends with a place elsewhere ("American University of Beirut",
+    "British School at Rome"), or names an embassy. Where else the name names its country is not read: "Reischauer
+    Institute of Japanese Studies" lies in no Japan.
 
-    >>> towns = Towns({}, {"canada": "CA", "china": "CN", "united states": "US"}, {})
+    >>> towns = Towns({"beirut": "LB"}, {"canada": "CA", "china": "CN", "japan": "JP", "united states": "US"}, {})
     >>> [name_country(towns, n) for n in ("Royal Canadian Air Force", "Communist Party of China", "United States Navy", "Acme")]
     ['CA', 'CN', 'US', None]
+    >>> [name_country(towns, n) for n in ("American University of Beirut", "Japanese American Citizens League", "Embassy of Japan")]
+    [None, None, None]
     """
     words = name.split()
+    if {w.lower() for w in words} & _ABROAD:
+        return None
     if len(words) > 1 and words[0].lower() in _ORG_LEAD:
         words = words[1:]
+    own = None
     for n in (3, 2, 1):
         if len(words) > n:  # the country and at least one word more: "Norway" alone is the country
-            lead = " ".join(words[:n])
-            demonym = gz.country_of_demonym(lead) if n == 1 else None
-            if code := towns.country(demonym or lead):
-                return code
-    m = _OF_COUNTRY.search(name)
-    return towns.country(m.group(1)) if m else None
+            if own := _country_of(towns, " ".join(words[:n])):
+                break
+    m = _LAST_WHERE.match(name)
+    if own is None:
+        own = _country_of(towns, m.group(2)) if m and m.group(1) == "of" else None
+    if own is None:
+        return None
+    # another country in the name, or a place elsewhere after its last "of", "in" or "at"
+    spans = (" ".join(words[k : k + n]) for n in (1, 2, 3) for k in range(len(words) - n + 1))
+    if any((code := _country_of(towns, x)) and not Towns.lies_in(own, code) and not Towns.lies_in(code, own) for x in spans):
+        return None
+    where = (towns.country(m.group(2)) or towns.place(m.group(2))) if m else None
+    return None if where is not None and not Towns.lies_in(where, own) and not Towns.lies_in(own, where) else own
+
+
+def _country_of(towns: Towns, words: str) -> str | None:
+    """The code of a country by its name or its demonym ("Japan", "Japanese", "South African")."""
+    demonym = gz.country_of_demonym(words)
+    return towns.country(demonym or words)
 
 
 def _unaccented(name: str) -> str:
