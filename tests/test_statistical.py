@@ -833,6 +833,31 @@ def test_cross_pairs_are_the_entities_that_never_shared_a_sentence():
     assert got == {("London", "Marylebone", 0, 1), ("Marylebone", "London", 1, 0)}
 
 
+def test_a_persons_surname_the_tagger_typed_a_place_is_the_person():
+    """A surname after the person's full name ("Holt" after "Brock Holt"), which the tagger typed a place as a town's
+    name (towns.tsv.gz), is read as the person's mention when one person named before has that last word and the
+    lexicons list the word as no place; otherwise as tagged."""
+    from semantic_rdf.pipeline.statistical.model import DocState
+    from semantic_rdf.pipeline.statistical.text import tokenize
+
+    def entity(sentences):
+        st = DocState()
+        for text, spans in sentences:
+            got = st.add_sentence(tokenize(text), spans)
+        return st.entities[got[0].entity].name, st.entities[got[0].entity].type
+
+    first = ("Brock Holt played for Boston.", [(0, 2, "PER", None), (4, 5, "LOC", None)])
+    assert entity([first, ("Holt attended Navarro College.", [(0, 1, "LOC", None), (2, 4, "ORG", None)])]) == ("Brock Holt", "PER")
+    # two persons of that surname: which one is not read here
+    both = ("Brock Holt and Ann Holt played.", [(0, 2, "PER", None), (3, 5, "PER", None)])
+    assert entity([both, ("Holt attended Navarro College.", [(0, 1, "LOC", None), (2, 4, "ORG", None)])]) == ("Holt", "LOC")
+    # a place the lexicons list stays a place ("Washington" after "George Washington")
+    george = ("George Washington was born in Virginia.", [(0, 2, "PER", None), (5, 6, "LOC", None)])
+    assert entity([george, ("Washington is a city.", [(0, 1, "LOC", None)])]) == ("Washington", "LOC")
+    # no person of that last word named before
+    assert entity([("Ann Berg left.", [(0, 2, "PER", None)]), ("Holt is a town.", [(0, 1, "LOC", None)])]) == ("Holt", "LOC")
+
+
 def test_cross_candidates_are_the_closest_mentions_of_each_pair_closest_pair_first():
     """The pairs measured as arrays are the pairs of the rule written out pair by pair."""
     import random

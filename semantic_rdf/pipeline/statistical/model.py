@@ -606,6 +606,16 @@ class DocState:
             self.first = i
         return i, kind, name
 
+    def _surname_of(self, word: str) -> int | None:
+        """The one person named before whose name of several words ends with `word`, if one is."""
+        w = fold(word)
+        got = [
+            i
+            for i in sorted(self.by_word.get(w, ()))
+            if self.entities[i].type == "PER" and len(nw := fold(self.entities[i].name).split()) > 1 and nw[-1] == w
+        ]
+        return got[0] if len(got) == 1 else None
+
     def known_spans(self, words: list[str], spans: list[tuple[int, int, str, int | None]]):
         """The tagged spans plus every untagged run of words that the document named before (a name the
         tagger found once is a name again; a person's surname alone too): one decision per document."""
@@ -664,6 +674,8 @@ class DocState:
                     b -= 1
                 if typ != "PER" and _initials_and_surname(tokens, a, b):
                     typ = "PER"  # "N S Andres", "J. K. Rowling": no place or firm is written so
+                if typ != "PER" and b - a == 1 and gz.lexicon_class(tokens[a].text) is None and self._surname_of(tokens[a].text) is not None:
+                    typ = "PER"  # "Holt" after "Brock Holt": the person again, though "Holt" is a town's name too
                 if typ == "PER":
                     b = _without_weekday(tokens, a, _without_postnominals(tokens, a, b))
                     if b - a == 1 and b < len(tokens) and tokens[b].text in _KIN_GROUPS:
