@@ -835,27 +835,40 @@ def test_cross_pairs_are_the_entities_that_never_shared_a_sentence():
 
 def test_a_persons_surname_the_tagger_typed_a_place_is_the_person():
     """A surname after the person's full name ("Holt" after "Brock Holt"), which the tagger typed a place as a town's
-    name (towns.tsv.gz), is read as the person's mention when one person named before has that last word and the
-    lexicons list the word as no place; otherwise as tagged."""
+    name (towns.tsv.gz), is read as the person's mention when one person named in an earlier sentence has that last
+    word; otherwise as tagged: a word the lexicons list as a place or a demonym, a name the document gave something
+    else before, a sentence that defines the word, a name of the same sentence, an organisation's tag."""
     from semantic_rdf.pipeline.statistical.model import DocState
     from semantic_rdf.pipeline.statistical.text import tokenize
 
-    def entity(sentences):
+    def entity(*sentences, k=0):
+        """The entity of the k-th mention of the last sentence."""
         st = DocState()
         for text, spans in sentences:
             got = st.add_sentence(tokenize(text), spans)
-        return st.entities[got[0].entity].name, st.entities[got[0].entity].type
+        return st.entities[got[k].entity].name, st.entities[got[k].entity].type
 
-    first = ("Brock Holt played for Boston.", [(0, 2, "PER", None), (4, 5, "LOC", None)])
-    assert entity([first, ("Holt attended Navarro College.", [(0, 1, "LOC", None), (2, 4, "ORG", None)])]) == ("Brock Holt", "PER")
+    brock = ("Brock Holt played for Boston.", [(0, 2, "PER", None), (4, 5, "LOC", None)])
+    school = ("Holt attended Navarro College.", [(0, 1, "LOC", None), (2, 4, "ORG", None)])
+    assert entity(brock, school) == ("Brock Holt", "PER")
+    # another person whose name holds the word elsewhere: the one whose name ends with it
+    collier = ("Holt Collier was a guide.", [(0, 2, "PER", None)])
+    assert entity(collier, brock, school) == ("Brock Holt", "PER")
     # two persons of that surname: which one is not read here
-    both = ("Brock Holt and Ann Holt played.", [(0, 2, "PER", None), (3, 5, "PER", None)])
-    assert entity([both, ("Holt attended Navarro College.", [(0, 1, "LOC", None), (2, 4, "ORG", None)])]) == ("Holt", "LOC")
-    # a place the lexicons list stays a place ("Washington" after "George Washington")
+    assert entity(("Brock Holt and Ann Holt played.", [(0, 2, "PER", None), (3, 5, "PER", None)]), school) == ("Holt", "LOC")
+    # as tagged: a place the lexicons list ("Washington" after "George Washington"), a demonym, a town named before
     george = ("George Washington was born in Virginia.", [(0, 2, "PER", None), (5, 6, "LOC", None)])
-    assert entity([george, ("Washington is a city.", [(0, 1, "LOC", None)])]) == ("Washington", "LOC")
+    assert entity(george, ("Washington is a city.", [(0, 1, "LOC", None)])) == ("Washington", "LOC")
+    dawn = ("Dawn French is an actress.", [(0, 2, "PER", None)])
+    assert entity(dawn, ("French films won.", [(0, 1, "LOC", None)])) == ("France", "LOC")
+    town = ("Holt lies in Norfolk.", [(0, 1, "LOC", None), (3, 4, "LOC", None)])
+    assert entity(town, brock, school) == ("Holt", "LOC")
+    # a sentence that defines the word, the same sentence as the full name, an organisation's tag
+    assert entity(brock, ("Holt is a town in Missouri.", [(0, 1, "LOC", None), (5, 6, "LOC", None)])) == ("Holt", "LOC")
+    assert entity(("Brock Holt was born in Holt.", [(0, 2, "PER", None), (5, 6, "LOC", None)]), k=1) == ("Holt", "LOC")
+    assert entity(brock, ("Holt hired him.", [(0, 1, "ORG", None)])) == ("Holt", "ORG")
     # no person of that last word named before
-    assert entity([("Ann Berg left.", [(0, 2, "PER", None)]), ("Holt is a town.", [(0, 1, "LOC", None)])]) == ("Holt", "LOC")
+    assert entity(("Ann Berg left.", [(0, 2, "PER", None)]), ("Holt is a town.", [(0, 1, "LOC", None)])) == ("Holt", "LOC")
 
 
 def test_cross_candidates_are_the_closest_mentions_of_each_pair_closest_pair_first():

@@ -606,15 +606,29 @@ class DocState:
             self.first = i
         return i, kind, name
 
-    def _surname_of(self, word: str) -> int | None:
-        """The one person named before whose name of several words ends with `word`, if one is."""
+    def _surname_of(self, tokens: list[Token], a: int) -> int | None:
+        """The person a word alone (token a) that the tagger typed a place names again: the one person named in an earlier
+        sentence whose name of several words ends with it ("Holt" after "Brock Holt"), no "of" in it ("… of Auchleuchries"
+        ends with a place). None when the lexicons list the word as a place or a demonym, when the document named it as
+        something else before, or when its sentence defines it ("Holt is a town in Missouri")."""
+        word = tokens[a].text
         w = fold(word)
+        if gz.lexicon_class(word) is not None or gz.country_of_demonym(word) is not None:
+            return None
+        if (k := self.by_key.get(w)) is not None and self.entities[k].type != "PER":
+            return None
         got = [
             i
-            for i in sorted(self.by_word.get(w, ()))
-            if self.entities[i].type == "PER" and len(nw := fold(self.entities[i].name).split()) > 1 and nw[-1] == w
+            for i in self.by_word.get(w, ())
+            if (e := self.entities[i]).type == "PER"
+            and e.first_sent < self.sent
+            and len(nw := fold(e.name).split()) > 1
+            and nw[-1] == w
+            and "of" not in nw
         ]
-        return got[0] if len(got) == 1 else None
+        if len(got) != 1 or ((d := definition([t.text.lower() for t in tokens], a, a + 1)) is not None and d[0] != "PER"):
+            return None
+        return got[0]
 
     def known_spans(self, words: list[str], spans: list[tuple[int, int, str, int | None]]):
         """The tagged spans plus every untagged run of words that the document named before (a name the
@@ -674,8 +688,11 @@ class DocState:
                     b -= 1
                 if typ != "PER" and _initials_and_surname(tokens, a, b):
                     typ = "PER"  # "N S Andres", "J. K. Rowling": no place or firm is written so
-                if typ != "PER" and b - a == 1 and gz.lexicon_class(tokens[a].text) is None and self._surname_of(tokens[a].text) is not None:
-                    typ = "PER"  # "Holt" after "Brock Holt": the person again, though "Holt" is a town's name too
+                if typ == "LOC" and b - a == 1 and (person := self._surname_of(tokens, a)) is not None:
+                    # "Holt" after "Brock Holt": the person again, though "Holt" is a town's name too; joined to that person
+                    # whatever other names hold the word ("Holt Collier")
+                    typ = "PER"
+                    self.by_key[fold(clean_name(tokens[a].text) or tokens[a].text)] = person
                 if typ == "PER":
                     b = _without_weekday(tokens, a, _without_postnominals(tokens, a, b))
                     if b - a == 1 and b < len(tokens) and tokens[b].text in _KIN_GROUPS:
