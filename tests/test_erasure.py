@@ -80,6 +80,30 @@ def test_redact_keeps_length_and_refuses_bad_spans():
         erasure.redact("abc", [(2, 9)])
 
 
+def test_compact_counts_no_file_that_vanished_while_it_measured(tmp_path, monkeypatch):
+    """RocksDB removes its old logs and flushed tables while a store is open; a file gone between the listing of the
+    store's directory and the reading of its size is not counted, where it had stopped `compact` with
+    FileNotFoundError."""
+    from pathlib import Path
+
+    s = AssertionStore.open(tmp_path / "st")
+    s.assert_("a", "born_in", "b")
+    s.close()
+    gone = tmp_path / "st" / "oxigraph" / "LOG.old.1"
+    gone.write_bytes(b"x" * 10)
+    is_file = Path.is_file
+
+    def listed_then_removed(self):
+        got = is_file(self)
+        if got and self == gone:
+            self.unlink()
+        return got
+
+    monkeypatch.setattr(Path, "is_file", listed_then_removed)
+    report = compaction.compact(tmp_path / "st")
+    assert report.quads > 0 and not gone.exists()
+
+
 def test_compact_refuses_an_open_store(tmp_path):
     s = AssertionStore.open(tmp_path / "st")
     s.assert_("a", "born_in", "b")

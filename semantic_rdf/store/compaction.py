@@ -38,7 +38,14 @@ def _size(path: Path) -> int:
     """Bytes of the store directory's files; not those of readers' snapshots (hard links to the files a reader
     opened, which after a compaction are the old ones)."""
     readers = path / READERS
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and readers not in f.parents)
+    total = 0
+    for f in path.rglob("*"):
+        try:
+            if f.is_file() and readers not in f.parents:
+                total += f.stat().st_size
+        except FileNotFoundError:
+            pass  # a file RocksDB removed between the listing and its size (an old log, a flushed table)
+    return total
 
 
 _RENAME_EXCHANGE = 2
@@ -82,7 +89,6 @@ def compact(store_dir: str | os.PathLike) -> CompactReport:
     if not data.is_dir():
         raise NotFound(f"no store at {str(root)!r}")
     recover(root)
-    before = _size(root)
     fresh = root / f"oxigraph.compact-{uuid.uuid4().hex}"
     try:
         old = ox.Store(str(data))
@@ -90,6 +96,9 @@ def compact(store_dir: str | os.PathLike) -> CompactReport:
         if "lock" in str(exc).lower():
             raise StoreInUse(f"store {str(root)!r} is in use; close it before compacting") from None
         raise
+    # measured once the lock is held: a store open elsewhere is refused before its files are read, which its writer
+    # may be removing meanwhile
+    before = _size(root)
     sweep(root)  # readers that ended without closing left their snapshots of the old files
     try:
         new = ox.Store(str(fresh))
