@@ -637,6 +637,33 @@ def test_a_place_named_by_its_kind_lies_in_the_one_country_named():
     assert ex.w.towns is not None and river and river[0].score == round(ex.w.towns, 4) and text[river[0].start : river[0].end] == text
 
 
+def test_an_institution_lies_in_the_one_country_named():
+    """towns.town_pairs: an organisation, or a name the tagger typed a place, whose name's head says it is a university,
+    a college, a hospital, a museum or a party lies in the country the entities name, when they name one only; not when
+    a word of its name other than its kind is a place elsewhere ("University of Oxford" in a text about Sweden:
+    "University" is a town's name too, and does not count), nor when its head is another word ("Claudia Mo of Civic
+    Party"), nor a school, a church or an institute, nor a person; the extractor states it as a town's fact."""
+    from semantic_rdf.pipeline.statistical import towns as tw
+
+    table = tw.Towns({"oxford": "GB.ENG", "university": "US", "uppsala": "SE"}, {"sweden": "SE", "norway": "NO"}, {})
+
+    def pairs(*ents):
+        return sorted(tw.town_pairs(table, list(ents)))
+
+    se = ("Sweden", "LOC")
+    assert pairs(("Uppsala University", "ORG"), se, ("Karlberg College of Music", "ORG")) == [(0, 1), (2, 1)]
+    assert pairs(("Sahlgrenska Hospital", "LOC"), se) == [(0, 1)]  # typed a place
+    assert pairs(("University of Oxford", "ORG"), se) == []  # Oxford lies elsewhere
+    assert pairs(("Uppsala University", "ORG"), se, ("Norway", "LOC")) == []  # two countries: which one?
+    assert pairs(("Church of Sweden Mission", "ORG"), se) == [] and pairs(("Nobel Institute", "ORG"), se) == []
+    assert pairs(("Karlberg School", "ORG"), se) == [] and pairs(("Anna Berg of Moderate Party", "ORG"), se) == []
+    assert pairs(("Karlberg College", "PER"), se) == [] and pairs(("Uppsala University", "ORG")) == []
+    text = "Anna Berg taught at Karlberg University. She later wrote a history of Sweden."
+    w = StatisticalExtractor().w
+    got = [t for t in extract(text)[1] if facts([t]) == {("Karlberg University", "located_in", "Sweden")}]
+    assert len(got) == 1 and got[0].score == round(w.towns, 4) and text[got[0].start : got[0].end] == text
+
+
 def test_an_organisation_named_for_its_country_lies_in_it():
     """towns.name_country (docs/extraction.md, step 7): an organisation whose name opens with a country's name or
     demonym, or ends with one after its last "of", lies in that country when the text names it; stated as a town's fact.

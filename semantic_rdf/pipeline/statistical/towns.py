@@ -63,6 +63,12 @@ _PLACE_KIND = re.compile(
     r"Desert|Forest|Airport|Station|Bridge|Castle|Cathedral|Palace|Stadium|Square|Street|Road|Harbour|Harbor|Glacier|"
     r"Pass|Reservoir|Dam|Canal|Beach)$"
 )
+# an institution that stands in one place, by the head of its name, its last word before any "of", "for", "at" or "in"
+# ("Uppsala University", "University of Ghent", "Karolinska Hospital", "Museum of Modern Art", "Labour Party"): in the
+# one country a chunk names, as a place named by its kind (`_institution`). Not a church, a council, an institute, a
+# label or a firm, as often of another country or of none; nor a school, which Re-DocRED seldom places (docs/extraction.md)
+_INSTITUTION = re.compile(r"University|College|Hospital|Museum|Party")
+_HEAD_ENDS = re.compile(r"\s(?:of|for|at|in)\s")
 # states the gazetteer lists as cities, whose names are the United States' either way
 _STATES_NAMED_AS_CITIES = ("New York", "Washington")
 # the other countries a country's name may stand for: a first-level region of another country's, which the
@@ -189,6 +195,8 @@ def town_pairs(towns: Towns, entities: Sequence[tuple[str, str]]) -> list[tuple[
         name = entities[i][0]
         if town is None and only is not None and gz.lexicon_class(name) is None and _PLACE_KIND.search(name):
             town = only
+        elif town is None and only is not None and _institution(name) and not _names_elsewhere(towns, name, only):
+            town = only  # an institution the tagger typed a place ("Uppsala University")
         if town is not None:
             out.extend((i, k) for k, code in codes.items() if Towns.lies_in(town, code))
     for i, (name, typ) in enumerate(entities):
@@ -196,7 +204,33 @@ def town_pairs(towns: Towns, entities: Sequence[tuple[str, str]]) -> list[tuple[
         if typ == "ORG" and towns.country(name) is None and towns.place(name) is None and gz.lexicon_class(name) is None:
             if (own := name_country(towns, name)) is not None:
                 out.extend((i, k) for k, code in codes.items() if Towns.lies_in(own, code))
+            elif only is not None and _institution(name) and not _names_elsewhere(towns, name, only):
+                out.extend((i, k) for k, code in codes.items() if code == only)
     return out
+
+
+def _institution(name: str) -> bool:
+    """Whether a name of two words or more names an institution by its head (`_INSTITUTION`): not "Claudia Mo of Civic
+    Party" (a person), "Democratic Party nominee Terry McAuliffe" or "Library Carpentry", as the tagger ran them."""
+    head = _HEAD_ENDS.split(name, maxsplit=1)[0].split()
+    return len(name.split()) > 1 and bool(head) and _INSTITUTION.fullmatch(head[-1]) is not None
+
+
+def _names_elsewhere(towns: Towns, name: str, code: str) -> bool:
+    """Whether a name holds, in one to three of its capitalised words other than its kind, a country, a region or a town that lies
+    elsewhere than the country of `code` ("University of Oxford" in a text about Germany, "American University of
+    Beirut" in one about Lebanon)."""
+    words = re.findall(r"[\w'.-]+", name)
+    for n in (3, 2, 1):
+        for k in range(len(words) - n + 1):
+            part = words[k : k + n]
+            if not all(w[:1].isupper() for w in part) or any(_INSTITUTION.fullmatch(w) for w in part):
+                continue  # "University" is a town's name too
+            x = " ".join(part)
+            where = _country_of(towns, x) or towns.place(x)
+            if where is not None and not Towns.lies_in(where, code) and not Towns.lies_in(code, where):
+                return True
+    return False
 
 
 # words before a country's name or demonym at the start of an organisation's name ("Royal Thai Army")
