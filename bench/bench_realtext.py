@@ -88,7 +88,7 @@ def run(docs, kind: str, floor: float | None) -> dict:
 def one_country(g) -> dict[int, int]:
     """Gold entity -> the first gold entity naming the same country. Re-DocRED keeps a country's name and its
     demonym apart ("France" and "French" are two entities of one document) and often labels a fact with both; a
-    name the scorer matches goes to one of them only (gold_index), so the other fact can never be found."""
+    name the scorer matches goes to one of them only (gold_index), so an extractor that names the country finds one of the two facts only."""
     first: dict[str, int] = {}
     rep: dict[int, int] = {}
     named: dict[int, set[str]] = defaultdict(set)

@@ -639,7 +639,8 @@ def test_a_place_named_by_its_kind_lies_in_the_one_country_named():
 
 def test_an_institution_lies_in_the_one_country_named():
     """towns.town_pairs: an organisation, or a name the tagger typed a place, whose name's head says it is a university,
-    a college, a hospital, a museum or a party lies in the country the entities name, when they name one only; not when
+    a college, a hospital, a museum, a party, a court, a parliament, a ministry … lies in the country the entities name,
+    when they name one only (and its name none of many: "European Parliament"); not when
     a word of its name other than its kind is a place elsewhere ("University of Oxford" in a text about Sweden:
     "University" is a town's name too, and does not count), nor when its head is another word ("Claudia Mo of Civic
     Party"), nor a school, a church or an institute, nor a person; the extractor states it as a town's fact."""
@@ -656,6 +657,9 @@ def test_an_institution_lies_in_the_one_country_named():
     assert pairs(("University of Oxford", "ORG"), se) == []  # Oxford lies elsewhere
     assert pairs(("Uppsala University", "ORG"), se, ("Norway", "LOC")) == []  # two countries: which one?
     assert pairs(("Church of Sweden Mission", "ORG"), se) == [] and pairs(("Nobel Institute", "ORG"), se) == []
+    assert pairs(("Supreme Court", "ORG"), se) == [(0, 1)] and pairs(("Ministry of Fisheries", "ORG"), se) == [(0, 1)]
+    assert pairs(("Defense Department", "ORG"), se) == []  # news names the United States' so in a text about another country
+    assert pairs(("European Parliament", "ORG"), se) == [] and pairs(("International Court of Justice", "ORG"), se) == []
     assert pairs(("Karlberg School", "ORG"), se) == [] and pairs(("Anna Berg of Moderate Party", "ORG"), se) == []
     assert pairs(("Karlberg College", "PER"), se) == [] and pairs(("Uppsala University", "ORG")) == []
     text = "Anna Berg taught at Karlberg University. She later wrote a history of Sweden."

@@ -64,11 +64,15 @@ _PLACE_KIND = re.compile(
     r"Pass|Reservoir|Dam|Canal|Beach)$"
 )
 # an institution that stands in one place, by the head of its name, its last word before any "of", "for", "at" or "in"
-# ("Uppsala University", "University of Ghent", "Karolinska Hospital", "Museum of Modern Art", "Labour Party"): in the
-# one country a chunk names, as a place named by its kind (`_institution`). Not a church, a council, an institute, a
-# label or a firm, as often of another country or of none; nor a school, which Re-DocRED seldom places (docs/extraction.md)
-_INSTITUTION = re.compile(r"University|College|Hospital|Museum|Party")
+# ("Uppsala University", "University of Ghent", "Karolinska Hospital", "Museum of Modern Art", "Labour Party", "Supreme
+# Court", "Ministry of Fisheries"): in the one country a chunk names, as a place named by its kind (`_institution`). Not
+# a church, a council, an institute, a label or a firm, as often of another country or of none; nor a department or an
+# agency, which news names bare for the United States' in a text about another country ("the Defense Department" in one
+# about Iraq); nor a school, which Re-DocRED seldom places (docs/extraction.md); nor one that says it is of many
+# countries ("European Parliament")
+_INSTITUTION = re.compile(r"University|College|Hospital|Museum|Party|Court|Congress|Parliament|Assembly|Senate|Ministry")
 _HEAD_ENDS = re.compile(r"\s(?:of|for|at|in)\s")
+_OF_MANY = frozenset({"European", "International", "World", "Global", "Nations", "Commonwealth"})
 # states the gazetteer lists as cities, whose names are the United States' either way
 _STATES_NAMED_AS_CITIES = ("New York", "Washington")
 # the other countries a country's name may stand for: a first-level region of another country's, which the
@@ -210,10 +214,12 @@ def town_pairs(towns: Towns, entities: Sequence[tuple[str, str]]) -> list[tuple[
 
 
 def _institution(name: str) -> bool:
-    """Whether a name of two words or more names an institution by its head (`_INSTITUTION`): not "Claudia Mo of Civic
-    Party" (a person), "Democratic Party nominee Terry McAuliffe" or "Library Carpentry", as the tagger ran them."""
+    """Whether a name of two words or more names an institution of one country by its head (`_INSTITUTION`): not
+    "Claudia Mo of Civic Party" (a person), "Democratic Party nominee Terry McAuliffe", as the tagger ran them, nor the
+    "European Parliament" or the "International Court of Justice" (`_OF_MANY`)."""
+    words = name.split()
     head = _HEAD_ENDS.split(name, maxsplit=1)[0].split()
-    return len(name.split()) > 1 and bool(head) and _INSTITUTION.fullmatch(head[-1]) is not None
+    return len(words) > 1 and bool(head) and _INSTITUTION.fullmatch(head[-1]) is not None and not _OF_MANY.intersection(words)
 
 
 def _names_elsewhere(towns: Towns, name: str, code: str) -> bool:
