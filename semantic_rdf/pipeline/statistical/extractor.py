@@ -47,7 +47,7 @@ from semantic_rdf.pipeline.statistical.model import (
     together_in,
 )
 from semantic_rdf.pipeline.statistical.text import Token, tokenize, web_address
-from semantic_rdf.pipeline.statistical.towns import Towns, canonical_country, country_names, load_towns, other_codes, town_pairs
+from semantic_rdf.pipeline.statistical.towns import Towns, canonical_country, country_names, institution, load_towns, other_codes, town_pairs
 from semantic_rdf.core.values import Chunk, Triple
 from semantic_rdf.core.vocab import functional_predicates
 
@@ -1004,12 +1004,14 @@ class StatisticalExtractor:
         countries = country_names()
         here = [i for i in named if fold(ents[i].name) in countries]
         before = [i for i in doc.countries if i not in named]
-        if not here and not before:
+        # an institution whose name holds a town's or a region's the chunk names lies in it, whether or not it names a country
+        held = any(institution(ents[i].name) for i in named)
+        if not here and not before and not held:
             return [], raised
         order = list(named)
         towns = load_towns()
         entities = [(ents[i].name, ents[i].type) for i in order]
-        pairs = town_pairs(towns, entities) if here else []
+        pairs = town_pairs(towns, entities) if here or held else []
         # a town or a region of this chunk in a country named only before it (not a place named by its kind: which
         # one country is named is this chunk's question; nor an organisation, which a name places and the text does not)
         later = [

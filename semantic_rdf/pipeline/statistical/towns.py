@@ -34,7 +34,19 @@ from semantic_rdf.core.identity import fold
 from semantic_rdf.pipeline import gazetteer as gz
 from semantic_rdf.pipeline.statistical.text import latin
 
-__all__ = ["Towns", "TOWNS_FILE", "canonical_country", "country_names", "load_towns", "name_country", "other_codes", "town_pairs", "build", "main"]
+__all__ = [
+    "Towns",
+    "TOWNS_FILE",
+    "canonical_country",
+    "country_names",
+    "institution",
+    "load_towns",
+    "name_country",
+    "other_codes",
+    "town_pairs",
+    "build",
+    "main",
+]
 
 TOWNS_FILE = Path(__file__).resolve().parent / "towns.tsv.gz"
 MIN_POPULATION = 15_000
@@ -65,14 +77,16 @@ _PLACE_KIND = re.compile(
 )
 # an institution that stands in one place, by the head of its name, its last word before any "of", "for", "at" or "in"
 # ("Uppsala University", "University of Ghent", "Karolinska Hospital", "Museum of Modern Art", "Labour Party", "Supreme
-# Court", "Ministry of Fisheries"): in the one country a chunk names, as a place named by its kind (`_institution`). Not
+# Court", "Ministry of Fisheries"): in the one country a chunk names, as a place named by its kind (`institution`). Not
 # a church, a council, an institute, a label or a firm, as often of another country or of none; nor a department or an
 # agency, which news names bare for the United States' in a text about another country ("the Defense Department" in one
 # about Iraq); nor a school, which Re-DocRED seldom places (docs/extraction.md); nor one that says it is of many
 # countries ("European Parliament")
 _INSTITUTION = re.compile(r"University|College|Hospital|Museum|Party|Court|Congress|Parliament|Assembly|Senate|Ministry")
 _HEAD_ENDS = re.compile(r"\s(?:of|for|at|in)\s")
-_OF_MANY = frozenset({"European", "International", "World", "Global", "Nations", "Commonwealth"})
+_OF_MANY = frozenset(
+    "European Europe International World Global Nations Commonwealth UN U.N. NATO Pan-African Pan-American Inter-American Arbitration".split()
+)
 # states the gazetteer lists as cities, whose names are the United States' either way
 _STATES_NAMED_AS_CITIES = ("New York", "Washington")
 # the other countries a country's name may stand for: a first-level region of another country's, which the
@@ -173,12 +187,13 @@ def load_towns(path: str | None = None) -> Towns:
 
 
 def town_pairs(towns: Towns, entities: Sequence[tuple[str, str]]) -> list[tuple[int, int]]:
-    """(place, country) positions in `entities`, each (name, the tagger's type): a place (LOC) whose name is a
+    """(place, where it lies) positions in `entities`, each (name, the tagger's type): a place (LOC) whose name is a
     first-level region's of the gazetteer that lies in one country, or else, no country's or region's, a town's, with each
     country (LOC or MISC, by name) it lies in; or else, when the entities name one country only, a place whose name
-    says its kind ("Pulangi River", "Lake Hiawatha"), with that country; and an organisation (ORG) whose name says its
-    country (`name_country`), with that country. By the entity's name alone: a person's other name can be a town's
-    ("Valeska Paris", also "Paris"). Pure; the extractor and training's calibration both ask it.
+    says its kind ("Pulangi River", "Lake Hiawatha") or an institution (`institution`), with that country; an
+    organisation (ORG) whose name says its country (`name_country`), with that country; and an institution with each
+    town or region its name holds (`_institutions_in_places`). By the entity's name alone: a person's other name can be
+    a town's ("Valeska Paris", also "Paris"). Pure; the extractor and training's calibration both ask it.
 
     >>> towns = Towns({"kobe": "JP"}, {"japan": "JP", "norway": "NO"}, {})
     >>> town_pairs(towns, [("Kobe", "LOC"), ("Japan", "LOC"), ("Pulangi River", "LOC"), ("Kobe", "PER")])
@@ -186,20 +201,20 @@ def town_pairs(towns: Towns, entities: Sequence[tuple[str, str]]) -> list[tuple[
     >>> town_pairs(towns, [("Japanese Army", "ORG"), ("Norwegian Army", "ORG"), ("Japan", "LOC")])
     [(0, 2)]
     """
+    out = _institutions_in_places(towns, entities)
     codes = {k: code for k, (name, typ) in enumerate(entities) if typ in ("LOC", "MISC") and (code := towns.country(name))}
     if not codes:
-        return []
+        return out
     places = {i: towns.place(name) for i, (name, typ) in enumerate(entities) if typ == "LOC" and i not in codes}
     # a place named by its kind lies in the one country named, when no town or region named lies elsewhere (a
     # guide to Oakland that names Ethiopia for a restaurant names Oakland too)
     named = set(codes.values())
     only = next(iter(named)) if len(named) == 1 and all(t is None or Towns.lies_in(t, *named) for t in places.values()) else None
-    out: list[tuple[int, int]] = []
     for i, town in places.items():
         name = entities[i][0]
         if town is None and only is not None and gz.lexicon_class(name) is None and _PLACE_KIND.search(name):
             town = only
-        elif town is None and only is not None and _institution(name) and not _names_elsewhere(towns, name, only):
+        elif town is None and only is not None and institution(name) and not _names_elsewhere(towns, name, only):
             town = only  # an institution the tagger typed a place ("Uppsala University")
         if town is not None:
             out.extend((i, k) for k, code in codes.items() if Towns.lies_in(town, code))
@@ -208,12 +223,33 @@ def town_pairs(towns: Towns, entities: Sequence[tuple[str, str]]) -> list[tuple[
         if typ == "ORG" and towns.country(name) is None and towns.place(name) is None and gz.lexicon_class(name) is None:
             if (own := name_country(towns, name)) is not None:
                 out.extend((i, k) for k, code in codes.items() if Towns.lies_in(own, code))
-            elif only is not None and _institution(name) and not _names_elsewhere(towns, name, only):
+            elif only is not None and institution(name) and not _names_elsewhere(towns, name, only):
                 out.extend((i, k) for k, code in codes.items() if code == only)
     return out
 
 
-def _institution(name: str) -> bool:
+def _institutions_in_places(towns: Towns, entities: Sequence[tuple[str, str]]) -> list[tuple[int, int]]:
+    """(institution, place) positions in `entities`: an institution (ORG or LOC, `institution`) whose name holds, as
+    whole words, the name of a town or a first-level region the entities name (LOC; no country's), lies in it ("Syracuse
+    University" in Syracuse, "University of Tehran" in Tehran, "Royal Liverpool University Hospital" in Liverpool). A name
+    that says where after "in" or "at" is read there only ("Washington University in St. Louis" lies in St. Louis, not
+    in Washington)."""
+    held = [(k, name) for k, (name, typ) in enumerate(entities) if typ == "LOC" and towns.country(name) is None and towns.place(name) is not None]
+    out: list[tuple[int, int]] = []
+    if not held:
+        return out
+    for i, (name, typ) in enumerate(entities):
+        if typ in ("ORG", "LOC") and institution(name):
+            where = _WHERE_IN.split(name)[-1]
+            out.extend((i, k) for k, place in held if place != name and re.search(rf"(?<!\w){re.escape(place)}(?!\w)", where))
+    return out
+
+
+# "in" or "at" before the place a name says an institution stands in ("Washington University in St. Louis")
+_WHERE_IN = re.compile(r"\s(?:in|at)\s")
+
+
+def institution(name: str) -> bool:
     """Whether a name of two words or more names an institution of one country by its head (`_INSTITUTION`): not
     "Claudia Mo of Civic Party" (a person), "Democratic Party nominee Terry McAuliffe", as the tagger ran them, nor the
     "European Parliament" or the "International Court of Justice" (`_OF_MANY`)."""
@@ -223,18 +259,27 @@ def _institution(name: str) -> bool:
 
 
 def _names_elsewhere(towns: Towns, name: str, code: str) -> bool:
-    """Whether a name holds, in one to three of its capitalised words other than its kind, a country, a region or a town that lies
-    elsewhere than the country of `code` ("University of Oxford" in a text about Germany, "American University of
-    Beirut" in one about Lebanon)."""
+    """Whether a name holds a country, a region or a town that lies elsewhere than the country of `code` ("University of
+    Oxford" in a text about Germany, "American University of Beirut" in one about Lebanon). Read in runs of one to three
+    capitalised words other than its kind, the longest first: a run that names a place covers its words ("New York
+    University" in the United States, where York alone is a town of England). Before the first "of", "for", "at" or "in"
+    a word alone counts only as a country, a demonym, a region or a listed city, not as any town: "Liberal Party",
+    "Independence Party", "Imperial College" and "Central Hospital" name towns too. A name that may stand for two
+    countries lies in either ("University of Georgia" in the United States: `other_codes`)."""
     words = re.findall(r"[\w'.-]+", name)
+    head = next((k for k, w in enumerate(words) if w in ("of", "for", "at", "in")), len(words))
+    covered: set[int] = set()
     for n in (3, 2, 1):
         for k in range(len(words) - n + 1):
             part = words[k : k + n]
-            if not all(w[:1].isupper() for w in part) or any(_INSTITUTION.fullmatch(w) for w in part):
+            if covered.intersection(range(k, k + n)) or not all(w[:1].isupper() for w in part) or any(_INSTITUTION.fullmatch(w) for w in part):
                 continue  # "University" is a town's name too
             x = " ".join(part)
             where = _country_of(towns, x) or towns.place(x)
-            if where is not None and not Towns.lies_in(where, code) and not Towns.lies_in(code, where):
+            if where is None or (n == 1 and k < head and not _country_of(towns, x) and gz.lexicon_class(x) is None):
+                continue
+            covered.update(range(k, k + n))
+            if not any(Towns.lies_in(c, code) or Towns.lies_in(code, c) for c in (where, *other_codes(x))):
                 return True
     return False
 
