@@ -667,6 +667,7 @@ def test_an_institution_lies_in_the_one_country_named():
     us = tw.Towns({"york": "GB.ENG", "liberal": "US", "mexico": "MX"}, {"united states": "US", "canada": "CA"}, {"new york": "US"})
     assert sorted(tw.town_pairs(us, [("New York University", "ORG"), ("United States", "LOC")])) == [(0, 1)]
     assert sorted(tw.town_pairs(us, [("Liberal Party", "ORG"), ("Canada", "LOC")])) == [(0, 1)]
+    assert pairs(("Uppsala University", "ORG"), ("Norway", "LOC")) == []  # Uppsala, a town's name before the kind, lies elsewhere
     assert pairs(("Karlberg School", "ORG"), se) == [] and pairs(("Anna Berg of Moderate Party", "ORG"), se) == []
     assert pairs(("Karlberg College", "PER"), se) == [] and pairs(("Uppsala University", "ORG")) == []
     text = "Sweden has many old schools. Anna Berg taught at Karlberg University for a decade."
@@ -686,7 +687,9 @@ def test_an_institution_lies_in_the_town_its_name_holds():
 
     from semantic_rdf.pipeline.statistical import towns as tw
 
-    table = tw.Towns({"syracuse": "US", "st. louis": "US", "amherst": "US", "york": "GB.ENG"}, {"sweden": "SE"}, {"massachusetts": "US"})
+    table = tw.Towns(
+        {"syracuse": "US", "st. louis": "US", "amherst": "US", "york": "GB.ENG"}, {"sweden": "SE"}, {"massachusetts": "US", "new york": "US"}
+    )
 
     def pairs(*ents):
         return sorted(tw.town_pairs(table, list(ents)))
@@ -696,6 +699,8 @@ def test_an_institution_lies_in_the_town_its_name_holds():
     assert pairs(("Washington University in St. Louis", "ORG"), ("Washington", "LOC"), ("St. Louis", "LOC")) == [(0, 2)]
     assert pairs(("Syracuse Hospital", "PER"), ("Syracuse", "LOC")) == [] and pairs(("Syracuse University", "ORG"), ("Syracuse", "PER")) == []
     assert pairs(("Yorkshire Museum", "ORG"), ("York", "LOC")) == []  # "York" only inside a word
+    # a place's name inside a longer one is not what the name holds: New York, not York
+    assert pairs(("New York University", "ORG"), ("York", "LOC")) == [] and pairs(("Amherst College", "ORG"), ("Amherst", "LOC")) == [(0, 1)]
     assert pairs(("Syracuse Records", "ORG"), ("Syracuse", "LOC")) == []  # no institution
     text = "Tom Hale taught at Syracuse University for a decade. He had grown up in Syracuse."  # no country named
     fact = {("Syracuse University", "located_in", "Syracuse")}

@@ -229,19 +229,22 @@ def town_pairs(towns: Towns, entities: Sequence[tuple[str, str]]) -> list[tuple[
 
 
 def _institutions_in_places(towns: Towns, entities: Sequence[tuple[str, str]]) -> list[tuple[int, int]]:
-    """(institution, place) positions in `entities`: an institution (ORG or LOC, `institution`) whose name holds, as
-    whole words, the name of a town or a first-level region the entities name (LOC; no country's), lies in it ("Syracuse
-    University" in Syracuse, "University of Tehran" in Tehran, "Royal Liverpool University Hospital" in Liverpool). A name
-    that says where after "in" or "at" is read there only ("Washington University in St. Louis" lies in St. Louis, not
-    in Washington)."""
-    held = [(k, name) for k, (name, typ) in enumerate(entities) if typ == "LOC" and towns.country(name) is None and towns.place(name) is not None]
+    """(institution, place) positions in `entities`: an institution (ORG or LOC, `institution`) whose name holds the name
+    of a town or a first-level region the entities name (LOC; no country's), as one of its places (`_place_runs`: "New
+    York University" holds New York, not York), lies in it ("Syracuse University" in Syracuse, "University of Tehran" in
+    Tehran, "Royal Liverpool University Hospital" in Liverpool). A name that says where after "in" or "at" is read there
+    only ("Washington University in St. Louis" lies in St. Louis, not in Washington)."""
+    held: dict[str, list[int]] = {}
+    for k, (name, typ) in enumerate(entities):
+        if typ == "LOC" and towns.country(name) is None and towns.place(name) is not None:
+            held.setdefault(fold(name), []).append(k)
     out: list[tuple[int, int]] = []
     if not held:
         return out
     for i, (name, typ) in enumerate(entities):
         if typ in ("ORG", "LOC") and institution(name):
-            where = _WHERE_IN.split(name)[-1]
-            out.extend((i, k) for k, place in held if place != name and re.search(rf"(?<!\w){re.escape(place)}(?!\w)", where))
+            for _, run, _ in _place_runs(towns, _WHERE_IN.split(name)[-1]):
+                out.extend((i, k) for k in held.get(fold(run), ()) if k != i)
     return out
 
 
@@ -258,30 +261,44 @@ def institution(name: str) -> bool:
     return len(words) > 1 and bool(head) and _INSTITUTION.fullmatch(head[-1]) is not None and not _OF_MANY.intersection(words)
 
 
-def _names_elsewhere(towns: Towns, name: str, code: str) -> bool:
-    """Whether a name holds a country, a region or a town that lies elsewhere than the country of `code` ("University of
-    Oxford" in a text about Germany, "American University of Beirut" in one about Lebanon). Read in runs of one to three
-    capitalised words other than its kind, the longest first: a run that names a place covers its words ("New York
-    University" in the United States, where York alone is a town of England). Before the first "of", "for", "at" or "in"
-    a word alone counts only as a country, a demonym, a region or a listed city, not as any town: "Liberal Party",
-    "Independence Party", "Imperial College" and "Central Hospital" name towns too. A name that may stand for two
-    countries lies in either ("University of Georgia" in the United States: `other_codes`)."""
+def _place_runs(towns: Towns, name: str) -> list[tuple[int, str, str]]:
+    """(its first word's position, the run, its code) for each run of one to three capitalised words of a name, other than
+    its kind's, that names a country (by its name or its demonym), a first-level region or a town, the longest first: a
+    run that names a place covers its words ("New York University" holds New York, not York; "West Virginia University"
+    West Virginia, not Virginia)."""
     words = re.findall(r"[\w'.-]+", name)
-    head = next((k for k, w in enumerate(words) if w in ("of", "for", "at", "in")), len(words))
     covered: set[int] = set()
+    out: list[tuple[int, str, str]] = []
     for n in (3, 2, 1):
         for k in range(len(words) - n + 1):
             part = words[k : k + n]
             if covered.intersection(range(k, k + n)) or not all(w[:1].isupper() for w in part) or any(_INSTITUTION.fullmatch(w) for w in part):
                 continue  # "University" is a town's name too
             x = " ".join(part)
-            where = _country_of(towns, x) or towns.place(x)
-            if where is None or (n == 1 and k < head and not _country_of(towns, x) and gz.lexicon_class(x) is None):
-                continue
-            covered.update(range(k, k + n))
-            if not any(Towns.lies_in(c, code) or Towns.lies_in(code, c) for c in (where, *other_codes(x))):
-                return True
+            if (where := _country_of(towns, x) or towns.place(x)) is not None:
+                covered.update(range(k, k + n))
+                out.append((k, x, where))
+    return out
+
+
+def _names_elsewhere(towns: Towns, name: str, code: str) -> bool:
+    """Whether a name holds a country, a region or a town (`_place_runs`) that lies elsewhere than the country of `code`
+    ("University of Oxford" in a text about Germany, "Uppsala University" in one about Norway, "American University of
+    Beirut" in one about Lebanon). A word that describes before the first "of", "for", "at" or "in" is no place, though
+    towns bear it too (`_DESCRIBING`: "Liberal Party", "Independence Party", "Imperial College"). A name that may stand
+    for two countries lies in either ("University of Georgia": `other_codes`)."""
+    words = re.findall(r"[\w'.-]+", name)
+    head = next((k for k, w in enumerate(words) if w in ("of", "for", "at", "in")), len(words))
+    for k, x, where in _place_runs(towns, name):
+        if k < head and x in _DESCRIBING:
+            continue
+        if not any(Towns.lies_in(c, code) or Towns.lies_in(code, c) for c in (where, *other_codes(x))):
+            return True
     return False
+
+
+# words that describe an institution and name towns of the table too ("Liberal Party", "Central Hospital")
+_DESCRIBING = frozenset("Liberal Green Independence Union Central Imperial Federal Liberty Alliance Enterprise Concord".split())
 
 
 # words before a country's name or demonym at the start of an organisation's name ("Royal Thai Army")
