@@ -644,8 +644,6 @@ def test_an_institution_lies_in_the_one_country_named():
     a word of its name other than its kind is a place elsewhere ("University of Oxford" in a text about Sweden:
     "University" is a town's name too, and does not count), nor when its head is another word ("Claudia Mo of Civic
     Party"), nor a school, a church or an institute, nor a person; the extractor states it as a town's fact."""
-    import dataclasses
-
     from semantic_rdf.pipeline.statistical import towns as tw
 
     table = tw.Towns({"oxford": "GB.ENG", "university": "US", "uppsala": "SE"}, {"sweden": "SE", "norway": "NO"}, {})
@@ -670,21 +668,15 @@ def test_an_institution_lies_in_the_one_country_named():
     assert pairs(("Uppsala University", "ORG"), ("Norway", "LOC")) == []  # Uppsala, a town's name before the kind, lies elsewhere
     assert pairs(("Karlberg School", "ORG"), se) == [] and pairs(("Anna Berg of Moderate Party", "ORG"), se) == []
     assert pairs(("Karlberg College", "PER"), se) == [] and pairs(("Uppsala University", "ORG")) == []
-    text = "Sweden has many old schools. Anna Berg taught at Karlberg University for a decade."
-    fact = {("Karlberg University", "located_in", "Sweden")}
-    w = StatisticalExtractor().w
-    alone = StatisticalExtractor(weights=dataclasses.replace(w, towns=None))  # the classifiers alone do not state it
-    assert not [t for t in extract(text, ex=alone)[1] if facts([t]) == fact]
-    got = [t for t in extract(text)[1] if facts([t]) == fact]
-    assert len(got) == 1 and got[0].score == round(w.towns, 4) and text[got[0].start : got[0].end] == text
+    _a_town_fact_alone(
+        "Sweden has many old schools. Anna Berg taught at Karlberg University for a decade.", ("Karlberg University", "located_in", "Sweden")
+    )
 
 
 def test_an_institution_lies_in_the_town_its_name_holds():
     """towns.town_pairs: an institution whose name holds the name of a town or a region the entities name lies in it,
     whether or not they name a country; a name that says where after "in" or "at" is read there only; not a country
     (that is the rules' above), a person, nor a town named inside another word; the extractor states it as a town's fact."""
-    import dataclasses
-
     from semantic_rdf.pipeline.statistical import towns as tw
 
     table = tw.Towns(
@@ -702,12 +694,21 @@ def test_an_institution_lies_in_the_town_its_name_holds():
     # a place's name inside a longer one is not what the name holds: New York, not York
     assert pairs(("New York University", "ORG"), ("York", "LOC")) == [] and pairs(("Amherst College", "ORG"), ("Amherst", "LOC")) == [(0, 1)]
     assert pairs(("Syracuse Records", "ORG"), ("Syracuse", "LOC")) == []  # no institution
-    text = "Tom Hale taught at Syracuse University for a decade. He had grown up in Syracuse."  # no country named
-    fact = {("Syracuse University", "located_in", "Syracuse")}
+    # no country named
+    _a_town_fact_alone(
+        "Tom Hale taught at Syracuse University for a decade. He had grown up in Syracuse.", ("Syracuse University", "located_in", "Syracuse")
+    )
+
+
+def _a_town_fact_alone(text: str, fact: tuple[str, str, str]) -> None:
+    """The extractor states `fact` once, as a town's fact (at the towns' share, quoting the whole text), and the classifiers
+    alone do not state it."""
+    import dataclasses
+
     w = StatisticalExtractor().w
-    alone = StatisticalExtractor(weights=dataclasses.replace(w, towns=None))  # the classifiers alone do not state it
-    assert not [t for t in extract(text, ex=alone)[1] if facts([t]) == fact]
-    got = [t for t in extract(text)[1] if facts([t]) == fact]
+    alone = StatisticalExtractor(weights=dataclasses.replace(w, towns=None))
+    assert not [t for t in extract(text, ex=alone)[1] if facts([t]) == {fact}]
+    got = [t for t in extract(text)[1] if facts([t]) == {fact}]
     assert len(got) == 1 and got[0].score == round(w.towns, 4) and text[got[0].start : got[0].end] == text
 
 
