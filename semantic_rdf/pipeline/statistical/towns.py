@@ -214,7 +214,7 @@ def town_pairs(towns: Towns, entities: Sequence[tuple[str, str]]) -> list[tuple[
         name = entities[i][0]
         if town is None and only is not None and gz.lexicon_class(name) is None and _PLACE_KIND.search(name):
             town = only
-        elif town is None and only is not None and institution(name) and not _names_elsewhere(towns, name, only):
+        elif town is None and _lies_in_only(towns, name, only):
             town = only  # an institution the tagger typed a place ("Uppsala University")
         if town is not None:
             out.extend((i, k) for k, code in codes.items() if Towns.lies_in(town, code))
@@ -223,7 +223,7 @@ def town_pairs(towns: Towns, entities: Sequence[tuple[str, str]]) -> list[tuple[
         if typ == "ORG" and towns.country(name) is None and towns.place(name) is None and gz.lexicon_class(name) is None:
             if (own := name_country(towns, name)) is not None:
                 out.extend((i, k) for k, code in codes.items() if Towns.lies_in(own, code))
-            elif only is not None and institution(name) and not _names_elsewhere(towns, name, only):
+            elif _lies_in_only(towns, name, only):
                 out.extend((i, k) for k, code in codes.items() if code == only)
     return out
 
@@ -261,14 +261,15 @@ def institution(name: str) -> bool:
     return len(words) > 1 and bool(head) and _INSTITUTION.fullmatch(head[-1]) is not None and not _OF_MANY.intersection(words)
 
 
-def _place_runs(towns: Towns, name: str) -> list[tuple[int, str, str]]:
-    """(its first word's position, the run, its code) for each run of one to three capitalised words of a name, other than
-    its kind's, that names a country (by its name or its demonym), a first-level region or a town, the longest first: a
-    run that names a place covers its words ("New York University" holds New York, not York; "West Virginia University"
-    West Virginia, not Virginia)."""
+def _place_runs(towns: Towns, name: str) -> list[tuple[bool, str, str]]:
+    """(whether it stands before the first "of", "for", "at" or "in", the run, its code) for each run of one to three
+    capitalised words of a name, other than its kind's, that names a country (by its name or its demonym), a first-level
+    region or a town, the longest first: a run that names a place covers its words ("New York University" holds New
+    York, not York; "West Virginia University" West Virginia, not Virginia)."""
     words = re.findall(r"[\w'.-]+", name)
+    head = next((k for k, w in enumerate(words) if w in ("of", "for", "at", "in")), len(words))
     covered: set[int] = set()
-    out: list[tuple[int, str, str]] = []
+    out: list[tuple[bool, str, str]] = []
     for n in (3, 2, 1):
         for k in range(len(words) - n + 1):
             part = words[k : k + n]
@@ -277,7 +278,7 @@ def _place_runs(towns: Towns, name: str) -> list[tuple[int, str, str]]:
             x = " ".join(part)
             if (where := _country_of(towns, x) or towns.place(x)) is not None:
                 covered.update(range(k, k + n))
-                out.append((k, x, where))
+                out.append((k < head, x, where))
     return out
 
 
@@ -287,14 +288,18 @@ def _names_elsewhere(towns: Towns, name: str, code: str) -> bool:
     Beirut" in one about Lebanon). A word that describes before the first "of", "for", "at" or "in" is no place, though
     towns bear it too (`_DESCRIBING`: "Liberal Party", "Independence Party", "Imperial College"). A name that may stand
     for two countries lies in either ("University of Georgia": `other_codes`)."""
-    words = re.findall(r"[\w'.-]+", name)
-    head = next((k for k, w in enumerate(words) if w in ("of", "for", "at", "in")), len(words))
-    for k, x, where in _place_runs(towns, name):
-        if k < head and x in _DESCRIBING:
+    for before_head, x, where in _place_runs(towns, name):
+        if before_head and x in _DESCRIBING:
             continue
         if not any(Towns.lies_in(c, code) or Towns.lies_in(code, c) for c in (where, *other_codes(x))):
             return True
     return False
+
+
+def _lies_in_only(towns: Towns, name: str, only: str | None) -> bool:
+    """Whether `name` is an institution's (`institution`) that lies in the one country a chunk names (code `only`): its
+    name holds no place elsewhere (`_names_elsewhere`)."""
+    return only is not None and institution(name) and not _names_elsewhere(towns, name, only)
 
 
 # words that describe an institution and name towns of the table too ("Liberal Party", "Central Hospital")
