@@ -95,6 +95,17 @@ def test_bad_gazetteer_is_refused(bad):
         RuleExtractor(gazetteer=bad)
 
 
+def test_predicates_keep_only_their_rules():
+    """RuleExtractor(predicates=...): only the rules of those predicates are read (the statistical extractor reads
+    births, deaths, schools and spouses so); every rule by default."""
+    text = "Oskar Brandt was born in Tromsø. He died in Narvik in 1950. He founded Brandt Shipping."
+    everything = facts(RuleExtractor().extract(chunk_of(text)))
+    assert {p for _, p, _ in everything} >= {"born_in", "died_in", "founded"}
+    assert facts(RuleExtractor(predicates={"died_in"}).extract(chunk_of(text))) == {f for f in everything if f[1] == "died_in"}
+    assert {r.predicate for r in RuleExtractor(predicates=["born_in", "spouse_of"]).rules} == {"born_in", "spouse_of"}
+    assert RuleExtractor(predicates=()).extract(chunk_of(text)) == []
+
+
 # ------------------------------------------------------------------ pronouns
 
 

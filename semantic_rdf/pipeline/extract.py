@@ -1297,6 +1297,7 @@ class _Candidate:
     o: str
     score: float
     sent: int
+    pron: tuple[str, str] = ("", "")  # the pronouns the subject and the object were read from ("" for a name)
 
 
 class RuleExtractor:
@@ -1304,6 +1305,7 @@ class RuleExtractor:
 
     gazetteer: name -> entity class ("Ørsted": "Organization"); such names are found whatever their case.
     floor: optional confidence floor; triples below it are dropped and counted in `counts["below_floor"]`.
+    predicates: only the rules of these predicates are read (all by default).
     After each call, `entity_types` maps every entity name seen in a triple to its inferred class.
     Pronouns (he/she/his/her, it/its, they/their) resolve to the most recent compatible entity of the same
     document (for he/she a known person, or the person the document opens with: `_resolve`); chunks of one
@@ -1315,7 +1317,14 @@ class RuleExtractor:
     agent = "rules-extractor"
     model = None
 
-    def __init__(self, gazetteer: Mapping[str, str] | None = None, floor: float | None = None, *, max_sentence: int = 2000) -> None:
+    def __init__(
+        self,
+        gazetteer: Mapping[str, str] | None = None,
+        floor: float | None = None,
+        *,
+        max_sentence: int = 2000,
+        predicates: Iterable[str] | None = None,
+    ) -> None:
         self.floor = check_floor(floor)
         self.gazetteer: dict[str, str] = {}
         for name, cls in (gazetteer or {}).items():
@@ -1323,7 +1332,9 @@ class RuleExtractor:
                 raise InvalidInput(f"gazetteer entries must be non-empty name -> class strings, got {name!r}: {cls!r}")
             self.gazetteer[" ".join(name.split())] = cls.strip()
         self._gaz_folded = {k.lower(): v for k, v in self.gazetteer.items()}
-        self.rules = rules()
+        # predicates: only the rules of these (the statistical extractor reads births, deaths, schools and spouses so)
+        only = None if predicates is None else frozenset(predicates)
+        self.rules = tuple(r for r in rules() if only is None or r.predicate in only)
         by_trigger: dict[str, list[int]] = {}
         for i, r in enumerate(self.rules):
             for w in r.triggers:
@@ -1347,6 +1358,15 @@ class RuleExtractor:
         self._strong: dict[str, str] = {}  # name -> class from the gazetteer or the built-in lexicons, "" for none
         self.counts: Counter[str] = Counter()
         self.hints = predicate_hints()
+        # (doc id, evidence start, end, subject, predicate, object) -> the pronouns its subject and object were read
+        # from ("" for a name), for the triples of the last documents read that read one (`pronouns_of`)
+        self._pronouns: OrderedDict[tuple[str, int, int, str, str, str], tuple[str, str]] = OrderedDict()
+
+    def pronouns_of(self, t: Triple) -> tuple[str, str]:
+        """The pronouns a triple this extractor gave read its subject and its object from ("He" for "He died in
+        Narvik", resolved to the person the sentence before named), "" for a side it read as a name."""
+        key = (t.chunk.doc_id if t.chunk is not None else "", t.start or 0, t.end or 0, t.subject, t.predicate, t.object)
+        return self._pronouns.get(key, ("", ""))
 
     # -- typing
     def entity_class(self, name: str) -> str | None:
@@ -1521,10 +1541,12 @@ class RuleExtractor:
         parts.append(sent[pos:])
         return "".join(parts), names, at
 
-    def extract(self, chunk: Chunk) -> list[Triple]:
+    def extract(self, chunk: Chunk, *, spans: list[tuple[int, int]] | None = None) -> list[Triple]:
+        """The triples of one chunk. `spans`: the chunk's `sentence_spans(chunk.text)`, when the caller has made them
+        already (the statistical extractor reads its chunk so too)."""
         check_chunk(chunk)
         text = chunk.text
-        spans = sentence_spans(text)
+        spans = sentence_spans(text) if spans is None else spans
         if not spans:
             return []
         # which rules can fire where: the trigger words present in each sentence
@@ -1603,7 +1625,7 @@ class RuleExtractor:
                     if s_ is None or o_ is None:
                         self.counts["unresolved_pronoun"] += 1
                         continue
-                    c = _Candidate(s_, c.p, o_, round(c.score * 0.9, 4), c.sent)
+                    c = _Candidate(s_, c.p, o_, round(c.score * 0.9, 4), c.sent, (c.s if ps else "", c.o if po else ""))
                     fs, fo = c.s.lower(), c.o.lower()
                 if fs == fo:
                     continue
@@ -1623,10 +1645,14 @@ class RuleExtractor:
                 if s_ is None or o_ is None or not (_named_enough(s_, hs) and _named_enough(o_, ho)):
                     self.counts["not_a_name"] += 1
                     continue
-                c = _Candidate(s_, c.p, o_, c.score, c.sent)
+                c = _Candidate(s_, c.p, o_, c.score, c.sent, c.pron)
                 note(c.s, hs)
                 note(c.o, ho)
                 out.append(Triple(c.s, c.p, c.o, chunk, c.score, valid, ta, tb))
+                if c.pron != ("", ""):
+                    self._pronouns[(chunk.doc_id, ta, tb, c.s, c.p, c.o)] = c.pron
+                    while len(self._pronouns) > 100_000:
+                        self._pronouns.popitem(last=False)
         # remember the end of this chunk for pronouns at the start of the next chunk of the document
         # (the mentions of this chunk serve again when the tail is the whole chunk, at the same offset)
         whole = own_mentions is not None and len(text) <= 2000 and chunk.end - len(text) == chunk.start

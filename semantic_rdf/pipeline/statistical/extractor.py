@@ -2,8 +2,10 @@
 
 Per sentence: tokens -> CRF entity tags -> mentions grouped into the document's entities (see
 model.DocState) -> every ordered entity pair scored by one logistic regression per aligned
-Wikidata property -> calibrated -> kept at or above the floor. Deterministic: no sampling, no
-threads, the same weights give the same triples. Loads from disk only; no network.
+Wikidata property -> calibrated -> kept at or above the floor. Per chunk: pairs across sentences, a town's
+country from the town table (towns.py), and a birth, a death, a school or a spouse the rule extractor reads
+(`rule_pairs`), the last two at the measured share of such facts. Deterministic: no sampling, no threads, the
+same weights give the same triples. Loads from disk only; no network.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import json
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from bisect import bisect_right
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import chain, repeat
@@ -25,7 +28,7 @@ import numpy as np
 from semantic_rdf.pipeline import gazetteer as gz
 from semantic_rdf.core.errors import InvalidInput, NotFound
 from semantic_rdf.core.identity import fold
-from semantic_rdf.pipeline.extract import check_chunk, check_floor, clause_validity, predicate_hints, sentence_spans
+from semantic_rdf.pipeline.extract import RuleExtractor, check_chunk, check_floor, clause_validity, predicate_hints, sentence_spans
 from semantic_rdf.pipeline.statistical.model import (
     BAG_FAMILY,
     END_WORD_FAMILIES,
@@ -63,6 +66,9 @@ __all__ = [
     "score_cross",
     "calibrated",
     "CROSS",
+    "BY_RULES",
+    "by_sentence",
+    "rule_pairs",
 ]
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
@@ -190,6 +196,55 @@ def _one_of(a: str, b: str) -> bool:
     if a == b:
         return True
     return any(Towns.lies_in(x, y) or Towns.lies_in(y, x) for x in _country_codes(a) for y in _country_codes(b))
+
+
+# what the rule extractor (pipeline/extract.py) reads of a birth, a death, a school or a spouse, and the type of entity
+# the object must be: its patterns are precise where the classifiers score low ("William H. Armstrong was born in
+# Williamsport", "(18 December 1931 in Mladá Boleslav – 10 November 1991 in Prague)"), so its facts are stated at the
+# share right of the facts read by rule out of fold, as a town's are (docs/extraction.md, step 8)
+BY_RULES = {"born_in": ("LOC",), "died_in": ("LOC",), "educated_at": ("ORG", "LOC"), "spouse_of": ("PER",)}
+
+
+def by_sentence(triples: Iterable[Triple], spans: list[tuple[int, int]], offset: int = 0) -> dict[int, list[Triple]]:
+    """Each triple under the position in `spans` of the sentence its evidence starts in (`spans` offsets less `offset`
+    into the text the triples' `start` counts in); a triple in none of them is left out."""
+    starts = [a for a, _ in spans]
+    out: dict[int, list[Triple]] = {}
+    for t in triples:
+        if t.start is None:
+            continue
+        k = bisect_right(starts, t.start - offset) - 1
+        if k >= 0 and t.start - offset < spans[k][1]:
+            out.setdefault(k, []).append(t)
+    return out
+
+
+def rule_pairs(
+    triples: Iterable[Triple], state: DocState, mentions: list[SentMention], pronouns_of: Callable[[Triple], tuple[str, str]]
+) -> list[tuple[SentMention, SentMention, str]]:
+    """(the subject's mention, the object's mention, predicate) for each triple of a predicate of `BY_RULES` that the
+    rule extractor stated in one sentence (whose `mentions` the document's state found): its subject a person the
+    state names there as the rules read it, by the same name or by the same pronoun resolved to that person
+    (`pronouns_of`: the rules' own guess at a pronoun is not taken alone), its object an entity of the type the
+    predicate takes, named there (not read from a pronoun)."""
+    out: list[tuple[SentMention, SentMention, str]] = []
+    ents = state.entities
+    for t in triples:
+        kinds = BY_RULES.get(t.predicate)
+        if kinds is None:
+            continue
+        pron_s, pron_o = pronouns_of(t)
+        hi, ti = state.by_key.get(fold(t.subject)), state.by_key.get(fold(t.object))
+        if pron_o or hi is None or ti is None or hi == ti or ents[hi].type != "PER" or ents[ti].type not in kinds:
+            continue
+        if pron_s:
+            mh = next((m for m in mentions if m.entity == hi and m.kind == "pron" and m.surface.lower() == pron_s.lower()), None)
+        else:
+            mh = next((m for m in mentions if m.entity == hi and m.kind == "named"), None)
+        mt = next((m for m in mentions if m.entity == ti and m.kind == "named"), None)
+        if mh is not None and mt is not None:
+            out.append((mh, mt, t.predicate))
+    return out
 
 
 def _raised(triples: list[Triple], scores: dict[tuple[str, str, str], float]) -> list[Triple]:
@@ -517,7 +572,8 @@ class Weights:
     floor: float
     manifest: dict
     cross: "CrossHead"
-    # the measured precision of a town's located_in its country (towns.py), None when uncalibrated
+    # the measured precision of a fact read by table or rule: a town's located_in its country (towns.py), or a birth,
+    # a death, a school or a spouse the rule extractor reads (`rule_pairs`); None when uncalibrated
     towns: float | None = None
     _raw_floor: dict = field(default_factory=dict)  # least calibrated value -> per relation raw threshold
     _keep: list = field(default_factory=list)  # the CRF's attributes, once read (crf_keep)
@@ -836,6 +892,9 @@ class _Doc:
         self.lists = False  # too many pairs shared sentences: the cross stage is off for this document
         # a country entity -> the chunk and the mention that last named it, in a chunk before this one (`_towns`)
         self.countries: dict[int, tuple[Chunk, SentMention]] = {}
+        # the rule extractor reading this document's births, deaths, schools and spouses (`_read_by_rules`): one per
+        # document, so what it learns of names in one document does not steer its reading of another
+        self.rules: RuleExtractor | None = None
 
 
 class StatisticalExtractor:
@@ -861,6 +920,7 @@ class StatisticalExtractor:
         self.max_sentence = max_sentence
         align = alignment()
         self._pred = {pid: align[pid] for pid in self.w.relations if pid in align}
+        self._pid_of = {pred: pid for pid, (pred, inverse) in self._pred.items() if not inverse and pred in BY_RULES}
         self.hints = predicate_hints()
         man = self.w.manifest
         wsha = man.get("weights_sha256", "unversioned")
@@ -903,7 +963,8 @@ class StatisticalExtractor:
         headings: list[bool] = []
         seen_end = doc.seen_end
         off = chunk.start
-        for a, b in sentence_spans(text):
+        cuts = sentence_spans(text)
+        for a, b in cuts:
             if off + a < seen_end:
                 continue  # an overlapping chunk repeats sentences already read
             if b - a > self.max_sentence or any(a < ce and cs < b for cs, ce in code):
@@ -918,7 +979,9 @@ class StatisticalExtractor:
         if not sents:
             return out
         results = self.annotator.sentences(doc.state, sents, headings=headings, least=self.floor)
-        for (a, b), (mentions, scored, types) in zip(spans, results):
+        said = self._read_by_rules(doc, chunk, cuts, spans)
+        raised: dict[tuple[str, str, str], float] = {}
+        for k, ((a, b), (mentions, scored, types)) in enumerate(zip(spans, results)):
             sa, sb = off + a, off + b
             # a fact the sentence states of another person it names is not also the unnamed topic's ("Barack Obama
             # met Angela Merkel. Chuck Berry was born in St. Louis." gave Obama born_in St. Louis at 0.78 too); a
@@ -937,6 +1000,10 @@ class StatisticalExtractor:
                 ):
                     continue
                 out.extend(self._triple(doc, chunk, s.h, s.t, s.pid, s.p, sa, sb, types))
+            if k in said and doc.rules is not None:
+                # read in the sentence's turn, as its own pairs are: a pronoun's antecedent is the latest name before it
+                for mh, mt, pred in rule_pairs(said[k], doc.state, mentions, doc.rules.pronouns_of):
+                    out.extend(self._triple(doc, chunk, mh, mt, self._pid_of[pred], cast(float, self.w.towns), sa, sb, types, raised=raised))
             for m in mentions:
                 if m.kind in ("named", "demonym"):
                     doc.named_at[m.entity] = (m.start, m.end)
@@ -947,8 +1014,22 @@ class StatisticalExtractor:
                     doc.together = set()
             doc.seen_end = off + b
         out.extend(self._cross(doc, chunk, spans, sents, [m for m, _, _ in results]))
-        towns, raised = self._towns(doc, chunk, spans, [m for m, _, _ in results])
+        towns, also = self._towns(doc, chunk, spans, [m for m, _, _ in results])
+        for key, p in also.items():
+            raised[key] = max(p, raised.get(key, 0.0))
         return _raised(out, raised) + towns
+
+    def _read_by_rules(self, doc: _Doc, chunk: Chunk, cuts: list[tuple[int, int]], spans: list[tuple[int, int]]) -> dict[int, list[Triple]]:
+        """The births, deaths, schools and spouses the rule extractor reads in this chunk (`cuts`: all its sentences),
+        by the position in `spans` (the sentences read here) of the sentence each is read from; none when facts read
+        by rule have no measured precision over the floor (`Weights.towns`). Each is stated in its sentence's turn
+        (`rule_pairs`) at that precision, evidenced by its sentence; one the document has stated lower is raised to it."""
+        p = self.w.towns
+        if p is None or p < self.floor or not self._pid_of:
+            return {}
+        if doc.rules is None:
+            doc.rules = RuleExtractor(max_sentence=self.max_sentence, predicates=self._pid_of)
+        return by_sentence(doc.rules.extract(chunk, spans=cuts), spans, chunk.start)
 
     def _cross(
         self, doc: _Doc, chunk: Chunk, spans: list[tuple[int, int]], sents: list[list[Token]], mentions: list[list[SentMention]]

@@ -378,18 +378,22 @@ def fewrel_samples(path: Path, pids: list[str], tagger_path: Path):
 def scored_facts(docs: list[GoldDoc], weights) -> list[tuple[float, bool, str]]:
     """(best raw probability, correct?, property) for each distinct predicted (entity pair, property)
     over `docs`, read the way the extractor reads text (sentence splitter, tagger, grouping); a town's
-    located_in its country (towns.py) as (its pair's raw probability or 0, correct?, TOWN + the pair's key or
-    TOWN), in place of the pair's own."""
-    from semantic_rdf.pipeline.extract import sentence_spans
+    located_in its country (towns.py), and a birth, a death, a school or a spouse the rule extractor reads
+    (`extractor.rule_pairs`), as (its pair's raw probability or 0, correct?, TOWN + the pair's key or TOWN), in
+    place of the pair's own."""
+    from semantic_rdf.core.values import Chunk
+    from semantic_rdf.pipeline.extract import RuleExtractor, sentence_spans
     from semantic_rdf.pipeline.statistical.evaluate import gold_facts, gold_index, match_entity
-    from semantic_rdf.pipeline.statistical.extractor import CROSS, Annotator, score_cross
+    from semantic_rdf.pipeline.statistical.extractor import BY_RULES, CROSS, Annotator, by_sentence, rule_pairs, score_cross
 
     ann = Annotator(weights)
+    # as the extractor reads them: the properties these weights score
+    pid_of = {pred: pid for pid, (pred, inverse) in alignment().items() if pid in weights.relations and not inverse and pred in BY_RULES}
     out = []
-    for d in docs:
+    for n, d in enumerate(docs):
         state = DocState()
         best: dict[tuple[int, int, str], float] = {}
-        sents, words = [], []
+        sents, words, spans = [], [], []
         together: set[tuple[int, int]] = set()
         for a, b in sentence_spans(d.text):
             toks = tokenize(d.text, a, b)
@@ -398,6 +402,7 @@ def scored_facts(docs: list[GoldDoc], weights) -> list[tuple[float, bool, str]]:
                 together |= together_in(mentions)
                 sents.append(mentions)
                 words.append([t.text.lower() for t in toks])
+                spans.append((a, b))
                 for s in scored:
                     k = (s.h.entity, s.t.entity, s.pid)
                     best[k] = max(best.get(k, 0.0), s.p)
@@ -427,6 +432,20 @@ def scored_facts(docs: list[GoldDoc], weights) -> list[tuple[float, bool, str]]:
                 placed.add(pair)
                 own = next((pid for pid in ("P131", CROSS + "P131") if (*pair, pid) in seen), "")
                 seen[(*pair, TOWN + own)] = seen.pop((*pair, own)) if own else 0.0
+        # a birth, a death, a school or a spouse the rule extractor reads: the same, under its own property
+        rules = RuleExtractor(predicates=pid_of)  # one per document, as the extractor's
+        found = rules.extract(Chunk(f"tuning-{n}", 0, d.text, 0, len(d.text))) if d.text.strip() and pid_of else []
+        said = by_sentence(found, spans)
+        ruled: set[tuple] = set()
+        for mh, mt, pred in (x for k, ms in enumerate(sents) for x in rule_pairs(said.get(k, ()), state, ms, rules.pronouns_of)):
+            eh, et = ents[mh.entity], ents[mt.entity]
+            gh, gt = match_entity(eh.name, eh.aliases, idx), match_entity(et.name, et.aliases, idx)
+            pair = (gh, gt) if gh is not None and gt is not None else (eh.name, et.name)
+            rel = pid_of.get(pred)
+            if rel is not None and (*pair, rel) not in ruled:
+                ruled.add((*pair, rel))
+                own = next((k for k in (rel, CROSS + rel) if (*pair, k) in seen), "")
+                out.append((seen.pop((*pair, own)) if own else 0.0, (*pair, rel) in gold, TOWN + own))
         for key, p in seen.items():
             # a cross-sentence fact is right when its property holds; it is calibrated on its own curve
             pid = key[2].removeprefix(TOWN).removeprefix(CROSS) or "P131"
@@ -462,9 +481,9 @@ def calibrate(facts: list[tuple[float, bool, str]], target: float, min_facts: in
     enough tuning facts, one pooled for the rest; then the floor, the lowest calibrated confidence at which
     the tuning facts kept are at least `target` precise.
 
-    A town's located_in its country (`scored_facts`, key TOWN + the key its pair's own score is calibrated
-    on, or TOWN alone) has its pair's score calibrated as any fact's (so the curves are those of the classifiers
-    alone), and "towns", the share right of the town facts that the classifiers' own floor would not keep, is
+    A town's located_in its country, or a fact the rules read (`scored_facts`, key TOWN + the key its pair's own
+    score is calibrated on, or TOWN alone) has its pair's score calibrated as any fact's (so the curves are those of
+    the classifiers alone), and "towns", the share right of the town facts that the classifiers' own floor would not keep, is
     what such a fact is stated with when its pair scores less (`None` under `min_towns` of them). The floor is
     then chosen over every fact as the extractor states it: a town fact at the better of the two."""
     if not facts:  # nothing predicted on the tuning documents (a tiny training run): the identity, floor 0.5
