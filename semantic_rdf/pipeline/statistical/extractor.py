@@ -67,6 +67,7 @@ __all__ = [
     "calibrated",
     "CROSS",
     "BY_RULES",
+    "rule_properties",
     "by_sentence",
     "rule_pairs",
 ]
@@ -203,6 +204,18 @@ def _one_of(a: str, b: str) -> bool:
 # Williamsport", "(18 December 1931 in Mladá Boleslav – 10 November 1991 in Prague)"), so its facts are stated at the
 # share right of the facts read by rule out of fold, as a town's are (docs/extraction.md, step 8)
 BY_RULES = {"born_in": ("LOC",), "died_in": ("LOC",), "educated_at": ("ORG", "LOC"), "spouse_of": ("PER",)}
+
+
+def rule_properties(relations: Iterable[str]) -> dict[str, str]:
+    """Predicate -> Wikidata property, for each predicate of `BY_RULES` that one of `relations` (the properties a set
+    of weights scores) aligns with directly: what the extractor reads by rule, and what training calibrates so."""
+    align = alignment()
+    out: dict[str, str] = {}
+    for pid in relations:
+        pred, inverse = align.get(pid, ("", True))
+        if not inverse and pred in BY_RULES:
+            out[pred] = pid
+    return out
 
 
 def by_sentence(triples: Iterable[Triple], spans: list[tuple[int, int]], offset: int = 0) -> dict[int, list[Triple]]:
@@ -920,7 +933,7 @@ class StatisticalExtractor:
         self.max_sentence = max_sentence
         align = alignment()
         self._pred = {pid: align[pid] for pid in self.w.relations if pid in align}
-        self._pid_of = {pred: pid for pid, (pred, inverse) in self._pred.items() if not inverse and pred in BY_RULES}
+        self._pid_of = rule_properties(self.w.relations)
         self.hints = predicate_hints()
         man = self.w.manifest
         wsha = man.get("weights_sha256", "unversioned")
@@ -1014,9 +1027,7 @@ class StatisticalExtractor:
                     doc.together = set()
             doc.seen_end = off + b
         out.extend(self._cross(doc, chunk, spans, sents, [m for m, _, _ in results]))
-        towns, also = self._towns(doc, chunk, spans, [m for m, _, _ in results])
-        for key, p in also.items():
-            raised[key] = max(p, raised.get(key, 0.0))
+        towns = self._towns(doc, chunk, spans, [m for m, _, _ in results], raised)
         return _raised(out, raised) + towns
 
     def _read_by_rules(self, doc: _Doc, chunk: Chunk, cuts: list[tuple[int, int]], spans: list[tuple[int, int]]) -> dict[int, list[Triple]]:
@@ -1055,8 +1066,8 @@ class StatisticalExtractor:
         return out
 
     def _towns(
-        self, doc: _Doc, chunk: Chunk, spans: list[tuple[int, int]], mentions: list[list[SentMention]]
-    ) -> tuple[list[Triple], dict[tuple[str, str, str], float]]:
+        self, doc: _Doc, chunk: Chunk, spans: list[tuple[int, int]], mentions: list[list[SentMention]], raised: dict[tuple[str, str, str], float]
+    ) -> list[Triple]:
         """A place of this chunk whose name is a town's or a region's, or says its kind ("Pulangi River":
         towns.town_pairs), located_in a country the chunk names that it lies in, at the precision measured for such
         facts (`Weights.towns`), when no better-scored fact says otherwise (`_triple`, read as inferred). The evidence
@@ -1067,13 +1078,12 @@ class StatisticalExtractor:
         its country once, near its start): the evidence is then two selectors, the sentence that names the place and
         the earlier mention of the country (`_triple`'s `named_before`).
 
-        Also returned: the facts the document had stated already that a town fact of this chunk would state, with the
-        town facts' precision, to raise where this chunk stated them lower (`_raised`): training's calibration chose
+        Recorded in `raised`: the facts the document had stated already that a town fact of this chunk would state, with
+        the town facts' precision, to raise where this chunk stated them lower (`_raised`): training's calibration chose
         the floor with each town fact at the better of its pair's own score and that precision (`train.stated`)."""
         p = self.w.towns
-        raised: dict[tuple[str, str, str], float] = {}
         if p is None or p < self.floor or "P131" not in self._pred:
-            return [], raised
+            return []
         named: dict[int, list[tuple[int, SentMention]]] = {}
         for k, ms in enumerate(mentions):
             for m in ms:
@@ -1088,7 +1098,7 @@ class StatisticalExtractor:
         # an institution whose name holds a town's or a region's the chunk names lies in it, whether or not it names a country
         held = any(institution(ents[i].name) for i in named)
         if not here and not before and not held:
-            return [], raised
+            return []
         order = list(named)
         towns = load_towns()
         entities = [(ents[i].name, ents[i].type) for i in order]
@@ -1120,7 +1130,7 @@ class StatisticalExtractor:
             )
         for i in here:
             doc.countries[i] = (chunk, named[i][-1][1])
-        return out, raised
+        return out
 
     def _triple(
         self,

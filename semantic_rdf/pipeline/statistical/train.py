@@ -384,11 +384,10 @@ def scored_facts(docs: list[GoldDoc], weights) -> list[tuple[float, bool, str]]:
     from semantic_rdf.core.values import Chunk
     from semantic_rdf.pipeline.extract import RuleExtractor, sentence_spans
     from semantic_rdf.pipeline.statistical.evaluate import gold_facts, gold_index, match_entity
-    from semantic_rdf.pipeline.statistical.extractor import BY_RULES, CROSS, Annotator, by_sentence, rule_pairs, score_cross
+    from semantic_rdf.pipeline.statistical.extractor import CROSS, Annotator, by_sentence, rule_pairs, rule_properties, score_cross
 
     ann = Annotator(weights)
-    # as the extractor reads them: the properties these weights score
-    pid_of = {pred: pid for pid, (pred, inverse) in alignment().items() if pid in weights.relations and not inverse and pred in BY_RULES}
+    pid_of = rule_properties(weights.relations)  # as the extractor reads them
     out = []
     for n, d in enumerate(docs):
         state = DocState()
