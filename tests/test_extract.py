@@ -297,10 +297,43 @@ def test_a_place_and_its_region_after_born_in_are_never_read_as_who_was_born(ex,
     assert {(t.subject, t.object) for t in ex.extract(chunk_of(text)) if t.predicate == "born_in"} == born
 
 
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        ("Mark Harmsworth is an American politician.", {("Mark Harmsworth", "United States")}),
+        ("Ali Kuli Khan Khattak is a retired Pakistani general officer.", {("Ali Kuli Khan Khattak", "Pakistan")}),
+        ("Patrick Stettner is an American film director and writer.", {("Patrick Stettner", "United States")}),
+        ("Stanisław Tymiński (born January 27, 1948) is a Canadian businessman of Polish origin.", {("Stanisław Tymiński", "Canada")}),
+        ('"Il Regalo" is a song by Italian singer Tiziano Ferro.', {("Tiziano Ferro", "Italy")}),
+        ("It is a song by Australian recording artist and songwriter Kylie Minogue.", {("Kylie Minogue", "Australia")}),
+        ("Emmy Noether was a German citizen.", {("Emmy Noether", "Germany")}),
+        # what a nationality word describes that is no person, or what was made or done
+        ("The Hub is an American computer network music ensemble formed in 1986.", set()),
+        ("Won-yong is a Korean masculine given name.", set()),
+        ("Radiohead is an English rock band.", set()),
+        ("Olympic National Park is an American national park located in Washington.", set()),
+        ("Tropic of Cancer is a 1970 American drama film directed by Joseph Strick.", set()),
+        ("In 2008, the Japanese government acknowledged Pharr's work.", set()),
+        ("Franck Piccard is a French former Alpine skier.", {("Franck Piccard", "France")}),  # not "Alpine"
+        ("He is assistant manager in the Slovak giant ŠK Slovan Bratislava.", set()),
+        ("He played for the Turkish side Gaziantepspor.", set()),
+        ("Jespersen was a professor of English at the University of Copenhagen.", set()),
+        ("He joined the Russian army under Tsar Aleksei I in 1661.", set()),
+    ],
+)
+def test_a_nationality_word_for_what_a_person_is_gives_a_citizenship(ex, text, want):
+    # Re-DocRED 0-399 by its gold: such readings of what the classifiers missed ("Mark Harmsworth is an American
+    # politician" scored 0.48) are mostly right; a park, a band or a film "directed by" someone were not (extraction.md)
+    assert {(t.subject, t.object) for t in ex.extract(chunk_of(text)) if t.predicate == "country_of_citizenship"} == want
+
+
 def test_a_nationality_or_a_listed_place_is_no_antecedent_of_he_or_she(ex):
     # issue 17's first example: the rules stored "Norwegian died_in Kristiania"
     text = "Henrik Angell was a Norwegian military officer. He died in Kristiania."
-    assert {(t.subject, t.predicate, t.object) for t in ex.extract(chunk_of(text))} == {("Henrik Angell", "died_in", "Kristiania")}
+    assert {(t.subject, t.predicate, t.object) for t in ex.extract(chunk_of(text))} == {
+        ("Henrik Angell", "died_in", "Kristiania"),
+        ("Henrik Angell", "country_of_citizenship", "Norway"),
+    }
     text = "Paul Desmarais Jr. is a Canadian businessman. He is the eldest son of Paul Desmarais Sr. and Jacqueline Desmarais."
     assert {t.subject for t in ex.extract(chunk_of(text))} == {"Paul Desmarais Jr"}
     assert ex.extract(chunk_of("Ontario was his home. He studied at Lakefield College School.")) == []
@@ -313,7 +346,8 @@ def test_a_nationality_or_a_listed_place_is_no_antecedent_of_he_or_she(ex):
         # subject is meant (these were SK Ull and Hu Shih before)
         (
             "Henrik Angell was a Norwegian military officer. He played for SK Ull. In 1921 Angell visited Montenegro. He died in Kristiania.",
-            {("Angell", "died_in", "Kristiania")},  # his surname, the nearest name of him, as written there
+            # his surname, the nearest name of him, as written there
+            {("Angell", "died_in", "Kristiania"), ("Henrik Angell", "country_of_citizenship", "Norway")},
         ),
         (
             "Yuen Ren Chao was a Chinese-American linguist. He met Hu Shih at Cornell University. Later he taught at Harvard University.",
@@ -349,6 +383,8 @@ def test_a_sentence_opening_with_he_or_she_is_about_the_person_the_last_one_open
         ("Marie Curie", "born_in", "Warsaw"),
         ("Marie Curie", "spouse_of", "Pierre Curie"),
         ("Marie Curie", "died_in", "Passy"),
+        ("Chinua Achebe", "country_of_citizenship", "Nigeria"),
+        ("Marie Curie", "country_of_citizenship", "Poland"),
     }
     # another name of that sentence that can be a person makes the opener no surer than it
     text = "The summit was held in Berlin. Barack Obama met Angela Merkel there. She was born in Hamburg."

@@ -756,6 +756,48 @@ def test_a_death_a_marriage_or_a_school_the_rules_read_is_stated_at_the_share():
     assert by_sentence([said, later], [(0, len(text))]) == {0: [said]}
 
 
+def test_a_citizenship_the_rules_read_from_a_nationality_word_is_stated_at_the_share():
+    """extractor.rule_pairs (docs/extraction.md, step 8): a person's citizenship the rule extractor reads from a
+    nationality word ("an American politician", "Italian singer Tiziano Ferro") is stated at the share of facts read by
+    rule, to the country the tagger read the word as, quoting the sentence; not of a band or a park."""
+    from semantic_rdf.core.values import Triple
+    from semantic_rdf.pipeline.statistical.extractor import Annotator, rule_pairs
+    from semantic_rdf.pipeline.statistical.model import DocState
+    from semantic_rdf.pipeline.statistical.text import tokenize
+
+    w = StatisticalExtractor().w
+    for text, fact in (
+        ("Mark Harmsworth is an American politician.", ("Mark Harmsworth", "country_of_citizenship", "United States")),
+        ('"Il Regalo" is a song by Italian singer Tiziano Ferro.', ("Tiziano Ferro", "country_of_citizenship", "Italy")),
+    ):
+        got = [t for t in extract(text)[1] if facts([t]) == {fact}]
+        assert len(got) == 1 and got[0].score >= round(w.towns, 4) and text[got[0].start : got[0].end] == text, text
+    for text in ("Radiohead is an English rock band.", "Olympic National Park is an American national park located in Washington."):
+        assert not [t for t in extract(text)[1] if t.predicate == "country_of_citizenship" and t.score == round(w.towns, 4)], text
+    # the nationality word's mention stands for its country's entity
+    text = "Mark Harmsworth is an American politician."
+    state = DocState()
+    ((mentions, _, _),) = Annotator(w).sentences(state, [tokenize(text, 0, len(text))])
+    said = Triple("Mark Harmsworth", "country_of_citizenship", "United States", Chunk("d", 0, text, 0, len(text)), 0.8, None, 0, len(text))
+    got = rule_pairs([said], state, mentions, lambda t: ("", ""))
+    assert [(m.surface, n.surface, n.kind, p) for m, n, p in got] == [("Mark Harmsworth", "American", "demonym", "country_of_citizenship")]
+
+
+def test_a_place_after_a_word_of_the_other_is_no_birth_or_death_there():
+    """A birth read from a sentence is not of the place after its death ("was born in Tromsø and died in Narvik" gave
+    born_in Narvik at 0.95), nor a death of the place after its birth (`extractor.said_of_the_other`)."""
+    import doctest
+
+    from semantic_rdf.pipeline.statistical import extractor
+
+    ran = doctest.testmod(extractor)  # said_of_the_other's and _raised's examples
+    assert ran.attempted >= 3 and not ran.failed
+    got = facts(extract("Anna Berg was born in Tromsø and died in Narvik.")[1])
+    assert ("Anna Berg", "born_in", "Tromsø") in got and ("Anna Berg", "born_in", "Narvik") not in got
+    got = facts(extract("Anna Berg died in Narvik in 1950, where her son was born.")[1])
+    assert ("Anna Berg", "born_in", "Narvik") not in got
+
+
 def _a_town_fact_alone(text: str, fact: tuple[str, str, str]) -> None:
     """The extractor states `fact` once, as a town's fact (at the towns' share, quoting the whole text), and the classifiers
     alone do not state it."""

@@ -274,6 +274,33 @@ _CHECKS = {
 for _k in _CHECKS:
     _SHAPES[_k] = _SHAPES["name"]
 
+# what a nationality word may describe that is no person: "The Hub is an American computer network music ensemble",
+# "Won-yong is a Korean masculine given name", "the Indian film Lagaan" ...
+_THING_NOUNS = """film films series novel book story company firm band group ensemble orchestra choir duo trio song single
+album magazine newspaper journal name surname language dialect game team club show programme program network channel
+label studio party organisation organization government army navy city town village river country state region
+province people family dynasty brand airline railway ship car term word dish cuisine style genre firms companies
+manufacturer contractor station strand park resort epic ballad drama episode award prize""".split()
+# ... as the last word of its noun phrase (`_LAST_WORD`: "an American film director" is a person; "a band formed in
+# 1986" is not)
+_FUNCTION = (
+    r"(?:by|of|about|as|in|on|at|from|with|to|for|and|or|who|that|which|whose|under|after|before|over|against|between|"
+    r"into|during|without|within|upon|among|than|like|near|the|is|are|was|were)\b"
+)
+_LAST_WORD = r"(?!\s+(?!" + _FUNCTION + r"|[a-z]+ed\b)[a-z])"
+_NO_THING = r"(?!(?:\s+[a-z-]+){0,4}?\s+" + _trie(_THING_NOUNS) + r"\b" + _LAST_WORD + ")"
+# ... and the last of them a word for a person ("singer", "politician", "actress", "expatriate", "king"; not "the Slovak
+# giant ŠK Slovan Bratislava")
+_PERSON_WORD = (
+    r"(?!" + _FUNCTION + r")(?:[a-z-]*(?:er|or|ist|ian|ess|ent|ate)|king|queen|leader|officer|master|poet|star|chef|monk|pope|saint|general|admiral|"
+    r"captain|bishop|priest|cardinal|emperor|prince|princess|duke|lord|lady|knight|judge|tycoon|magnate|sergeant|lieutenant)s?\b"
+)
+# the words of the nationality words (`gazetteer.DEMONYMS`): a citizenship read from one is tried only where one is
+_DEMONYM_WORDS = " ".join(sorted({w.lower() for d in gz.DEMONYMS for w in d.split()}))
+# a lower-case word of what a person is ("singer", "recording artist and songwriter"), not of what was done or whose,
+# nor a word that joins ("a professor of English", "the Russian army under Tsar Aleksei I": `_FUNCTION`)
+_ROLE_WORD = r"(?!" + _FUNCTION + r")[a-z][a-z-]*(?<!ed)"
+
 _SLOT = re.compile(r"«(\w+)(?::(\w+))?»")
 
 # ------------------------------------------------------------------ rules
@@ -382,7 +409,7 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
         "country_of_citizenship",
         0.8,
         "citizen national",
-        r"«s:agent»«AUX»«ADV»\s+(?:a|an)\s+(?:naturali[sz]ed\s+)?«o:demonym»\s+(?:citizen|national)\b",
+        r"«s:agent»«AUX»«ADV»\s+(?:a|an)\s+(?:naturali[sz]ed\s+)?«o:demonym»\s+(?:citizen|national)\b" + _LAST_WORD,
     ),
     (
         "resided_in",
@@ -810,6 +837,21 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
     ),
     ("operated_by", 0.8, "run", r"«s:np»\s+(?:is|are|was|were)«ADV»\s+run«ADV»\s+by\s+(?:the\s+)?«o:names»"),
     ("operated_by", 0.75, "operates", r"«o:name»«ADV»\s+operates\s+(?:the\s+)?«s:any»"),
+    # a nationality word for what a person is: "Patrick Stettner is an American film director", "a song by Italian
+    # singer Tiziano Ferro"; not what a person made or did ("an American film directed by Joseph Strick", "the
+    # Japanese government acknowledged Pharr"): docs/extraction.md, step 8. Last, so that the rules before keep their ids.
+    (
+        "country_of_citizenship",
+        0.8,
+        _DEMONYM_WORDS,
+        r"«s:agent»\s+(?:is|was)\s+(?:a|an)\s+(?:(?!" + _FUNCTION + r")[a-z]+\s+){0,2}«o:demonym»(?=\s+[a-z])" + _NO_THING,
+    ),
+    (
+        "country_of_citizenship",
+        0.8,
+        _DEMONYM_WORDS,
+        r"«o:demonym»" + _NO_THING + r"\s+(?:" + _ROLE_WORD + r"\s+(?:and\s+(?=[a-z]))?){0,3}" + _PERSON_WORD + r"\s+«s:name»(?!\s+[a-z])",
+    ),
 ]
 
 

@@ -199,11 +199,18 @@ def _one_of(a: str, b: str) -> bool:
     return any(Towns.lies_in(x, y) or Towns.lies_in(y, x) for x in _country_codes(a) for y in _country_codes(b))
 
 
-# what the rule extractor (pipeline/extract.py) reads of a birth, a death, a school or a spouse, and the type of entity
-# the object must be: its patterns are precise where the classifiers score low ("William H. Armstrong was born in
-# Williamsport", "(18 December 1931 in Mladá Boleslav – 10 November 1991 in Prague)"), so its facts are stated at the
+# what the rule extractor (pipeline/extract.py) reads of a birth, a death, a school, a spouse or a citizenship, and the
+# type of entity the object must be: its patterns are precise where the classifiers score low ("William H. Armstrong was
+# born in Williamsport", "(18 December 1931 in Mladá Boleslav – 10 November 1991 in Prague)", "Mark Harmsworth is an
+# American politician", "a song by Italian singer Tiziano Ferro"), so its facts are stated at the
 # share right of the facts read by rule out of fold, as a town's are (docs/extraction.md, step 8)
-BY_RULES = {"born_in": ("LOC",), "died_in": ("LOC",), "educated_at": ("ORG", "LOC"), "spouse_of": ("PER",)}
+BY_RULES = {
+    "born_in": ("LOC",),
+    "died_in": ("LOC",),
+    "educated_at": ("ORG", "LOC"),
+    "spouse_of": ("PER",),
+    "country_of_citizenship": ("LOC",),
+}
 
 
 def rule_properties(relations: Iterable[str]) -> dict[str, str]:
@@ -239,7 +246,7 @@ def rule_pairs(
     rule extractor stated in one sentence (whose `mentions` the document's state found): its subject a person the
     state names there as the rules read it, by the same name or by the same pronoun resolved to that person
     (`pronouns_of`: the rules' own guess at a pronoun is not taken alone), its object an entity of the type the
-    predicate takes, named there (not read from a pronoun)."""
+    predicate takes, named there (by its name or, for a country, its nationality word; not read from a pronoun)."""
     out: list[tuple[SentMention, SentMention, str]] = []
     ents = state.entities
     for t in triples:
@@ -254,7 +261,7 @@ def rule_pairs(
             mh = next((m for m in mentions if m.entity == hi and m.kind == "pron" and m.surface.lower() == pron_s.lower()), None)
         else:
             mh = next((m for m in mentions if m.entity == hi and m.kind == "named"), None)
-        mt = next((m for m in mentions if m.entity == ti and m.kind == "named"), None)
+        mt = next((m for m in mentions if m.entity == ti and m.kind in ("named", "demonym")), None)
         if mh is not None and mt is not None:
             out.append((mh, mt, t.predicate))
     return out
@@ -879,6 +886,22 @@ _DATED = frozenset({"born_in", "died_in", "place_of_birth", "place_of_death"})
 _BIRTH = re.compile(r"\b(?:[Bb]orn|[Bb]irth\w*|native|n[ée]e|b\.)(?!\w)")
 _DEATH = re.compile(r"\b(?:[Dd]ied|[Dd]ies|[Dd]eath|killed|buried|d\.|executed|murdered|assassinated|passed away)(?!\w)")
 _SAYS = {"born_in": _BIRTH, "place_of_birth": _BIRTH, "died_in": _DEATH, "place_of_death": _DEATH}
+_OTHER = {"born_in": _DEATH, "place_of_birth": _DEATH, "died_in": _BIRTH, "place_of_death": _BIRTH}
+
+
+def said_of_the_other(predicate: str, sentence: str, at: int) -> bool:
+    """Whether the last word of a birth or a death before `at` in `sentence` is a word of the other: the place after it
+    is where the other happened ("was born in Tromsø and died in Narvik" had given born_in Narvik at 0.95).
+
+    >>> said_of_the_other("born_in", "She was born in Tromsø and died in Narvik.", 35)
+    True
+    >>> said_of_the_other("born_in", "She was born in Tromsø and died in Narvik.", 16)
+    False
+    """
+    own = max((m.end() for m in _SAYS[predicate].finditer(sentence, 0, at)), default=-1)
+    return max((m.end() for m in _OTHER[predicate].finditer(sentence, 0, at)), default=-1) > own
+
+
 _YEAR_IN_BRACKETS = re.compile(r"\([^()]*\b(?:1\d{3}|20\d\d)\b[^()]*\)")
 
 
@@ -1185,6 +1208,8 @@ class StatisticalExtractor:
         if says is not None:
             sentence = chunk.text[sa - chunk.start : sb - chunk.start]
             if not (says.search(sentence) or _YEAR_IN_BRACKETS.search(sentence)):
+                return []
+            if not inferred and t.kind != "implicit" and sa <= t.start and said_of_the_other(pred, sentence, t.start - sa):
                 return []
         if (one := _one_object(pred, nt)) is not None:
             objects = doc.held.setdefault((nh, one), set())
