@@ -274,32 +274,57 @@ _CHECKS = {
 for _k in _CHECKS:
     _SHAPES[_k] = _SHAPES["name"]
 
-# what a nationality word may describe that is no person: "The Hub is an American computer network music ensemble",
-# "Won-yong is a Korean masculine given name", "the Indian film Lagaan" ...
-_THING_NOUNS = """film films series novel book story company firm band group ensemble orchestra choir duo trio song single
-album magazine newspaper journal name surname language dialect game team club show programme program network channel
-label studio party organisation organization government army navy city town village river country state region
-province people family dynasty brand airline railway ship car term word dish cuisine style genre firms companies
-manufacturer contractor station strand park resort epic ballad drama episode award prize""".split()
-# ... as the last word of its noun phrase (`_LAST_WORD`: "an American film director" is a person; "a band formed in
-# 1986" is not)
+# A citizenship from a nationality word (docs/extraction.md, step 8): "Mark Harmsworth is an American politician", "a
+# song by Italian singer Tiziano Ferro". The word must describe what a person is: the last word of its noun phrase a
+# word for a person (`_PERSON_WORD`), where the words between join nothing (`_FUNCTION`: not "a professor of English",
+# "the Russian army under Tsar Aleksei I") and the phrase ends (`_LAST_WORD`: "an American film director and writer" is
+# a person, "an American film starring Tom Hanks" is not, nor "a band formed in 1986").
 _FUNCTION = (
     r"(?:by|of|about|as|in|on|at|from|with|to|for|and|or|who|that|which|whose|under|after|before|over|against|between|"
     r"into|during|without|within|upon|among|than|like|near|the|is|are|was|were)\b"
 )
-_LAST_WORD = r"(?!\s+(?!" + _FUNCTION + r"|[a-z]+ed\b)[a-z])"
-_NO_THING = r"(?!(?:\s+[a-z-]+){0,4}?\s+" + _trie(_THING_NOUNS) + r"\b" + _LAST_WORD + ")"
-# ... and the last of them a word for a person ("singer", "politician", "actress", "expatriate", "king"; not "the Slovak
-# giant ŠK Slovan Bratislava")
+_LAST_WORD = r"(?!\s+(?!" + _FUNCTION + r"|[a-z]+(?:ed|ing|en)\b)[a-z])"
+# words for a person: by their ending ("singer", "actor", "cellist", "politician", "actress", "president",
+# "expatriate", "statesman", "socialite") or by name ...
+_PERSON_NOUNS = """king queen leader officer master poet star chef monk nun pope saint general admiral captain bishop
+priest cardinal emperor prince princess duke lord lady knight judge tycoon magnate sergeant lieutenant athlete model
+entrepreneur diplomat architect gymnast pilot astronaut rabbi imam aristocrat personality celebrity coach referee
+jockey heir figure spy""".split()
+# ... and not these, which end so and are things ("the British destroyer HMS Cobra", "the American retailer Walmart",
+# "the French department Dordogne", "the Japanese developer Square Enix", "a French former Alpine skier"), nor a word
+# ending in -ment
+_NOT_PERSONS = """destroyer cruiser carrier frigate tanker freighter liner trawler bomber retailer broadcaster
+publisher distributor developer manufacturer automaker brewer insurer lender supplier provider operator exporter
+importer theater theatre center centre computer server container reactor motor tractor monitor sector corridor river
+border tower water paper order number letter character chapter quarter cluster register thriller blockbuster
+bestseller trailer cover counter charter poster barrier harbor harbour manor mirror factor list playlist meridian
+state estate senate climate consulate electorate protectorate emirate sultanate caliphate directorate conglomerate
+syndicate primate business press express process congress fortress access address progress success former latter
+other another further whether either neither never ever however later upper lower inner outer proper super together
+rather""".split()
 _PERSON_WORD = (
-    r"(?!" + _FUNCTION + r")(?:[a-z-]*(?:er|or|ist|ian|ess|ent|ate)|king|queen|leader|officer|master|poet|star|chef|monk|pope|saint|general|admiral|"
-    r"captain|bishop|priest|cardinal|emperor|prince|princess|duke|lord|lady|knight|judge|tycoon|magnate|sergeant|lieutenant)s?\b"
+    r"(?!" + _FUNCTION + r"|" + _trie(_NOT_PERSONS) + r"s?\b|[a-z-]*ment\b)"
+    r"(?:[a-z-]*(?:er|or|ist|ian|ess|ent|ate|man|woman|men|women|ite)|" + _trie(_PERSON_NOUNS) + r")s?\b"
 )
+# a word after a nationality word that makes it a language, a breed or a kind of thing: "an English teacher", "a
+# German translator", "French horn player Dennis Brain", "Rex is a German shepherd", "Spanish flu survivor Mary Smith"
+_NOT_NATIONAL = (
+    r"(?!\s+"
+    + _trie(
+        """teacher translator speaker scholar lecturer professor instructor tutor interpreter literature language medicine
+horn shepherd setter terrier bulldog mastiff flu cuisine food speaking studies""".split()
+    )
+    + r"s?\b)"
+)
+# a word of a noun phrase that joins nothing; the phrase, after a nationality word, ends in a word for a person (a name
+# or an "and" may stand between: "a French former Alpine skier", "an American film and television actress")
+_WORD_OF = r"(?!" + _FUNCTION + r")[a-z][a-z-]*"
+_OF_A_PERSON = r"(?=(?:\s+(?:" + _WORD_OF + r"|" + _TOK + r"|and(?=\s+[a-z]))){0,3}?\s+" + _PERSON_WORD + _LAST_WORD + ")"
 # the words of the nationality words (`gazetteer.DEMONYMS`): a citizenship read from one is tried only where one is
 _DEMONYM_WORDS = " ".join(sorted({w.lower() for d in gz.DEMONYMS for w in d.split()}))
-# a lower-case word of what a person is ("singer", "recording artist and songwriter"), not of what was done or whose,
-# nor a word that joins ("a professor of English", "the Russian army under Tsar Aleksei I": `_FUNCTION`)
-_ROLE_WORD = r"(?!" + _FUNCTION + r")[a-z][a-z-]*(?<!ed)"
+# a lower-case word between a nationality word and the word for a person ("recording artist and songwriter"), not of
+# what was done ("directed", "produced by") nor one that joins
+_ROLE_WORD = _WORD_OF + r"(?<!ed)"
 
 _SLOT = re.compile(r"«(\w+)(?::(\w+))?»")
 
@@ -837,20 +862,20 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
     ),
     ("operated_by", 0.8, "run", r"«s:np»\s+(?:is|are|was|were)«ADV»\s+run«ADV»\s+by\s+(?:the\s+)?«o:names»"),
     ("operated_by", 0.75, "operates", r"«o:name»«ADV»\s+operates\s+(?:the\s+)?«s:any»"),
-    # a nationality word for what a person is: "Patrick Stettner is an American film director", "a song by Italian
-    # singer Tiziano Ferro"; not what a person made or did ("an American film directed by Joseph Strick", "the
-    # Japanese government acknowledged Pharr"): docs/extraction.md, step 8. Last, so that the rules before keep their ids.
+    # a nationality word for what a person is (`_PERSON_WORD` above): "Patrick Stettner is an American film director",
+    # "a song by Italian singer Tiziano Ferro". Last, so that the rules before keep their ids.
     (
         "country_of_citizenship",
         0.8,
         _DEMONYM_WORDS,
-        r"«s:agent»\s+(?:is|was)\s+(?:a|an)\s+(?:(?!" + _FUNCTION + r")[a-z]+\s+){0,2}«o:demonym»(?=\s+[a-z])" + _NO_THING,
+        # not of whose: "The son of John Smith is an American actor"; not "non-British", "pro-Russian"
+        r"(?<!\bof\s)«s:agent»\s+(?:is|was)\s+(?:a|an)\s+(?:" + _WORD_OF + r"\s+){0,2}(?<!-)«o:demonym»" + _NOT_NATIONAL + _OF_A_PERSON,
     ),
     (
         "country_of_citizenship",
         0.8,
         _DEMONYM_WORDS,
-        r"«o:demonym»" + _NO_THING + r"\s+(?:" + _ROLE_WORD + r"\s+(?:and\s+(?=[a-z]))?){0,3}" + _PERSON_WORD + r"\s+«s:name»(?!\s+[a-z])",
+        r"(?<!-)«o:demonym»" + _NOT_NATIONAL + r"\s+(?:" + _ROLE_WORD + r"\s+(?:and\s+(?=[a-z]))?){0,3}" + _PERSON_WORD + r"\s+«s:name»",
     ),
 ]
 

@@ -16,7 +16,7 @@ import re
 import threading
 from collections import OrderedDict
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import chain, repeat
@@ -70,6 +70,8 @@ __all__ = [
     "rule_properties",
     "by_sentence",
     "rule_pairs",
+    "rule_predicates",
+    "READ_AS",
 ]
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
@@ -211,6 +213,8 @@ BY_RULES = {
     "spouse_of": ("PER",),
     "country_of_citizenship": ("LOC",),
 }
+# a rule predicate read as one of `BY_RULES`: "She studied at the University of Nigeria" is where she was educated
+READ_AS = {"studied_at": "educated_at"}
 
 
 def rule_properties(relations: Iterable[str]) -> dict[str, str]:
@@ -223,6 +227,11 @@ def rule_properties(relations: Iterable[str]) -> dict[str, str]:
         if not inverse and pred in BY_RULES:
             out[pred] = pid
     return out
+
+
+def rule_predicates(pid_of: Mapping[str, str]) -> frozenset[str]:
+    """The rule extractor's predicates whose facts are read (`rule_pairs`) for those of `BY_RULES` in `pid_of`."""
+    return frozenset(pid_of) | {rule for rule, pred in READ_AS.items() if pred in pid_of}
 
 
 def by_sentence(triples: Iterable[Triple], spans: list[tuple[int, int]], offset: int = 0) -> dict[int, list[Triple]]:
@@ -242,28 +251,34 @@ def by_sentence(triples: Iterable[Triple], spans: list[tuple[int, int]], offset:
 def rule_pairs(
     triples: Iterable[Triple], state: DocState, mentions: list[SentMention], pronouns_of: Callable[[Triple], tuple[str, str]]
 ) -> list[tuple[SentMention, SentMention, str]]:
-    """(the subject's mention, the object's mention, predicate) for each triple of a predicate of `BY_RULES` that the
-    rule extractor stated in one sentence (whose `mentions` the document's state found): its subject a person the
-    state names there as the rules read it, by the same name or by the same pronoun resolved to that person
-    (`pronouns_of`: the rules' own guess at a pronoun is not taken alone), its object an entity of the type the
-    predicate takes, named there (by its name or, for a country, its nationality word; not read from a pronoun)."""
+    """(the subject's mention, the object's mention, predicate) for each triple of a predicate of `BY_RULES` (or read as
+    one, `READ_AS`) that the rule extractor stated in one sentence (whose `mentions` the document's state found): its
+    subject a person the state names there as the rules read it, or the person the state resolved the rules' pronoun
+    to (`pronouns_of`; the rules' own guess at who it stands for is not taken: they know no gender, and "Her father was
+    Lord Byron. … She died in Marylebone" is Lord Byron's death to them), its object an entity of the type the predicate
+    takes, named there (by its name or, for a country, its nationality word; not read from a pronoun)."""
     out: list[tuple[SentMention, SentMention, str]] = []
     ents = state.entities
     for t in triples:
-        kinds = BY_RULES.get(t.predicate)
+        pred = READ_AS.get(t.predicate, t.predicate)
+        kinds = BY_RULES.get(pred)
         if kinds is None:
             continue
         pron_s, pron_o = pronouns_of(t)
-        hi, ti = state.by_key.get(fold(t.subject)), state.by_key.get(fold(t.object))
-        if pron_o or hi is None or ti is None or hi == ti or ents[hi].type != "PER" or ents[ti].type not in kinds:
+        ti = state.by_key.get(fold(t.object))
+        if pron_o or ti is None or ents[ti].type not in kinds:
             continue
         if pron_s:
-            mh = next((m for m in mentions if m.entity == hi and m.kind == "pron" and m.surface.lower() == pron_s.lower()), None)
+            mh = next((m for m in mentions if m.kind == "pron" and m.surface.lower() == pron_s.lower()), None)
         else:
-            mh = next((m for m in mentions if m.entity == hi and m.kind == "named"), None)
-        mt = next((m for m in mentions if m.entity == ti and m.kind in ("named", "demonym")), None)
-        if mh is not None and mt is not None:
-            out.append((mh, mt, t.predicate))
+            hi = state.by_key.get(fold(t.subject))
+            mh = None if hi is None else next((m for m in mentions if m.entity == hi and m.kind == "named"), None)
+        # the object as named; a country by its nationality word for a citizenship only (the birth of "died a French
+        # citizen; she was born in France" is in France, not where "French" stands)
+        kinds_of_mention = ("named", "demonym") if pred == "country_of_citizenship" else ("named",)
+        mt = min((m for m in mentions if m.entity == ti and m.kind in kinds_of_mention), key=lambda m: m.kind != "named", default=None)
+        if mh is not None and mt is not None and mh.entity != ti and ents[mh.entity].type == "PER":
+            out.append((mh, mt, pred))
     return out
 
 
@@ -889,17 +904,26 @@ _SAYS = {"born_in": _BIRTH, "place_of_birth": _BIRTH, "died_in": _DEATH, "place_
 _OTHER = {"born_in": _DEATH, "place_of_birth": _DEATH, "died_in": _BIRTH, "place_of_death": _BIRTH}
 
 
-def said_of_the_other(predicate: str, sentence: str, at: int) -> bool:
-    """Whether the last word of a birth or a death before `at` in `sentence` is a word of the other: the place after it
-    is where the other happened ("was born in Tromsø and died in Narvik" had given born_in Narvik at 0.95).
+def said_of_the_other(predicate: str, sentence: str, at: int, end: int | None = None) -> bool:
+    """Whether the last word of a birth or a death before the place at `at` (to `end`) in `sentence` is a word of the
+    other: the place after it is where the other happened ("was born in Tromsø and died in Narvik" had given born_in
+    Narvik at 0.95), unless a "where" clause right after the place says it ("buried in Narvik, where she was born").
 
     >>> said_of_the_other("born_in", "She was born in Tromsø and died in Narvik.", 35)
     True
     >>> said_of_the_other("born_in", "She was born in Tromsø and died in Narvik.", 16)
     False
+    >>> said_of_the_other("born_in", "She was buried in Narvik, where she had been born.", 18, 24)
+    False
     """
     own = max((m.end() for m in _SAYS[predicate].finditer(sentence, 0, at)), default=-1)
-    return max((m.end() for m in _OTHER[predicate].finditer(sentence, 0, at)), default=-1) > own
+    if max((m.end() for m in _OTHER[predicate].finditer(sentence, 0, at)), default=-1) <= own:
+        return False
+    where = _WHERE.match(sentence, end) if end is not None else None
+    return where is None or not _SAYS[predicate].search(where.group(1))
+
+
+_WHERE = re.compile(r"\s*,?\s*where\b([^;.]*)")
 
 
 _YEAR_IN_BRACKETS = re.compile(r"\([^()]*\b(?:1\d{3}|20\d\d)\b[^()]*\)")
@@ -1062,7 +1086,7 @@ class StatisticalExtractor:
         if p is None or p < self.floor or not self._pid_of:
             return {}
         if doc.rules is None:
-            doc.rules = RuleExtractor(max_sentence=self.max_sentence, predicates=self._pid_of)
+            doc.rules = RuleExtractor(max_sentence=self.max_sentence, predicates=rule_predicates(self._pid_of))
         return by_sentence(doc.rules.extract(chunk, spans=cuts), spans, chunk.start)
 
     def _cross(
@@ -1209,7 +1233,7 @@ class StatisticalExtractor:
             sentence = chunk.text[sa - chunk.start : sb - chunk.start]
             if not (says.search(sentence) or _YEAR_IN_BRACKETS.search(sentence)):
                 return []
-            if not inferred and t.kind != "implicit" and sa <= t.start and said_of_the_other(pred, sentence, t.start - sa):
+            if not inferred and t.kind != "implicit" and sa <= t.start and said_of_the_other(pred, sentence, t.start - sa, t.end - sa):
                 return []
         if (one := _one_object(pred, nt)) is not None:
             objects = doc.held.setdefault((nh, one), set())

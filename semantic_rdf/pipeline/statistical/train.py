@@ -384,7 +384,7 @@ def scored_facts(docs: list[GoldDoc], weights) -> list[tuple[float, bool, str]]:
     from semantic_rdf.core.values import Chunk
     from semantic_rdf.pipeline.extract import RuleExtractor, sentence_spans
     from semantic_rdf.pipeline.statistical.evaluate import gold_facts, gold_index, match_entity
-    from semantic_rdf.pipeline.statistical.extractor import CROSS, Annotator, by_sentence, rule_pairs, rule_properties, score_cross
+    from semantic_rdf.pipeline.statistical.extractor import CROSS, Annotator, by_sentence, rule_pairs, rule_predicates, rule_properties, score_cross
 
     ann = Annotator(weights)
     pid_of = rule_properties(weights.relations)  # as the extractor reads them
@@ -432,7 +432,7 @@ def scored_facts(docs: list[GoldDoc], weights) -> list[tuple[float, bool, str]]:
                 own = next((pid for pid in ("P131", CROSS + "P131") if (*pair, pid) in seen), "")
                 seen[(*pair, TOWN + own)] = seen.pop((*pair, own)) if own else 0.0
         # a birth, a death, a school or a spouse the rule extractor reads: the same, under its own property
-        rules = RuleExtractor(predicates=pid_of)  # one per document, as the extractor's
+        rules = RuleExtractor(predicates=rule_predicates(pid_of))  # one per document, as the extractor's
         found = rules.extract(Chunk(f"tuning-{n}", 0, d.text, 0, len(d.text))) if d.text.strip() and pid_of else []
         said = by_sentence(found, spans)
         ruled: set[tuple] = set()
