@@ -332,12 +332,30 @@ def test_a_place_and_its_region_after_born_in_are_never_read_as_who_was_born(ex,
         ("The son of John Smith is an American actor.", set()),
         ("Jane Doe is an American film and television actress.", {("Jane Doe", "United States")}),
         ("Italian singer Tiziano Ferro released a song.", {("Tiziano Ferro", "Italy")}),
+        # and a second reading of the review
+        ("Lockheed Martin is an American defense contractor.", set()),
+        ("Porsche is a German sports car maker.", set()),
+        ("They hired American history teacher John Smith.", set()),
+        ("He drove for the Italian constructor Ferrari.", set()),
+        ("Frida Kahlo was a Mexican painter known for her self-portraits.", {("Frida Kahlo", "Mexico")}),
+        ("Roger Ebert was an American film critic.", {("Roger Ebert", "United States")}),
     ],
 )
 def test_a_nationality_word_for_what_a_person_is_gives_a_citizenship(ex, text, want):
     # Re-DocRED 0-399 by its gold: such readings of what the classifiers missed ("Mark Harmsworth is an American
     # politician" scored 0.48) are mostly right; a park, a band or a film "directed by" someone were not (extraction.md)
     assert {(t.subject, t.object) for t in ex.extract(chunk_of(text)) if t.predicate == "country_of_citizenship"} == want
+
+
+def test_a_school_is_named_so():
+    """extract.school_name, which step 8 of the statistical extractor asks of a "studied at" the rules read."""
+    import doctest
+
+    from semantic_rdf.pipeline import extract
+
+    ran = doctest.testmod(extract)
+    assert ran.attempted >= 1 and not ran.failed
+    assert extract.school_name("Conservatoire de Paris") and not extract.school_name("Bolshoi Ballet")
 
 
 def test_a_nationality_or_a_listed_place_is_no_antecedent_of_he_or_she(ex):

@@ -47,6 +47,7 @@ __all__ = [
     "make_rule_extractor",
     "make_model_extractor",
     "make_no_extractor",
+    "school_name",
 ]
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -283,16 +284,23 @@ _FUNCTION = (
     r"(?:by|of|about|as|in|on|at|from|with|to|for|and|or|who|that|which|whose|under|after|before|over|against|between|"
     r"into|during|without|within|upon|among|than|like|near|the|is|are|was|were)\b"
 )
-_LAST_WORD = r"(?!\s+(?!" + _FUNCTION + r"|[a-z]+(?:ed|ing|en)\b)[a-z])"
+# ... or goes on to say more of the person: "a Mexican painter known for", "an American author best remembered for"
+_AFTER = (
+    r"(?:known|best|better|active|originally|currently|perhaps|mostly|primarily|mainly|widely|also|now|once|formerly|"
+    r"still|born|famous|noted|notable)\b"
+)
+_LAST_WORD = r"(?!\s+(?!" + _FUNCTION + r"|" + _AFTER + r"|[a-z]+(?:ed|ing|en)\b)[a-z])"
 # words for a person: by their ending ("singer", "actor", "cellist", "politician", "actress", "president",
 # "expatriate", "statesman", "socialite") or by name ...
 _PERSON_NOUNS = """king queen leader officer master poet star chef monk nun pope saint general admiral captain bishop
 priest cardinal emperor prince princess duke lord lady knight judge tycoon magnate sergeant lieutenant athlete model
 entrepreneur diplomat architect gymnast pilot astronaut rabbi imam aristocrat personality celebrity coach referee
-jockey heir figure spy""".split()
+jockey heir figure spy critic host soprano tenor baritone contralto virtuoso playwright surgeon nurse cook monarch
+sultan chief chieftain icon legend hero heroine idol martyr missionary revolutionary visionary secretary notary
+mercenary luminary mystic guru""".split()
 # ... and not these, which end so and are things ("the British destroyer HMS Cobra", "the American retailer Walmart",
-# "the French department Dordogne", "the Japanese developer Square Enix", "a French former Alpine skier"), nor a word
-# ending in -ment
+# "the French department Dordogne", "the Japanese developer Square Enix", "a French former Alpine skier", "an American
+# defense contractor", "a German sports car maker", "the Italian constructor Ferrari"), nor a word ending in -ment
 _NOT_PERSONS = """destroyer cruiser carrier frigate tanker freighter liner trawler bomber retailer broadcaster
 publisher distributor developer manufacturer automaker brewer insurer lender supplier provider operator exporter
 importer theater theatre center centre computer server container reactor motor tractor monitor sector corridor river
@@ -301,18 +309,21 @@ bestseller trailer cover counter charter poster barrier harbor harbour manor mir
 state estate senate climate consulate electorate protectorate emirate sultanate caliphate directorate conglomerate
 syndicate primate business press express process congress fortress access address progress success former latter
 other another further whether either neither never ever however later upper lower inner outer proper super together
-rather""".split()
+rather contractor subcontractor maker grocer constructor best-seller website site suite satellite granite meteorite
+elite""".split()
 _PERSON_WORD = (
     r"(?!" + _FUNCTION + r"|" + _trie(_NOT_PERSONS) + r"s?\b|[a-z-]*ment\b)"
     r"(?:[a-z-]*(?:er|or|ist|ian|ess|ent|ate|man|woman|men|women|ite)|" + _trie(_PERSON_NOUNS) + r")s?\b"
 )
 # a word after a nationality word that makes it a language, a breed or a kind of thing: "an English teacher", "a
-# German translator", "French horn player Dennis Brain", "Rex is a German shepherd", "Spanish flu survivor Mary Smith"
+# German translator", "French horn player Dennis Brain", "Rex is a German shepherd", "Spanish flu survivor Mary Smith",
+# "American history teacher John Smith", "Chinese restaurant owner"
 _NOT_NATIONAL = (
     r"(?!\s+"
     + _trie(
         """teacher translator speaker scholar lecturer professor instructor tutor interpreter literature language medicine
-horn shepherd setter terrier bulldog mastiff flu cuisine food speaking studies""".split()
+horn shepherd setter terrier bulldog mastiff flu cuisine food speaking studies history art restaurant checkers car
+garden cheese whiskey whisky measles border jiu-jitsu martial wine tea coffee furniture porcelain pottery antiques""".split()
     )
     + r"s?\b)"
 )
@@ -1992,6 +2003,17 @@ def _find_loose(hay: str, needle: str) -> int:
 # ------------------------------------------------------------------ the registry's extractors
 # Kind "extractor" of semantic_rdf/core/plugins.py: each factory takes the options that apply to it, by
 # keyword; `semantic-rdf ingest --extractor NAME` passes --floor, --gazetteer and the model it was given.
+
+
+def school_name(name: str) -> bool:
+    """Whether a name says it is a school's ("Lakefield College School", "University of Nigeria", "Conservatoire de
+    Paris"): the rules' "attended" reads only such names, and the statistical extractor takes the rules' "studied at" only
+    for them (the Louvre, the Bolshoi Ballet or Yellowstone, where one "studied", are no schools).
+
+    >>> school_name("University of Nigeria"), school_name("British Museum")
+    (True, False)
+    """
+    return _CHECKS["edu"].search(name) is not None
 
 
 def make_rule_extractor(*, gazetteer: Mapping[str, str] | None = None, floor: float | None = None) -> RuleExtractor:

@@ -28,7 +28,7 @@ import numpy as np
 from semantic_rdf.pipeline import gazetteer as gz
 from semantic_rdf.core.errors import InvalidInput, NotFound
 from semantic_rdf.core.identity import fold
-from semantic_rdf.pipeline.extract import RuleExtractor, check_chunk, check_floor, clause_validity, predicate_hints, sentence_spans
+from semantic_rdf.pipeline.extract import RuleExtractor, check_chunk, check_floor, clause_validity, predicate_hints, school_name, sentence_spans
 from semantic_rdf.pipeline.statistical.model import (
     BAG_FAMILY,
     END_WORD_FAMILIES,
@@ -256,20 +256,28 @@ def rule_pairs(
     subject a person the state names there as the rules read it, or the person the state resolved the rules' pronoun
     to (`pronouns_of`; the rules' own guess at who it stands for is not taken: they know no gender, and "Her father was
     Lord Byron. … She died in Marylebone" is Lord Byron's death to them), its object an entity of the type the predicate
-    takes, named there (by its name or, for a country, its nationality word; not read from a pronoun)."""
+    takes, named there (by its name or, for a country, its nationality word; not read from a pronoun). A fact read as
+    another predicate (`READ_AS`) is taken only of a school's name ("studied at the University of Nigeria", not "studied
+    at the Louvre": `extract.school_name`)."""
     out: list[tuple[SentMention, SentMention, str]] = []
     ents = state.entities
     for t in triples:
         pred = READ_AS.get(t.predicate, t.predicate)
         kinds = BY_RULES.get(pred)
-        if kinds is None:
+        if kinds is None or (pred != t.predicate and not school_name(t.object)):
             continue
         pron_s, pron_o = pronouns_of(t)
         ti = state.by_key.get(fold(t.object))
         if pron_o or ti is None or ents[ti].type not in kinds:
             continue
         if pron_s:
-            mh = next((m for m in mentions if m.kind == "pron" and m.surface.lower() == pron_s.lower()), None)
+            # the pronoun as the state resolved it, when the sentence holds no other of that spelling, or only ones
+            # resolved to the same person ("He taught Per Lund, who said he was born in Narvik": whose birth it is
+            # the rules' match knows and the mentions do not)
+            same = [m for m in mentions if m.kind == "pron" and m.surface.lower() == pron_s.lower()]
+            said = t.chunk.text[(t.start or 0) - t.chunk.start : (t.end or 0) - t.chunk.start] if t.chunk is not None else ""
+            spelt = len(re.findall(rf"\b{re.escape(pron_s)}\b", said, re.I))
+            mh = same[0] if same and len(same) == spelt and len({m.entity for m in same}) == 1 else None
         else:
             hi = state.by_key.get(fold(t.subject))
             mh = None if hi is None else next((m for m in mentions if m.entity == hi and m.kind == "named"), None)
@@ -915,6 +923,8 @@ def said_of_the_other(predicate: str, sentence: str, at: int, end: int | None = 
     False
     >>> said_of_the_other("born_in", "She was buried in Narvik, where she had been born.", 18, 24)
     False
+    >>> said_of_the_other("born_in", "She was born in Oslo and died in Narvik, where her son was born.", 33, 39)
+    True
     """
     own = max((m.end() for m in _SAYS[predicate].finditer(sentence, 0, at)), default=-1)
     if max((m.end() for m in _OTHER[predicate].finditer(sentence, 0, at)), default=-1) <= own:
@@ -923,7 +933,8 @@ def said_of_the_other(predicate: str, sentence: str, at: int, end: int | None = 
     return where is None or not _SAYS[predicate].search(where.group(1))
 
 
-_WHERE = re.compile(r"\s*,?\s*where\b([^;.]*)")
+# a "where" clause of the same person ("…, where she had been born"; not "…, where her son was born")
+_WHERE = re.compile(r"\s*,?\s*where\s+(?:he|she|they)\b([^;.]*)")
 
 
 _YEAR_IN_BRACKETS = re.compile(r"\([^()]*\b(?:1\d{3}|20\d\d)\b[^()]*\)")
