@@ -275,6 +275,18 @@ _CHECKS = {
 for _k in _CHECKS:
     _SHAPES[_k] = _SHAPES["name"]
 
+
+def school_name(name: str) -> bool:
+    """Whether a name says it is a school's ("Lakefield College School", "University of Nigeria", "Conservatoire de
+    Paris"): the rules' "attended" reads only such names, and the statistical extractor takes the rules' "studied at" only
+    for them (the Louvre, the Bolshoi Ballet or Yellowstone, where one "studied", are no schools).
+
+    >>> school_name("University of Nigeria"), school_name("British Museum")
+    (True, False)
+    """
+    return _CHECKS["edu"].search(name) is not None
+
+
 # A citizenship from a nationality word (docs/extraction.md, step 8): "Mark Harmsworth is an American politician", "a
 # song by Italian singer Tiziano Ferro". The word must describe what a person is: the last word of its noun phrase a
 # word for a person (`_PERSON_WORD`), where the words between join nothing (`_FUNCTION`: not "a professor of English",
@@ -1410,7 +1422,8 @@ class RuleExtractor:
                 raise InvalidInput(f"gazetteer entries must be non-empty name -> class strings, got {name!r}: {cls!r}")
             self.gazetteer[" ".join(name.split())] = cls.strip()
         self._gaz_folded = {k.lower(): v for k, v in self.gazetteer.items()}
-        # predicates: only the rules of these (the statistical extractor reads births, deaths, schools and spouses so)
+        # predicates: only the rules of these (the statistical extractor reads births, deaths, schools, spouses and
+        # citizenships so)
         only = None if predicates is None else frozenset(predicates)
         self.rules = tuple(r for r in rules() if only is None or r.predicate in only)
         by_trigger: dict[str, list[int]] = {}
@@ -2003,17 +2016,6 @@ def _find_loose(hay: str, needle: str) -> int:
 # ------------------------------------------------------------------ the registry's extractors
 # Kind "extractor" of semantic_rdf/core/plugins.py: each factory takes the options that apply to it, by
 # keyword; `semantic-rdf ingest --extractor NAME` passes --floor, --gazetteer and the model it was given.
-
-
-def school_name(name: str) -> bool:
-    """Whether a name says it is a school's ("Lakefield College School", "University of Nigeria", "Conservatoire de
-    Paris"): the rules' "attended" reads only such names, and the statistical extractor takes the rules' "studied at" only
-    for them (the Louvre, the Bolshoi Ballet or Yellowstone, where one "studied", are no schools).
-
-    >>> school_name("University of Nigeria"), school_name("British Museum")
-    (True, False)
-    """
-    return _CHECKS["edu"].search(name) is not None
 
 
 def make_rule_extractor(*, gazetteer: Mapping[str, str] | None = None, floor: float | None = None) -> RuleExtractor:

@@ -3,7 +3,7 @@
 Per sentence: tokens -> CRF entity tags -> mentions grouped into the document's entities (see
 model.DocState) -> every ordered entity pair scored by one logistic regression per aligned
 Wikidata property -> calibrated -> kept at or above the floor. Per chunk: pairs across sentences, a town's
-country from the town table (towns.py), and a birth, a death, a school or a spouse the rule extractor reads
+country from the town table (towns.py), and a birth, a death, a school, a spouse or a citizenship the rule extractor reads
 (`rule_pairs`), the last two at the measured share of such facts. Deterministic: no sampling, no threads, the
 same weights give the same triples. Loads from disk only; no network.
 """
@@ -963,7 +963,7 @@ class _Doc:
         self.lists = False  # too many pairs shared sentences: the cross stage is off for this document
         # a country entity -> the chunk and the mention that last named it, in a chunk before this one (`_towns`)
         self.countries: dict[int, tuple[Chunk, SentMention]] = {}
-        # the rule extractor reading this document's births, deaths, schools and spouses (`_read_by_rules`): one per
+        # the rule extractor reading this document's births, deaths, schools, spouses and citizenships (`_read_by_rules`): one per
         # document, so what it learns of names in one document does not steer its reading of another
         self.rules: RuleExtractor | None = None
 
@@ -1089,7 +1089,7 @@ class StatisticalExtractor:
         return _raised(out, raised) + towns
 
     def _read_by_rules(self, doc: _Doc, chunk: Chunk, cuts: list[tuple[int, int]], spans: list[tuple[int, int]]) -> dict[int, list[Triple]]:
-        """The births, deaths, schools and spouses the rule extractor reads in this chunk (`cuts`: all its sentences),
+        """The births, deaths, schools, spouses and citizenships the rule extractor reads in this chunk (`cuts`: all its sentences),
         by the position in `spans` (the sentences read here) of the sentence each is read from; none when facts read
         by rule have no measured precision over the floor (`Weights.towns`). Each is stated in its sentence's turn
         (`rule_pairs`) at that precision, evidenced by its sentence; one the document has stated lower is raised to it."""

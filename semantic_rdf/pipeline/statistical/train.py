@@ -378,7 +378,7 @@ def fewrel_samples(path: Path, pids: list[str], tagger_path: Path):
 def scored_facts(docs: list[GoldDoc], weights) -> list[tuple[float, bool, str]]:
     """(best raw probability, correct?, property) for each distinct predicted (entity pair, property)
     over `docs`, read the way the extractor reads text (sentence splitter, tagger, grouping); a town's
-    located_in its country (towns.py), and a birth, a death, a school or a spouse the rule extractor reads
+    located_in its country (towns.py), and a birth, a death, a school, a spouse or a citizenship the rule extractor reads
     (`extractor.rule_pairs`), as (its pair's raw probability or 0, correct?, TOWN + the pair's key or TOWN), in
     place of the pair's own."""
     from semantic_rdf.core.values import Chunk
@@ -431,7 +431,7 @@ def scored_facts(docs: list[GoldDoc], weights) -> list[tuple[float, bool, str]]:
                 placed.add(pair)
                 own = next((pid for pid in ("P131", CROSS + "P131") if (*pair, pid) in seen), "")
                 seen[(*pair, TOWN + own)] = seen.pop((*pair, own)) if own else 0.0
-        # a birth, a death, a school or a spouse the rule extractor reads: the same, under its own property
+        # a birth, a death, a school, a spouse or a citizenship the rule extractor reads: the same, under its own property
         rules = RuleExtractor(predicates=rule_predicates(pid_of))  # one per document, as the extractor's
         found = rules.extract(Chunk(f"tuning-{n}", 0, d.text, 0, len(d.text))) if d.text.strip() and pid_of else []
         said = by_sentence(found, spans)
