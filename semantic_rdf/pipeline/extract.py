@@ -349,6 +349,26 @@ _DEMONYM_WORDS = " ".join(sorted({w.lower() for d in gz.DEMONYMS for w in d.spli
 # what was done ("directed", "produced by") nor one that joins
 _ROLE_WORD = _WORD_OF + r"(?<!ed)"
 
+# A life's parenthesis after a name, as Wikipedia's first sentences write it: "Mehmet Çetingöz (born May 12, 1991 in
+# Şanlıurfa, Turkey)", "Georg Jochmann (11 October 1874, in Liegnitz – 6 January 1915, in Berlin)", "Alberto Valenzuela
+# Llanos (San Fernando, Chile, August 29, 1869 – Santiago, Chile, July 23, 1925)". Its date: a day, a month and a year
+# in either order, a month and a year, or a year, perhaps "c." one.
+_MONTH_RX = "January|February|March|April|May|June|July|August|September|October|November|December"
+_DATE = (
+    r"(?:(?:c\.|ca\.|circa|about|before|after)\s*)?"
+    rf"(?:[0-3]?\d\s+(?:{_MONTH_RX})\s+|(?:{_MONTH_RX})\s+(?:[0-3]?\d\s*,?\s*)?)?[12]?\d{{3}}(?:\s*(?:AD|BC|BCE|CE)\b)?"
+)
+# the name, a maiden name ("Eva Bosáková-Hlaváčková, née Věchtová (…"), the parenthesis, and what a semicolon ends before
+# the dates (another script's spelling, "IAST: …;"); `_LIFE_ANY` also skips what a comma ends ("Александр Боровков, ")
+_SKIP = r"(?:[^()–—\d\ue000-]|" + _TOK + r"){0,80}?"  # no date, no dash: nothing of the life itself
+_LIFE = r"«s:name»(?:\s*,\s*née\s+" + _TOK + r")?\s*\((?:" + _SKIP + r";\s*)?"
+_LIFE_ANY = r"«s:name»(?:\s*,\s*née\s+" + _TOK + r")?\s*\((?:" + _SKIP + r"[;,]\s*)?"
+_AT = r"(?:(?:in|at)\s+)?"
+_REGIONS = r"(?:\s*,\s*" + _TOK + r"){0,2}"  # "Bely, Tver Oblast, Russian Federation"
+_DASH = r"\s*[-–—]\s*"
+# the birth of a life's parenthesis, with or without its place: "18 December 1931 in Mladá Boleslav", "1859"
+_BIRTH = r"(?:" + _TOK + _REGIONS + r"\s*,\s*)?" + _DATE + r"(?:\s*,?\s*" + _AT + _TOK + _REGIONS + r")?"
+
 _SLOT = re.compile(r"«(\w+)(?::(\w+))?»")
 
 # ------------------------------------------------------------------ rules
@@ -402,7 +422,12 @@ def _expand(source: str) -> tuple[str, set[str], list[tuple[str, str]], set[str]
 # (predicate, score, triggers, pattern). Roles: s = subject, o = object, s2 = more subjects.
 _RULE_SPECS: list[tuple[str, float, str, str]] = [
     # --- origin
-    ("born_in", 0.9, "born", r"«s:agent»«ADV»\s+(?:was|is)«ADV»\s+born\s+(?:on\s+[^,.;]{1,25}?\s+|in\s+\d{4}\s+)?in\s+«o:name»"),
+    (
+        "born_in",
+        0.9,
+        "born",
+        r"«s:agent»«ADV»\s+(?:was|is)«ADV»\s+born(?:\s+and\s+(?:raised|bred))?\s+(?:on\s+[^,.;]{1,25}?\s+|in\s+\d{4}\s+)?in\s+«o:name»",
+    ),
     ("born_in", 0.85, "born", r"«s:name»\s*,\s*born\s+(?:in\s+\d{4}\s+)?in\s+«o:name»"),
     # "Born in Ulm, Albert Einstein …": the participle opens the sentence (or follows an opening quote); inside one,
     # "was born in Paris, France" names the place's country after the comma, not who was born. The place may be
@@ -900,6 +925,45 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
         _DEMONYM_WORDS,
         r"(?<!-)«o:demonym»" + _NOT_NATIONAL + r"\s+(?:" + _ROLE_WORD + r"\s+(?:and\s+(?=[a-z]))?){0,3}" + _PERSON_WORD + r"\s+«s:name»",
     ),
+    # a life's parenthesis (`_LIFE` above) and "A native of Syracuse, New York, Wallace …"; last, so that the rules
+    # before keep their ids
+    (
+        "born_in",
+        0.85,
+        "born",
+        _LIFE + r"born\s+(?:" + _TOK + r"\s+(?=on\s|in\s))?(?:(?:(?:on|in)\s+)?" + _DATE + r"\s*,?\s*" + _AT + r"|(?:in|at)\s+)«o:name»",
+    ),
+    (
+        "born_in",
+        0.85,
+        "january february march april may june july august september october november december",
+        _LIFE_ANY + _DATE + r"\s*,?\s*" + _AT + "«o:name»" + _REGIONS + r"(?:" + _DASH + r"|\s*\))",
+    ),
+    (
+        "born_in",
+        0.85,
+        "january february march april may june july august september october november december",
+        _LIFE + "«o:name»" + _REGIONS + r"\s*,\s*" + _DATE + _DASH,
+    ),
+    ("died_in", 0.85, "died", _LIFE + r"[^()]{0,120}?\bdied\s+(?:(?:on|in)\s+)?(?:" + _DATE + r"\s*,?\s*)?" + _AT + "«o:name»"),
+    (
+        "died_in",
+        0.85,
+        "january february march april may june july august september october november december",
+        _LIFE + _BIRTH + _DASH + _DATE + r"\s*,?\s*" + _AT + "«o:name»",
+    ),
+    (
+        "died_in",
+        0.85,
+        "january february march april may june july august september october november december",
+        _LIFE + _BIRTH + _DASH + "«o:name»" + _REGIONS + r"\s*,\s*" + _DATE + r"\s*\)",
+    ),
+    (
+        "born_in",
+        0.85,
+        "native",
+        r"(?:(?<![\s\S])|(?<=^[\"“'(]))A\s+native\s+of\s+«o:name»" + _REGIONS + r"\s*,\s*«s:name»(?!\s*,(?!\s*(?:a|an|the)\s))",
+    ),
 ]
 
 
@@ -1042,7 +1106,6 @@ def _matches_at(rx: re.Pattern[str], text: str, starts: list[int]) -> list[re.Ma
 
 
 _MONTHS = {m: i + 1 for i, m in enumerate("january february march april may june july august september october november december".split())}
-_MONTH_RX = "January|February|March|April|May|June|July|August|September|October|November|December"
 _DATE_DMY = re.compile(rf"\b([0-3]?\d)\s+({_MONTH_RX})\s+(1\d{{3}}|20\d\d)\b")
 _DATE_MDY = re.compile(rf"\b({_MONTH_RX})\s+([0-3]?\d),?\s+(1\d{{3}}|20\d\d)\b")
 _MONTH_GATE = re.compile(_MONTH_RX)
