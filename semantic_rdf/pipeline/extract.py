@@ -272,6 +272,8 @@ _CHECKS = {
         r"Motors|Industries|Systems|Technologies|Agency|Studios?|Records|Press)\b"
     ),
 }
+# a name that is no era: the shadow reads the "BC" of "100 BC" as a name, which a life's parenthesis must not take for a place
+_CHECKS["notera"] = re.compile(r"^(?!(?:BCE?|AD|CE|B\.C\.|A\.D\.)$)")
 for _k in _CHECKS:
     _SHAPES[_k] = _SHAPES["name"]
 
@@ -351,23 +353,36 @@ _ROLE_WORD = _WORD_OF + r"(?<!ed)"
 
 # A life's parenthesis after a name, as Wikipedia's first sentences write it: "Mehmet Çetingöz (born May 12, 1991 in
 # Şanlıurfa, Turkey)", "Georg Jochmann (11 October 1874, in Liegnitz – 6 January 1915, in Berlin)", "Alberto Valenzuela
-# Llanos (San Fernando, Chile, August 29, 1869 – Santiago, Chile, July 23, 1925)". Its date: a day, a month and a year
-# in either order, a month and a year, or a year, perhaps "c." one.
+# Llanos (San Fernando, Chile, August 29, 1869 – Santiago, Chile, July 23, 1925)". Every quantifier over spaces here is
+# possessive (*+, ++): a run of spaces is read one way only, so a long one costs linear time, not quadratic.
 _MONTH_RX = "January|February|March|April|May|June|July|August|September|October|November|December"
-_DATE = (
-    r"(?:(?:c\.|ca\.|circa|about|before|after)\s*)?"
-    rf"(?:[0-3]?\d\s+(?:{_MONTH_RX})\s+|(?:{_MONTH_RX})\s+(?:[0-3]?\d\s*,?\s*)?)?[12]?\d{{3}}(?:\s*(?:AD|BC|BCE|CE)\b)?"
-)
+_DAY_MONTH = rf"(?:[0-3]?\d\s++(?:{_MONTH_RX})\s++|(?:{_MONTH_RX})\s++[0-3]?\d\s*+,?+\s*+)"  # "18 December ", "May 12, "
+_CIRCA = r"(?:(?:c\.|ca\.|circa|about|before|after)\s*+)?"
+_LIFE_YEAR = r"[12]?\d{3}(?!\d)"
+# a day, a month and a year in either order, a month and a year, or a year, perhaps "c." one
+_DATE = _CIRCA + rf"(?:{_DAY_MONTH}|(?:{_MONTH_RX})\s++)?" + _LIFE_YEAR
+# the same, its year kept as group y; and one of another year than y: a life spans years, where a festival, a fair or a
+# battle is dated within one ("Woodstock (August 15, 1969 – August 18, 1969 in Bethel)")
+_DATE_Y = _CIRCA + rf"(?:{_DAY_MONTH}|(?:{_MONTH_RX})\s++)?(?P<y>" + _LIFE_YEAR + ")"
+_DATE_NOT_Y = _CIRCA + rf"(?:{_DAY_MONTH}|(?:{_MONTH_RX})\s++)?(?!(?P=y)(?!\d))" + _LIFE_YEAR
+# the month names: what the rules that read a life from its dates alone are tried for
+_MONTH_WORDS = _MONTH_RX.lower().replace("|", " ")
 # the name, a maiden name ("Eva Bosáková-Hlaváčková, née Věchtová (…"), the parenthesis, and what a semicolon ends before
-# the dates (another script's spelling, "IAST: …;"); `_LIFE_ANY` also skips what a comma ends ("Александр Боровков, ")
-_SKIP = r"(?:[^()–—\d\ue000-]|" + _TOK + r"){0,80}?"  # no date, no dash: nothing of the life itself
-_LIFE = r"«s:name»(?:\s*,\s*née\s+" + _TOK + r")?\s*\((?:" + _SKIP + r";\s*)?"
-_LIFE_ANY = r"«s:name»(?:\s*,\s*née\s+" + _TOK + r")?\s*\((?:" + _SKIP + r"[;,]\s*)?"
-_AT = r"(?:(?:in|at)\s+)?"
-_REGIONS = r"(?:\s*,\s*" + _TOK + r"){0,2}"  # "Bely, Tver Oblast, Russian Federation"
-_DASH = r"\s*[-–—]\s*"
-# the birth of a life's parenthesis, with or without its place: "18 December 1931 in Mladá Boleslav", "1859"
-_BIRTH = r"(?:" + _TOK + _REGIONS + r"\s*,\s*)?" + _DATE + r"(?:\s*,?\s*" + _AT + _TOK + _REGIONS + r")?"
+# the dates (another script's spelling, "IAST: …;"), which holds no date and no dash, nothing of the life itself
+_SKIP = r"(?:[^()–—\d\ue000-]|" + _TOK + r"){0,80}?"
+_LIFE = r"«s:name»(?:\s*+,\s*+née\s++" + _TOK + r")?\s*+\((?:" + _SKIP + r";\s*+)?"
+# the same opening a sentence ("John Henry Dearle or J. H. Dearle (1859 in London – …"): a life read from dates and
+# places alone, with no "born" or "died", is taken only there, where it is what the sentence is about ("The record is
+# held by Usain Bolt (16 August 2009, Berlin)" is no birth)
+_LIFE_OPENS = r"(?:(?<![\s\S])|(?<=^[\"“'(]))(?:" + _TOK + r"\s++or\s++)?" + _LIFE
+_COMMA = r"\s*+,?+\s*+"
+_AT = r"(?:(?:in|at)\s++)?"
+_REGIONS = r"(?:\s*+,\s*+" + _TOK + r"){0,2}"  # "Bely, Tver Oblast, Russian Federation"
+_DASH = r"\s*+[-–—]\s*+"
+# the birth of a life's parenthesis with its place: "18 December 1931 in Mladá Boleslav", "San Fernando, Chile, August
+# 29, 1869"; and without it
+_BIRTH = r"(?:" + _TOK + _REGIONS + r"\s*+,\s*+)?" + _DATE_Y + r"(?:" + _COMMA + _AT + _TOK + _REGIONS + r")?"
+_BIRTH_PLACED = r"(?=" + _TOK + r"|" + _DATE + _COMMA + _AT + _TOK + r")" + _BIRTH
 
 _SLOT = re.compile(r"«(\w+)(?::(\w+))?»")
 
@@ -923,46 +938,67 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
         "country_of_citizenship",
         0.8,
         _DEMONYM_WORDS,
-        r"(?<!-)«o:demonym»" + _NOT_NATIONAL + r"\s+(?:" + _ROLE_WORD + r"\s+(?:and\s+(?=[a-z]))?){0,3}" + _PERSON_WORD + r"\s+«s:name»",
+        # words for what a person is may be listed: "the Polish pianist, composer and teacher Fryderyk Chopin"
+        r"(?<!-)«o:demonym»" + _NOT_NATIONAL + r"\s+(?:" + _ROLE_WORD + r"(?:\s*+,)?\s++(?:and\s+(?=[a-z]))?){0,3}" + _PERSON_WORD + r"\s+«s:name»",
     ),
-    # a life's parenthesis (`_LIFE` above) and "A native of Syracuse, New York, Wallace …"; last, so that the rules
-    # before keep their ids
+    # a life's parenthesis (`_LIFE` above) and "A native of Syracuse, New York, Wallace …"; at the end, so that the rules
+    # before keep their ids. A place is «o:notera»: "100 BC" reads "BC" as a name.
     (
         "born_in",
         0.85,
         "born",
-        _LIFE + r"born\s+(?:" + _TOK + r"\s+(?=on\s|in\s))?(?:(?:(?:on|in)\s+)?" + _DATE + r"\s*,?\s*" + _AT + r"|(?:in|at)\s+)«o:name»",
+        _LIFE + r"born\s++(?:" + _TOK + r"\s++(?=on\s|in\s))?(?:(?:(?:on|in)\s++)?" + _DATE + _COMMA + _AT + r"|(?:in|at)\s++)«o:notera»",
     ),
-    (
-        "born_in",
-        0.85,
-        "january february march april may june july august september october november december",
-        _LIFE_ANY + _DATE + r"\s*,?\s*" + _AT + "«o:name»" + _REGIONS + r"(?:" + _DASH + r"|\s*\))",
-    ),
-    (
-        "born_in",
-        0.85,
-        "january february march april may june july august september october november december",
-        _LIFE + "«o:name»" + _REGIONS + r"\s*,\s*" + _DATE + _DASH,
-    ),
-    ("died_in", 0.85, "died", _LIFE + r"[^()]{0,120}?\bdied\s+(?:(?:on|in)\s+)?(?:" + _DATE + r"\s*,?\s*)?" + _AT + "«o:name»"),
+    # a birth's date, its place, a dash and a date of another year ("(1859 in London – 15 January 1932)"); or its place
+    # first, a dash and the death's place: a term of office, a name in another script or a birth name before the dates
+    # names no second place ("(Leeds North, May 1990 – June 1995)", "Pelé (Edson Arantes do Nascimento, 23 October 1940
+    # – 29 December 2022)")
+    ("born_in", 0.85, _MONTH_WORDS, _LIFE_OPENS + _DATE_Y + _COMMA + _AT + "«o:notera»" + _REGIONS + _DASH + _DATE_NOT_Y),
+    ("born_in", 0.85, _MONTH_WORDS, _LIFE_OPENS + "«o:notera»" + _REGIONS + r"\s*+,\s*+" + _DATE + _DASH + _TOK),
+    # "died" opens the parenthesis or a part of it: "(born 1950 in Leeds; his brother died in York)" is no death of his
     (
         "died_in",
         0.85,
-        "january february march april may june july august september october november december",
-        _LIFE + _BIRTH + _DASH + _DATE + r"\s*,?\s*" + _AT + "«o:name»",
+        "died",
+        _LIFE + r"(?:[^()]{0,120}?[;,]\s*+)?\bdied\s++(?:(?:on|in)\s++)?(?:" + _DATE + _COMMA + r")?" + _AT + "«o:notera»",
     ),
+    # a death after the dash, in another year than the birth: with the birth's place before it, or between whole dates
+    # and after "in" (a term of office is mostly dated by months, and an MP's party follows a comma: "Douglas Haig
+    # (December 1915 – November 1918, France)", "John Smith (12 May 1990 – 3 June 1995, Labour)")
     (
         "died_in",
         0.85,
-        "january february march april may june july august september october november december",
-        _LIFE + _BIRTH + _DASH + "«o:name»" + _REGIONS + r"\s*,\s*" + _DATE + r"\s*\)",
+        _MONTH_WORDS,
+        _LIFE_OPENS
+        + r"(?:"
+        + (_BIRTH_PLACED + _DASH + _DATE_NOT_Y + _COMMA + _AT)
+        + r"|"
+        + (_CIRCA + _DAY_MONTH + r"(?P<y2>" + _LIFE_YEAR + ")" + _DASH + _DAY_MONTH + r"(?!(?P=y2)(?!\d))" + _LIFE_YEAR + r"\s++in\s++")
+        + r")«o:notera»",
     ),
+    ("died_in", 0.85, _MONTH_WORDS, _LIFE_OPENS + _BIRTH + _DASH + "«o:notera»" + _REGIONS + r"\s*+,\s*+" + _DATE + r"\s*+\)"),
     (
         "born_in",
         0.85,
         "native",
-        r"(?:(?<![\s\S])|(?<=^[\"“'(]))A\s+native\s+of\s+«o:name»" + _REGIONS + r"\s*,\s*«s:name»(?!\s*,(?!\s*(?:a|an|the)\s))",
+        # not "A native of Leeds, Peter Brown's father was …"
+        r"(?:(?<![\s\S])|(?<=^[\"“'(]))A\s+native\s+of\s+«o:name»" + _REGIONS + r"\s*,\s*«s:name»(?!['’])(?!\s*,(?!\s*(?:a|an|the)\s))",
+    ),
+    # a spouse: a sentence that opens "Rip Torn and his wife Mona", "Philippe-Louis du Han (1678 – 1733) and his wife
+    # Catherine" (not "He played for Arsenal and his wife Jane Doe", whose "his" is his); "Manon married the architect
+    # Jacques-François Blondel", "married French politician Éric Besson"
+    (
+        "spouse_of",
+        0.85,
+        "wife husband",
+        r"(?:(?<![\s\S])|(?<=^[\"“'(]))«s:name»(?:\s*+\([^()]{0,60}\))?(?:\s*+,)?\s++and\s++(?:his|her)\s++"
+        r"(?:(?:first|second|third|late|future)\s++)?(?:wife|husband)(?:\s*+,)?\s++«o:name»",
+    ),
+    (
+        "spouse_of",
+        0.85,
+        "married",
+        r"«s:agent»«ADV»\s+married\s++(?:(?:the|a|an)\s++)?(?:" + _TOK + r"\s++)?(?:" + _ROLE_WORD + r"\s++){0,2}" + _PERSON_WORD + r"\s++«o:name»",
     ),
 ]
 
