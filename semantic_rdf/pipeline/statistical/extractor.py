@@ -925,13 +925,32 @@ def said_of_the_other(predicate: str, sentence: str, at: int, end: int | None = 
     False
     >>> said_of_the_other("born_in", "She was born in Oslo and died in Narvik, where her son was born.", 33, 39)
     True
+
+    Nor is a birth of the place after another stay that follows the birth's own place ("born in Bergen, grew up in
+    Tromsø" had given born_in Tromsø at 0.89), where "born and raised in Tromsø" is the birth's:
+
+    >>> said_of_the_other("born_in", "He was born in Bergen, grew up in Tromsø and died in Narvik.", 34, 40)
+    True
+    >>> said_of_the_other("born_in", "He was born and raised in Tromsø.", 26, 32)
+    False
     """
     own = max((m.end() for m in _SAYS[predicate].finditer(sentence, 0, at)), default=-1)
+    if own >= 0 and predicate in _STAYED_AFTER:
+        stay = max((m.start() for m in _STAYED_AFTER[predicate].finditer(sentence, own, at)), default=-1)
+        if stay >= 0 and _NAMED.search(sentence, own, stay):
+            return True
     if max((m.end() for m in _OTHER[predicate].finditer(sentence, 0, at)), default=-1) <= own:
         return False
     where = _WHERE.match(sentence, end) if end is not None else None
     return where is None or not _SAYS[predicate].search(where.group(1))
 
+
+# a stay after a birth, once the birth's place is named: the place after it is the stay's
+_STAY = re.compile(r"\b(?:grew\s+up|raised|moved|lived|settled|emigrated|relocated|studied|worked|spent)\b")
+_STAYED_AFTER = {"born_in": _STAY, "place_of_birth": _STAY}
+# a name or a date between the birth's word and the stay: the birth's own place or time ("born in 1950 and raised in
+# Tromsø" says where she was raised)
+_NAMED = re.compile(r"[A-Z\d]")
 
 # a "where" clause of the same person ("…, where she had been born"; not "…, where her son was born")
 _WHERE = re.compile(r"\s*,?\s*where\s+(?:he|she|they)\b([^;.]*)")
