@@ -341,6 +341,8 @@ def test_a_place_and_its_region_after_born_in_are_never_read_as_who_was_born(ex,
         ("Frida Kahlo was a Mexican painter known for her self-portraits.", {("Frida Kahlo", "Mexico")}),
         ("Roger Ebert was an American film critic.", {("Roger Ebert", "United States")}),
         ("It honours the Polish pianist, composer and teacher Fryderyk Chopin.", {("Fryderyk Chopin", "Poland")}),
+        ("During the Russian invasion, president Volodymyr Zelenskyy stayed in Kyiv.", set()),
+        ("He signed for the Dutch club, where manager John Smith coached him.", set()),
     ],
 )
 def test_a_nationality_word_for_what_a_person_is_gives_a_citizenship(ex, text, want):
@@ -402,6 +404,12 @@ def test_a_nationality_word_for_what_a_person_is_gives_a_citizenship(ex, text, w
         ("Pelé (Edson Arantes do Nascimento, 23 October 1940 – 29 December 2022) was a footballer.", set()),
         ("Cicero (3 January 106 BC, Arpinum – 7 December 43 BC, Formia) was a statesman.", set()),
         ("A native of Leeds, Peter Brown's father was a miner.", set()),
+        # and its second reading: a span of fewer than ten years is no life; an era and a birth name before the birth
+        ("John Smith (12 May 1990, Westminster – 3 June 1995) was Home Secretary.", set()),
+        ("Didier Drogba (Marseille, May 2003 – Chelsea) was transferred.", set()),
+        ("Cicero (born 3 January 106 BC in Arpinum) was a statesman.", {("born_in", "Cicero", "Arpinum")}),
+        ("Elton John (born Reginald Kenneth Dwight; 25 March 1947 in Pinner) is a singer.", {("born_in", "Elton John", "Pinner")}),
+        ("John Smith (born John Brown, 12 May 1950 in Leeds) is a singer.", {("born_in", "John Smith", "Leeds")}),
     ],
 )
 def test_a_life_in_parentheses_gives_the_birth_and_death_places(ex, text, want):
@@ -425,6 +433,11 @@ def test_a_life_in_parentheses_gives_the_birth_and_death_places(ex, text, want):
         # "his" is the sentence's subject's, not the club's; "married in Paris" names no spouse
         ("He played for Arsenal and his wife Jane Doe worked at a bank.", set()),
         ("Anna Berg married in Paris in 1950.", set()),
+        # a second review: a clause after the spouse, "off", a possessive, a name after "of"
+        ("Peter Brown married Anna Berg while director John Smith filmed the ceremony.", {("Peter Brown", "Anna Berg")}),
+        ("John Smith married off his daughter Mary Smith to Peter Brown.", set()),
+        ("Anna Berg married the composer Karl Weber's brother Hans Weber.", set()),
+        ("The daughter of John Smith married the architect Peter Brown.", set()),
     ],
 )
 def test_a_wife_or_a_husband_named_beside_a_person(ex, text, want):

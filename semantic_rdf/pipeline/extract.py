@@ -272,8 +272,8 @@ _CHECKS = {
         r"Motors|Industries|Systems|Technologies|Agency|Studios?|Records|Press)\b"
     ),
 }
-# a name that is no era: the shadow reads the "BC" of "100 BC" as a name, which a life's parenthesis must not take for a place
-_CHECKS["notera"] = re.compile(r"^(?!(?:BCE?|AD|CE|B\.C\.|A\.D\.)$)")
+# a nationality word as written ("French"; "Cuban-American" is none)
+_CHECKS["nationality"] = re.compile("^(?:" + "|".join(sorted((re.escape(d) for d in gz.DEMONYMS), key=len, reverse=True)) + ")$")
 for _k in _CHECKS:
     _SHAPES[_k] = _SHAPES["name"]
 
@@ -350,6 +350,9 @@ _DEMONYM_WORDS = " ".join(sorted({w.lower() for d in gz.DEMONYMS for w in d.spli
 # a lower-case word between a nationality word and the word for a person ("recording artist and songwriter"), not of
 # what was done ("directed", "produced by") nor one that joins
 _ROLE_WORD = _WORD_OF + r"(?<!ed)"
+# the same after "married", not a word that opens a clause or a possessive ("married Anna while director …", "married off
+# his daughter")
+_SPOUSE_ROLE = r"(?!(?:his|her|their|its|off|despite|while|when|once|because|following|after|before|where|since|as)\b)" + _ROLE_WORD
 
 # A life's parenthesis after a name, as Wikipedia's first sentences write it: "Mehmet Çetingöz (born May 12, 1991 in
 # Şanlıurfa, Turkey)", "Georg Jochmann (11 October 1874, in Liegnitz – 6 January 1915, in Berlin)", "Alberto Valenzuela
@@ -358,13 +361,14 @@ _ROLE_WORD = _WORD_OF + r"(?<!ed)"
 _MONTH_RX = "January|February|March|April|May|June|July|August|September|October|November|December"
 _DAY_MONTH = rf"(?:[0-3]?\d\s++(?:{_MONTH_RX})\s++|(?:{_MONTH_RX})\s++[0-3]?\d\s*+,?+\s*+)"  # "18 December ", "May 12, "
 _CIRCA = r"(?:(?:c\.|ca\.|circa|about|before|after)\s*+)?"
-_LIFE_YEAR = r"[12]?\d{3}(?!\d)"
+_LIFE_YEAR = r"[12]?\d{3}(?!\d)(?:\s*+(?:BCE?|AD|CE|B\.C\.|A\.D\.)(?!\w))?"  # "106 BC" (an era is no name: `_ERAS`)
 # a day, a month and a year in either order, a month and a year, or a year, perhaps "c." one
 _DATE = _CIRCA + rf"(?:{_DAY_MONTH}|(?:{_MONTH_RX})\s++)?" + _LIFE_YEAR
-# the same, its year kept as group y; and one of another year than y: a life spans years, where a festival, a fair or a
-# battle is dated within one ("Woodstock (August 15, 1969 – August 18, 1969 in Bethel)")
+# the same, its year kept as group y (a birth's) or z (a death's): a life spans ten years or more, where a festival, a
+# battle, a term of office or a title held is mostly dated within fewer ("Woodstock (August 15, 1969 – August 18, 1969
+# in Bethel)", "John Smith (12 May 1990, Westminster – 3 June 1995)"; `RuleExtractor._from_match`)
 _DATE_Y = _CIRCA + rf"(?:{_DAY_MONTH}|(?:{_MONTH_RX})\s++)?(?P<y>" + _LIFE_YEAR + ")"
-_DATE_NOT_Y = _CIRCA + rf"(?:{_DAY_MONTH}|(?:{_MONTH_RX})\s++)?(?!(?P=y)(?!\d))" + _LIFE_YEAR
+_DATE_Z = _CIRCA + rf"(?:{_DAY_MONTH}|(?:{_MONTH_RX})\s++)?(?P<z>" + _LIFE_YEAR + ")"
 # the month names: what the rules that read a life from its dates alone are tried for
 _MONTH_WORDS = _MONTH_RX.lower().replace("|", " ")
 # the name, a maiden name ("Eva Bosáková-Hlaváčková, née Věchtová (…"), the parenthesis, and what a semicolon ends before
@@ -550,7 +554,7 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
         r"(?:[a-z]+\s+)?(?:partnership|alliance|joint\s+venture)\s+with\s+(?:the\s+)?«o:name»",
     ),
     ("partnered_with", 0.8, "partnership", r"«s:name»\s+and\s+«o:name»\s+(?:formed|entered\s+into|signed)\s+(?:a|an)\s+(?:[a-z]+\s+)?partnership"),
-    ("spouse_of", 0.9, "married", r"«s:agent»«ADV»\s+married\s+«o:name»"),
+    ("spouse_of", 0.9, "married", r"(?<!\bof\s)«s:agent»«ADV»\s+married\s+«o:name»"),
     ("spouse_of", 0.9, "married", r"«s:agent»«AUX»«ADV»\s+married\s+to\s+«o:name»"),
     (
         "spouse_of",
@@ -938,31 +942,47 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
         "country_of_citizenship",
         0.8,
         _DEMONYM_WORDS,
-        # words for what a person is may be listed: "the Polish pianist, composer and teacher Fryderyk Chopin"
-        r"(?<!-)«o:demonym»" + _NOT_NATIONAL + r"\s+(?:" + _ROLE_WORD + r"(?:\s*+,)?\s++(?:and\s+(?=[a-z]))?){0,3}" + _PERSON_WORD + r"\s+«s:name»",
+        # words for what a person is may be listed, which "and" closes: "the Polish pianist, composer and teacher
+        # Fryderyk Chopin" (not a clause's comma: "During the Russian invasion, president Volodymyr Zelenskyy stayed")
+        r"(?<!-)«o:demonym»"
+        + _NOT_NATIONAL
+        + r"\s+(?:"
+        + (_ROLE_WORD + r"(?:\s*+,\s++" + _ROLE_WORD + r"){1,2}\s++and\s++")
+        + r"|(?:"
+        + _ROLE_WORD
+        + r"\s+(?:and\s+(?=[a-z]))?){0,3})"
+        + _PERSON_WORD
+        + r"\s+«s:name»",
     ),
     # a life's parenthesis (`_LIFE` above) and "A native of Syracuse, New York, Wallace …"; at the end, so that the rules
-    # before keep their ids. A place is «o:notera»: "100 BC" reads "BC" as a name.
+    # before keep their ids.
     (
         "born_in",
         0.85,
         "born",
-        _LIFE + r"born\s++(?:" + _TOK + r"\s++(?=on\s|in\s))?(?:(?:(?:on|in)\s++)?" + _DATE + _COMMA + _AT + r"|(?:in|at)\s++)«o:notera»",
+        _LIFE
+        + r"born\s++(?:"
+        + _TOK
+        + r"(?:\s*+[;,]\s*+|\s++(?=on\s|in\s)))?(?:(?:(?:on|in)\s++)?"
+        + _DATE
+        + _COMMA
+        + _AT
+        + r"|(?:in|at)\s++)«o:name»",
     ),
-    # a birth's date, its place, a dash and a date of another year ("(1859 in London – 15 January 1932)"); or its place
-    # first, a dash and the death's place: a term of office, a name in another script or a birth name before the dates
+    # a birth's date, its place, a dash and the death's date ("(1859 in London – 15 January 1932)"); or its place first,
+    # a dash, the death's place and date: a term of office, a name in another script or a birth name before the dates
     # names no second place ("(Leeds North, May 1990 – June 1995)", "Pelé (Edson Arantes do Nascimento, 23 October 1940
     # – 29 December 2022)")
-    ("born_in", 0.85, _MONTH_WORDS, _LIFE_OPENS + _DATE_Y + _COMMA + _AT + "«o:notera»" + _REGIONS + _DASH + _DATE_NOT_Y),
-    ("born_in", 0.85, _MONTH_WORDS, _LIFE_OPENS + "«o:notera»" + _REGIONS + r"\s*+,\s*+" + _DATE + _DASH + _TOK),
+    ("born_in", 0.85, _MONTH_WORDS, _LIFE_OPENS + _DATE_Y + _COMMA + _AT + "«o:name»" + _REGIONS + _DASH + _DATE_Z),
+    ("born_in", 0.85, _MONTH_WORDS, _LIFE_OPENS + "«o:name»" + _REGIONS + r"\s*+,\s*+" + _DATE_Y + _DASH + _TOK + _REGIONS + r"\s*+,\s*+" + _DATE_Z),
     # "died" opens the parenthesis or a part of it: "(born 1950 in Leeds; his brother died in York)" is no death of his
     (
         "died_in",
         0.85,
         "died",
-        _LIFE + r"(?:[^()]{0,120}?[;,]\s*+)?\bdied\s++(?:(?:on|in)\s++)?(?:" + _DATE + _COMMA + r")?" + _AT + "«o:notera»",
+        _LIFE + r"(?:[^()]{0,120}?[;,]\s*+)?\bdied\s++(?:(?:on|in)\s++)?(?:" + _DATE + _COMMA + r")?" + _AT + "«o:name»",
     ),
-    # a death after the dash, in another year than the birth: with the birth's place before it, or between whole dates
+    # a death after the dash: with the birth's place before it, or between whole dates
     # and after "in" (a term of office is mostly dated by months, and an MP's party follows a comma: "Douglas Haig
     # (December 1915 – November 1918, France)", "John Smith (12 May 1990 – 3 June 1995, Labour)")
     (
@@ -971,12 +991,12 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
         _MONTH_WORDS,
         _LIFE_OPENS
         + r"(?:"
-        + (_BIRTH_PLACED + _DASH + _DATE_NOT_Y + _COMMA + _AT)
+        + (_BIRTH_PLACED + _DASH + _DATE_Z + _COMMA + _AT)
         + r"|"
-        + (_CIRCA + _DAY_MONTH + r"(?P<y2>" + _LIFE_YEAR + ")" + _DASH + _DAY_MONTH + r"(?!(?P=y2)(?!\d))" + _LIFE_YEAR + r"\s++in\s++")
-        + r")«o:notera»",
+        + (_CIRCA + _DAY_MONTH + r"(?P<y2>" + _LIFE_YEAR + ")" + _DASH + _DAY_MONTH + r"(?P<z2>" + _LIFE_YEAR + r")\s++in\s++")
+        + r")«o:name»",
     ),
-    ("died_in", 0.85, _MONTH_WORDS, _LIFE_OPENS + _BIRTH + _DASH + "«o:notera»" + _REGIONS + r"\s*+,\s*+" + _DATE + r"\s*+\)"),
+    ("died_in", 0.85, _MONTH_WORDS, _LIFE_OPENS + _BIRTH + _DASH + "«o:name»" + _REGIONS + r"\s*+,\s*+" + _DATE_Z + r"\s*+\)"),
     (
         "born_in",
         0.85,
@@ -986,7 +1006,8 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
     ),
     # a spouse: a sentence that opens "Rip Torn and his wife Mona", "Philippe-Louis du Han (1678 – 1733) and his wife
     # Catherine" (not "He played for Arsenal and his wife Jane Doe", whose "his" is his); "Manon married the architect
-    # Jacques-François Blondel", "married French politician Éric Besson"
+    # Jacques-François Blondel", "married French politician Éric Besson" (not "married Anna Berg while director John
+    # Smith filmed", "married off his daughter Mary", "married the composer Karl Weber's brother")
     (
         "spouse_of",
         0.85,
@@ -998,7 +1019,17 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
         "spouse_of",
         0.85,
         "married",
-        r"«s:agent»«ADV»\s+married\s++(?:(?:the|a|an)\s++)?(?:" + _TOK + r"\s++)?(?:" + _ROLE_WORD + r"\s++){0,2}" + _PERSON_WORD + r"\s++«o:name»",
+        r"(?<!\bof\s)«s:agent»«ADV»\s+married\s++(?:(?:the|a|an)\s++)?(?:" + _SPOUSE_ROLE + r"\s++){0,2}" + _PERSON_WORD + r"\s++«o:name»(?!['’])",
+    ),
+    (
+        "spouse_of",
+        0.85,
+        "married",
+        r"(?<!\bof\s)«s:agent»«ADV»\s+married\s++(?:(?:the|a|an)\s++)?«n:nationality»\s++(?:"
+        + _SPOUSE_ROLE
+        + r"\s++){0,2}"
+        + _PERSON_WORD
+        + r"\s++«o:name»(?!['’])",
     ),
 ]
 
@@ -1090,6 +1121,7 @@ def rules() -> tuple[Rule, ...]:
 _NAME_RX = re.compile(_NAME_CORE)
 _NAME_FAST_RX = re.compile(_NAME_FAST)  # finds exactly what _NAME_RX finds, faster
 _PRIVATE = re.compile("[\ue000\ue001]")
+_ERAS = frozenset({"BC", "BCE", "AD", "CE", "B.C", "A.D", "B.C.", "A.D."})
 _WORD = re.compile(r"[^\W\d_]+")
 # ASCII letters kept, every other byte a space: bytes.split() then gives _WORD's tokens of an ASCII text
 _LETTERS_ONLY = bytes(c if chr(c).isalpha() else 32 for c in range(128)) + bytes([32] * 128)
@@ -1139,6 +1171,17 @@ def _matches_at(rx: re.Pattern[str], text: str, starts: list[int]) -> list[re.Ma
             out.append(m)
             end = m.end()
     return out
+
+
+def _year(text: str) -> int:
+    """A year as a life's parenthesis writes it, one before the common era negative.
+
+    >>> _year("1950"), _year("106 BC"), _year("980 AD")
+    (1950, -106, 980)
+    """
+    digits = re.match(r"\d+", text)
+    n = int(digits.group()) if digits else 0
+    return -n if "B" in text[len(digits.group()) if digits else 0 :] else n
 
 
 _MONTHS = {m: i + 1 for i, m in enumerate("january february march april may june july august september october november december".split())}
@@ -1716,6 +1759,8 @@ class RuleExtractor:
         pos = 0
         size = 0
         for m in self._mention_rx.finditer(sent):
+            if m.group() in _ERAS:
+                continue  # "106 BC" is a date (`_LIFE_YEAR`), "BC" no one's name
             a = m.start()
             if a > pos:
                 parts.append(sent[pos:a])
@@ -1877,6 +1922,9 @@ class RuleExtractor:
         x = g.get("x")
         if x is not None and not _CIPHER.search(x):
             return None
+        born, died = g.get("y") or g.get("y2"), g.get("z") or g.get("z2")
+        if born and died and abs(_year(died) - _year(born)) < 10:
+            return None  # a life's parenthesis spans ten years or more (`_DATE_Y`)
         subs = self._names(rule, "s", s)
         s2 = g.get("s2")
         if s2:
