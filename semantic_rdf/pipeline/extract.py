@@ -982,9 +982,9 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
         "died",
         _LIFE + r"(?:[^()]{0,120}?[;,]\s*+)?\bdied\s++(?:(?:on|in)\s++)?(?:" + _DATE + _COMMA + r")?" + _AT + "«o:name»",
     ),
-    # a death after the dash: with the birth's place before it, or between whole dates
-    # and after "in" (a term of office is mostly dated by months, and an MP's party follows a comma: "Douglas Haig
-    # (December 1915 – November 1918, France)", "John Smith (12 May 1990 – 3 June 1995, Labour)")
+    # a death after the dash: with the birth's place before it, or between whole dates and after "in" (a term of office
+    # is mostly dated by months, and an MP's party follows a comma: "Douglas Haig (December 1915 – November 1918,
+    # France)", "John Smith (12 May 1990 – 3 June 1995, Labour)")
     (
         "died_in",
         0.85,
@@ -1184,7 +1184,7 @@ def _year(text: str) -> int:
     return -n if "B" in text[len(digits.group()) if digits else 0 :] else n
 
 
-_MONTHS = {m: i + 1 for i, m in enumerate("january february march april may june july august september october november december".split())}
+_MONTHS = {m: i + 1 for i, m in enumerate(_MONTH_WORDS.split())}
 _DATE_DMY = re.compile(rf"\b([0-3]?\d)\s+({_MONTH_RX})\s+(1\d{{3}}|20\d\d)\b")
 _DATE_MDY = re.compile(rf"\b({_MONTH_RX})\s+([0-3]?\d),?\s+(1\d{{3}}|20\d\d)\b")
 _MONTH_GATE = re.compile(_MONTH_RX)
