@@ -104,6 +104,11 @@ def test_predicates_keep_only_their_rules():
     assert facts(RuleExtractor(predicates={"died_in"}).extract(chunk_of(text))) == {f for f in everything if f[1] == "died_in"}
     assert {r.predicate for r in RuleExtractor(predicates=["born_in", "spouse_of"]).rules} == {"born_in", "spouse_of"}
     assert RuleExtractor(predicates=()).extract(chunk_of(text)) == []
+    # the rules and their trigger words are made once for each set of predicates (one rule extractor for each of the
+    # statistical extractor's documents): a second extractor of the same reads the same
+    again = RuleExtractor(predicates={"died_in"})
+    assert again.rules == RuleExtractor(predicates=["died_in"]).rules
+    assert facts(again.extract(chunk_of(text))) == {f for f in everything if f[1] == "died_in"}
 
 
 # ------------------------------------------------------------------ pronouns

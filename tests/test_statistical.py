@@ -943,6 +943,24 @@ def test_a_name_ends_before_a_web_or_mail_address():
     assert ("University of Portsmouth", "located_in", "United Kingdom") in facts(got) and "Claire Bailey-Ross" in ex.aliases("d")
 
 
+def test_a_name_keeps_no_pronoun_or_question_word_the_tagger_ran_into_it():
+    """GUM's "… since October, 1805, when I entered Trinity College" was stored as "I entered Trinity College located_in
+    England", and "Do museum labels have an impact …?" as "Do country_of_citizenship United Kingdom": the pronoun "I"
+    and the lower-case words after it, or a question's first word alone, are no part of a name (DocState, whatever the
+    tagger does). A title in quotes keeps them."""
+    from semantic_rdf.pipeline.statistical.model import DocState
+    from semantic_rdf.pipeline.statistical.text import tokenize
+
+    def named(text: str, spans: list[tuple[int, int, str, None]]) -> list[str]:
+        return [m.surface for m in DocState().add_sentence(tokenize(text), spans) if m.kind == "named"]
+
+    assert named("when I entered Trinity College in England", [(1, 5, "ORG", None), (6, 7, "LOC", None)]) == ["Trinity College", "England"]
+    assert named("Do museum labels help visitors in Durham?", [(0, 1, "PER", None), (6, 7, "LOC", None)]) == ["Durham"]
+    assert named("I met Anna Weiss", [(0, 1, "PER", None), (2, 4, "PER", None)]) == ["Anna Weiss"]
+    assert named('He sang "I Got a Woman" in Leeds', [(3, 7, "MISC", None), (9, 10, "LOC", None)]) == ["I Got a Woman", "Leeds"]
+    assert named("Do As Infinity played in Osaka", [(0, 3, "ORG", None), (5, 6, "LOC", None)]) == ["Do As Infinity", "Osaka"]
+
+
 def test_a_reading_across_sentences_does_not_place_a_town_outside_its_country():
     """The cross-sentence classifier put "Hamburg" in the United Kingdom a text named a paragraph before (0.79): a
     town or region the town table places in another country is not stated to lie in this one from such a reading; a

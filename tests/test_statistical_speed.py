@@ -30,6 +30,25 @@ def test_crf_gets_only_known_attributes_and_tags_the_same():
         assert tag_spans(w.tagger, words, keep) == tag_spans(w.tagger, words)
 
 
+class _Tags:
+    """A tagger that gives fixed tags: what `tag_spans` reads from them."""
+
+    def __init__(self, tags: list[str]) -> None:
+        self.tags = tags
+
+    def tag(self, features: list[list[str]]) -> list[str]:
+        assert len(features) == len(self.tags)
+        return self.tags
+
+
+def test_tag_spans_reads_bio_tags():
+    """B opens a span; I continues one of its type, or opens one after O or after another type; O and the end close."""
+    tags = ["B-PER", "I-PER", "O", "I-LOC", "I-LOC", "B-LOC", "I-ORG", "B-PER", "O", "O", "B-MISC", "I-MISC"]
+    got = tag_spans(_Tags(tags), ["w"] * len(tags))
+    assert got == [(0, 2, "PER"), (3, 5, "LOC"), (5, 6, "LOC"), (6, 7, "ORG"), (7, 8, "PER"), (10, 12, "MISC")]
+    assert tag_spans(_Tags(["O", "O"]), ["a", "b"]) == [] and tag_spans(_Tags([]), []) == []
+
+
 def test_batched_scores_equal_one_sentence_at_a_time():
     w = StatisticalExtractor().w
     s1 = [["tp=PER|LOC", "hk=named", "bw=born|ht", "no-such-feature"], ["tp=LOC|PER", "hk=named"]]

@@ -1318,6 +1318,32 @@ def clause_validity(sentence: str, a: tuple[int, int], b: tuple[int, int]) -> Va
 # ------------------------------------------------------------------ taxonomy hints
 
 
+@dataclass(frozen=True)
+class _TriggerTable:
+    """The rules of some predicates, and for each of their trigger words (lower case; the ASCII ones also as bytes, for
+    `RuleExtractor._wanted`'s fast path) the positions in `rules` of the rules it may fire. Never changed once made."""
+
+    rules: tuple[Rule, ...]
+    by_word: Mapping[str, tuple[int, ...]]
+    words: frozenset[str]
+    by_bytes: Mapping[bytes, tuple[int, ...]]
+    words_b: frozenset[bytes]
+
+
+@lru_cache(maxsize=16)
+def _trigger_table(only: frozenset[str] | None) -> _TriggerTable:
+    """The rules of the predicates `only` (all for None) and their trigger words. Made once for each set: the demonym
+    rules' hundreds of words made it a millisecond for each of the statistical extractor's documents."""
+    kept = tuple(r for r in rules() if only is None or r.predicate in only)
+    by_word: dict[str, list[int]] = {}
+    for i, r in enumerate(kept):
+        for w in r.triggers:
+            by_word.setdefault(w.lower(), []).append(i)
+    words = {k: tuple(v) for k, v in by_word.items()}
+    ascii_words = {k.encode("ascii"): v for k, v in words.items() if k.isascii()}
+    return _TriggerTable(kept, words, frozenset(words), ascii_words, frozenset(ascii_words))
+
+
 @lru_cache(maxsize=1)
 def predicate_hints() -> dict[str, tuple[str | None, str | None]]:
     """predicate name -> (subject class, object class) local names from ontology/taxonomy.ttl."""
@@ -1565,17 +1591,11 @@ class RuleExtractor:
             self.gazetteer[" ".join(name.split())] = cls.strip()
         self._gaz_folded = {k.lower(): v for k, v in self.gazetteer.items()}
         # predicates: only the rules of these (the statistical extractor reads births, deaths, schools, spouses and
-        # citizenships so)
-        only = None if predicates is None else frozenset(predicates)
-        self.rules = tuple(r for r in rules() if only is None or r.predicate in only)
-        by_trigger: dict[str, list[int]] = {}
-        for i, r in enumerate(self.rules):
-            for w in r.triggers:
-                by_trigger.setdefault(w.lower(), []).append(i)
-        self._by_trigger = {k: tuple(v) for k, v in by_trigger.items()}
-        self._triggers = frozenset(self._by_trigger)
-        self._by_trigger_b = {k.encode("ascii"): v for k, v in self._by_trigger.items() if k.isascii()}
-        self._triggers_b = frozenset(self._by_trigger_b)
+        # citizenships so, with one rule extractor for each document)
+        table = _trigger_table(None if predicates is None else frozenset(predicates))
+        self.rules = table.rules
+        self._by_trigger, self._triggers = table.by_word, table.words
+        self._by_trigger_b, self._triggers_b = table.by_bytes, table.words_b
         self._rules_for: dict[frozenset, tuple[int, ...]] = {}  # trigger words found -> rules to try
         self._mention_rx = _NAME_FAST_RX
         if self.gazetteer:

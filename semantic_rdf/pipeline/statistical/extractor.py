@@ -743,12 +743,19 @@ def tag_spans(tagger, words: list[str], keep: frozenset[str] | None = None) -> l
     tags = tagger.tag(ner_features(words, keep)) if words else []
     spans: list[tuple[int, int, str]] = []
     a, typ = -1, ""
-    for i, tag in enumerate(list(tags) + ["O"]):
-        if a >= 0 and (tag == "O" or tag.startswith("B-") or tag[2:] != typ):
+    for i, tag in enumerate(tags):
+        if tag == "O":  # most tokens: nothing opens
+            if a >= 0:
+                spans.append((a, i, typ))
+                a = -1
+            continue
+        if a >= 0 and (tag[0] == "B" or tag[2:] != typ):
             spans.append((a, i, typ))
             a = -1
-        if tag.startswith("B-") or (tag.startswith("I-") and a < 0):
+        if a < 0:  # "B-X", or an "I-X" that continues nothing
             a, typ = i, tag[2:]
+    if a >= 0:
+        spans.append((a, len(tags), typ))
     return spans
 
 

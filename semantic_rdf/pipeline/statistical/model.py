@@ -678,6 +678,7 @@ class DocState:
             if gold is None:
                 # a name ends before a web or e-mail address the tagger ran it into ("Daniel Smith daniel.smith2@…")
                 b = next((k for k in range(a, b) if web_address(tokens[k].text)), b)
+                a = _without_opening(tokens, a, b)
                 if b == a:
                     continue
                 # a name written in Latin letters keeps no word of another script the tagger ran into it ("一葉
@@ -893,6 +894,9 @@ _POSTNOMINALS = frozenset(
     "KCMG GCMG CVO LVO MVO KCVO GCVO OM CH KG KT QC KC MP MEP MSP PhD DPhil DSO VC GC AO AC ONZ Bt Bart".split()
 )
 _WEEKDAYS = frozenset("Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split())
+# a question's first word, capital only for opening it ("Do museum labels have an impact …?"): no name alone
+_ASKING = frozenset("Do Does Did Is Are Was Were Has Have Had Can Could Would Should Shall Must How Why".split())
+_QUOTES = frozenset("\"“”'‘’«»")
 # a surname before one of these names a family or a house, not one person
 _KIN_GROUPS = frozenset("family families brothers sisters dynasty clan house".split())
 # "also known as", "better known by her pseudonym": read backwards from the other name (`_before_known_as`)
@@ -928,6 +932,32 @@ def _initials_and_surname(tokens: list[Token], a: int, b: int) -> bool:
         and last[:1].isupper()
         and last[1:].islower()
     )
+
+
+def _without_opening(tokens: list[Token], a: int, b: int) -> int:
+    """The start of a name after words of the sentence the tagger ran into it: the pronoun "I" and the lower-case words
+    after it ("… since October, 1805, when I entered Trinity College"), or a question's first word alone ("Do museum
+    labels …?"); `b` (nothing left) when the span is only those. A title in quotes is its own ("\"I Got a Woman\"", "I
+    'll Wait").
+
+    >>> from semantic_rdf.pipeline.statistical.text import tokenize
+    >>> t = tokenize("when I entered Trinity College")
+    >>> _without_opening(t, 1, 5), _without_opening(tokenize("Do museum labels help?"), 0, 1)
+    (3, 1)
+    >>> _without_opening(tokenize('"I Got a Woman" is a song'), 1, 5), _without_opening(tokenize("Do As Infinity"), 0, 3)
+    (1, 0)
+    """
+    if a > 0 and tokens[a - 1].text in _QUOTES:
+        return a
+    after = tokens[a + 1].text if a + 1 < len(tokens) else ""
+    if b - a == 1 and tokens[a].text in _ASKING and after[:1].islower():
+        return b
+    if tokens[a].text == "I" and after.isalpha() and after.islower():
+        k = a + 1
+        while k < b and tokens[k].text[:1].islower():
+            k += 1
+        return k
+    return a
 
 
 def _without_postnominals(tokens: list[Token], a: int, b: int) -> int:
