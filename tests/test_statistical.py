@@ -946,8 +946,8 @@ def test_a_name_ends_before_a_web_or_mail_address():
 def test_a_name_keeps_no_pronoun_or_question_word_the_tagger_ran_into_it():
     """GUM's "… since October, 1805, when I entered Trinity College" was stored as "I entered Trinity College located_in
     England", and "Do museum labels have an impact …?" as "Do country_of_citizenship United Kingdom": the pronoun "I"
-    and the lower-case words after it, or a question's first word alone, are no part of a name (DocState, whatever the
-    tagger does). A title in quotes keeps them."""
+    and the lower-case words after it (up to a name's particle), or a question's first word alone, are no part of a
+    name (DocState, whatever the tagger does). A title in quotes keeps them."""
     from semantic_rdf.pipeline.statistical.model import DocState
     from semantic_rdf.pipeline.statistical.text import tokenize
 
@@ -959,6 +959,13 @@ def test_a_name_keeps_no_pronoun_or_question_word_the_tagger_ran_into_it():
     assert named("I met Anna Weiss", [(0, 1, "PER", None), (2, 4, "PER", None)]) == ["Anna Weiss"]
     assert named('He sang "I Got a Woman" in Leeds', [(3, 7, "MISC", None), (9, 10, "LOC", None)]) == ["I Got a Woman", "Leeds"]
     assert named("Do As Infinity played in Osaka", [(0, 3, "ORG", None), (5, 6, "LOC", None)]) == ["Do As Infinity", "Osaka"]
+    # a review's cases: a given name or a surname that is a question's word, where no question opens with it ("Can",
+    # "Do"); a closing quote before the pronoun; a name's particle after it
+    assert named("Can was arrested in Istanbul", [(0, 1, "PER", None), (4, 5, "LOC", None)]) == ["Can", "Istanbul"]
+    assert named("Yesterday Can was arrested in Istanbul?", [(1, 2, "PER", None), (5, 6, "LOC", None)]) == ["Can", "Istanbul"]
+    assert named("The journalist Do was born in Hanoi", [(2, 3, "PER", None), (6, 7, "LOC", None)]) == ["Do", "Hanoi"]
+    assert named('"Never," I told John Smith in Leeds', [(4, 8, "PER", None), (9, 10, "LOC", None)]) == ["John Smith", "Leeds"]
+    assert named("Later I met van Gogh in Arles", [(1, 5, "PER", None), (6, 7, "LOC", None)]) == ["van Gogh", "Arles"]
 
 
 def test_a_reading_across_sentences_does_not_place_a_town_outside_its_country():

@@ -749,10 +749,11 @@ def tag_spans(tagger, words: list[str], keep: frozenset[str] | None = None) -> l
                 spans.append((a, i, typ))
                 a = -1
             continue
-        if a >= 0 and (tag[0] == "B" or tag[2:] != typ):
+        opens = tag.startswith("B-")
+        if a >= 0 and (opens or tag[2:] != typ):
             spans.append((a, i, typ))
             a = -1
-        if a < 0:  # "B-X", or an "I-X" that continues nothing
+        if opens or (a < 0 and tag.startswith("I-")):  # "B-X", or an "I-X" that continues nothing
             a, typ = i, tag[2:]
     if a >= 0:
         spans.append((a, len(tags), typ))

@@ -897,6 +897,8 @@ _WEEKDAYS = frozenset("Monday Tuesday Wednesday Thursday Friday Saturday Sunday"
 # a question's first word, capital only for opening it ("Do museum labels have an impact …?"): no name alone
 _ASKING = frozenset("Do Does Did Is Are Was Were Has Have Had Can Could Would Should Shall Must How Why".split())
 _QUOTES = frozenset("\"“”'‘’«»")
+# the lower-case words that open a name ("van Gogh", "de Gaulle")
+_PARTICLES = frozenset("van von de der den du da di del della le la al el bin ibn ter ten".split())
 # a surname before one of these names a family or a house, not one person
 _KIN_GROUPS = frozenset("family families brothers sisters dynasty clan house".split())
 # "also known as", "better known by her pseudonym": read backwards from the other name (`_before_known_as`)
@@ -936,25 +938,27 @@ def _initials_and_surname(tokens: list[Token], a: int, b: int) -> bool:
 
 def _without_opening(tokens: list[Token], a: int, b: int) -> int:
     """The start of a name after words of the sentence the tagger ran into it: the pronoun "I" and the lower-case words
-    after it ("… since October, 1805, when I entered Trinity College"), or a question's first word alone ("Do museum
-    labels …?"); `b` (nothing left) when the span is only those. A title in quotes is its own ("\"I Got a Woman\"", "I
-    'll Wait").
+    after it up to a name's particle ("… when I entered Trinity College", "I met van Gogh"), or a question's first word
+    alone ("Do museum labels …?"; not "Can was arrested in Istanbul", Can a given name); `b` (nothing left) when the span
+    is only those. A title in quotes is its own ("\"I Got a Woman\"").
 
     >>> from semantic_rdf.pipeline.statistical.text import tokenize
     >>> t = tokenize("when I entered Trinity College")
-    >>> _without_opening(t, 1, 5), _without_opening(tokenize("Do museum labels help?"), 0, 1)
-    (3, 1)
-    >>> _without_opening(tokenize('"I Got a Woman" is a song'), 1, 5), _without_opening(tokenize("Do As Infinity"), 0, 3)
+    >>> _without_opening(t, 1, 5), _without_opening(tokenize("I met van Gogh"), 0, 4)
+    (3, 2)
+    >>> _without_opening(tokenize("Do museum labels help?"), 0, 1), _without_opening(tokenize("Do labels help"), 0, 1)
     (1, 0)
+    >>> _without_opening(tokenize('"I Got a Woman" is a song'), 1, 5), _without_opening(tokenize('"No," I told Ann'), 4, 7)
+    (1, 6)
     """
-    if a > 0 and tokens[a - 1].text in _QUOTES:
+    if 0 < a and b < len(tokens) and tokens[a - 1].text in _QUOTES and tokens[b].text in _QUOTES:
         return a
     after = tokens[a + 1].text if a + 1 < len(tokens) else ""
-    if b - a == 1 and tokens[a].text in _ASKING and after[:1].islower():
+    if a == 0 and b == 1 and tokens[0].text in _ASKING and after[:1].islower() and tokens[-1].text == "?":
         return b
     if tokens[a].text == "I" and after.isalpha() and after.islower():
         k = a + 1
-        while k < b and tokens[k].text[:1].islower():
+        while k < b and tokens[k].text[:1].islower() and tokens[k].text not in _PARTICLES:
             k += 1
         return k
     return a
