@@ -1332,8 +1332,8 @@ class _TriggerTable:
 
 @lru_cache(maxsize=16)
 def _trigger_table(only: frozenset[str] | None) -> _TriggerTable:
-    """The rules of the predicates `only` (all for None) and their trigger words. Made once for each set: the demonym
-    rules' hundreds of words made it a millisecond for each of the statistical extractor's documents."""
+    """The rules of the predicates `only` (all for None) and their trigger words. Made once for each set: the statistical
+    extractor makes a rule extractor for each document, and the demonym rules have hundreds of trigger words."""
     kept = tuple(r for r in rules() if only is None or r.predicate in only)
     by_word: dict[str, list[int]] = {}
     for i, r in enumerate(kept):
