@@ -946,8 +946,8 @@ def test_a_name_ends_before_a_web_or_mail_address():
 def test_a_name_keeps_no_pronoun_or_question_word_the_tagger_ran_into_it():
     """GUM's "… since October, 1805, when I entered Trinity College" was stored as "I entered Trinity College located_in
     England", and "Do museum labels have an impact …?" as "Do country_of_citizenship United Kingdom": the pronoun "I"
-    and the lower-case words after it (up to a name's particle), or a question's first word alone, are no part of a
-    name (DocState, whatever the tagger does). A title in quotes keeps them."""
+    and the lower-case words after it (up to a name's particle or a capital), or a question's first word alone, are no
+    part of a name (DocState, whatever the tagger does). A title in quotes, or one the tagger typed a work, keeps them."""
     from semantic_rdf.pipeline.statistical.model import DocState
     from semantic_rdf.pipeline.statistical.text import tokenize
 
@@ -966,6 +966,16 @@ def test_a_name_keeps_no_pronoun_or_question_word_the_tagger_ran_into_it():
     assert named("The journalist Do was born in Hanoi", [(2, 3, "PER", None), (6, 7, "LOC", None)]) == ["Do", "Hanoi"]
     assert named('"Never," I told John Smith in Leeds', [(4, 8, "PER", None), (9, 10, "LOC", None)]) == ["John Smith", "Leeds"]
     assert named("Later I met van Gogh in Arles", [(1, 5, "PER", None), (6, 7, "LOC", None)]) == ["van Gogh", "Arles"]
+    # a second review's: a title the tagger typed a work keeps the Italian article; a name with a capital inside stops the
+    # words dropped; a word with a hyphen or an apostrophe is dropped too; "I" alone is no name
+    assert named("Verdi wrote I due Foscari in Rome", [(0, 1, "PER", None), (2, 5, "MISC", None), (6, 7, "LOC", None)]) == [
+        "Verdi",
+        "I due Foscari",
+        "Rome",
+    ]
+    assert named("I joined eBay in San Jose", [(0, 3, "ORG", None), (4, 6, "LOC", None)]) == ["eBay", "San Jose"]
+    assert named("I re-entered Trinity College in 1930", [(0, 4, "ORG", None)]) == ["Trinity College"]
+    assert named("It was I in Leeds", [(2, 3, "PER", None), (4, 5, "LOC", None)]) == ["Leeds"]
 
 
 def test_a_reading_across_sentences_does_not_place_a_town_outside_its_country():

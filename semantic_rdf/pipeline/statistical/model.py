@@ -678,7 +678,7 @@ class DocState:
             if gold is None:
                 # a name ends before a web or e-mail address the tagger ran it into ("Daniel Smith daniel.smith2@…")
                 b = next((k for k in range(a, b) if web_address(tokens[k].text)), b)
-                a = _without_opening(tokens, a, b)
+                a = _without_opening(tokens, a, b, typ)
                 if b == a:
                     continue
                 # a name written in Latin letters keeps no word of another script the tagger ran into it ("一葉
@@ -936,29 +936,32 @@ def _initials_and_surname(tokens: list[Token], a: int, b: int) -> bool:
     )
 
 
-def _without_opening(tokens: list[Token], a: int, b: int) -> int:
+def _without_opening(tokens: list[Token], a: int, b: int, typ: str) -> int:
     """The start of a name after words of the sentence the tagger ran into it: the pronoun "I" and the lower-case words
-    after it up to a name's particle ("… when I entered Trinity College", "I met van Gogh"), or a question's first word
-    alone ("Do museum labels …?"; not "Can was arrested in Istanbul", Can a given name); `b` (nothing left) when the span
-    is only those. A title in quotes is its own ("\"I Got a Woman\"").
+    after it up to a name's particle or a word with a capital ("… when I entered Trinity College", "I met van Gogh", "I
+    joined eBay"), or a question's first word alone ("Do museum labels …?"; not "Can was arrested in Istanbul", Can a
+    given name); `b` (nothing left) when the span is only those. A title keeps its words: between quotes ("\"I Got a
+    Woman\""), or what the tagger typed a work or an event (MISC: the Italian article of "I due Foscari").
 
     >>> from semantic_rdf.pipeline.statistical.text import tokenize
     >>> t = tokenize("when I entered Trinity College")
-    >>> _without_opening(t, 1, 5), _without_opening(tokenize("I met van Gogh"), 0, 4)
+    >>> _without_opening(t, 1, 5, "ORG"), _without_opening(tokenize("I met van Gogh"), 0, 4, "PER")
     (3, 2)
-    >>> _without_opening(tokenize("Do museum labels help?"), 0, 1), _without_opening(tokenize("Do labels help"), 0, 1)
+    >>> _without_opening(tokenize("I re-entered eBay"), 0, 3, "ORG"), _without_opening(tokenize("I due Foscari"), 0, 3, "MISC")
+    (2, 0)
+    >>> _without_opening(tokenize("Do museum labels help?"), 0, 1, "PER"), _without_opening(tokenize("Do labels help"), 0, 1, "PER")
     (1, 0)
-    >>> _without_opening(tokenize('"I Got a Woman" is a song'), 1, 5), _without_opening(tokenize('"No," I told Ann'), 4, 7)
+    >>> _without_opening(tokenize('"I Got a Woman" is a song'), 1, 5, "PER"), _without_opening(tokenize('"No," I told Ann'), 4, 7, "PER")
     (1, 6)
     """
-    if 0 < a and b < len(tokens) and tokens[a - 1].text in _QUOTES and tokens[b].text in _QUOTES:
+    if typ == "MISC" or (0 < a and b < len(tokens) and tokens[a - 1].text in _QUOTES and tokens[b].text in _QUOTES):
         return a
     after = tokens[a + 1].text if a + 1 < len(tokens) else ""
     if a == 0 and b == 1 and tokens[0].text in _ASKING and after[:1].islower() and tokens[-1].text == "?":
         return b
-    if tokens[a].text == "I" and after.isalpha() and after.islower():
+    if tokens[a].text == "I" and (b - a == 1 or after[:1].islower()):
         k = a + 1
-        while k < b and tokens[k].text[:1].islower() and tokens[k].text not in _PARTICLES:
+        while k < b and tokens[k].text.islower() and tokens[k].text not in _PARTICLES:
             k += 1
         return k
     return a
