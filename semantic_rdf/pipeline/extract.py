@@ -48,6 +48,7 @@ __all__ = [
     "make_model_extractor",
     "make_no_extractor",
     "school_name",
+    "NAME_PARTICLES",
 ]
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -1422,15 +1423,16 @@ _NOT_A_PEOPLE = frozenset({"Person", "Agent", "Organization", "Work", "Award"})
 # Osaka Bay", "so-called Golden Triangle of industrial cities". A name's own particle ("von Neumann architecture",
 # "de Gaulle") and a one-word brand ("iPhone") are names. A phrase that ends in lower case may be a name too ("Linux
 # kernel"), so only the opening is read.
-_PARTICLES = frozenset("de del della der des di du la le van von den ter al el bin ibn da dos das".split())
-_NAME_JOINS = _PARTICLES | frozenset("of the and & e y upon on".split())
+# the lower-case words a name may open with ("von Neumann", "de Gaulle"; the statistical extractor's state reads them so)
+NAME_PARTICLES = frozenset("de del della der des di du la le van von den ter al el bin ibn da dos das".split())
+_NAME_JOINS = NAME_PARTICLES | frozenset("of the and & e y upon on".split())
 
 
 def _name_without_opening(value: str) -> str | None:
     """`value` without the one lower-case word it opens with when the rest is a name; None when it opens with a
     lower-case word and is no such phrase; `value` itself otherwise (no lower-case opening, or no capital)."""
     first, _, rest = value.partition(" ")
-    if not rest or not first[:1].islower() or first in _PARTICLES or not any(ch.isupper() for ch in rest):
+    if not rest or not first[:1].islower() or first in NAME_PARTICLES or not any(ch.isupper() for ch in rest):
         return value
     words = rest.split()
     if all(w[:1].isupper() or w[:1].isdigit() or w in _NAME_JOINS for w in words) and words[0][:1].isupper() and words[-1] not in _NAME_JOINS:

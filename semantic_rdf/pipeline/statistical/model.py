@@ -16,7 +16,7 @@ from typing import Callable
 import numpy as np
 
 from semantic_rdf.pipeline import gazetteer as gz
-from semantic_rdf.pipeline.extract import INITIALISM_END
+from semantic_rdf.pipeline.extract import INITIALISM_END, NAME_PARTICLES
 from semantic_rdf.core.identity import fold as _fold_uncached
 from semantic_rdf.pipeline.statistical.text import Token, latin, web_address
 from semantic_rdf.pipeline.statistical.towns import load_towns
@@ -897,8 +897,6 @@ _WEEKDAYS = frozenset("Monday Tuesday Wednesday Thursday Friday Saturday Sunday"
 # a question's first word, capital only for opening it ("Do museum labels have an impact …?"): no name alone
 _ASKING = frozenset("Do Does Did Is Are Was Were Has Have Had Can Could Would Should Shall Must How Why".split())
 _QUOTES = frozenset("\"“”'‘’«»")
-# the lower-case words that open a name ("van Gogh", "de Gaulle")
-_PARTICLES = frozenset("van von de der den du da di del della le la al el bin ibn ter ten".split())
 # a surname before one of these names a family or a house, not one person
 _KIN_GROUPS = frozenset("family families brothers sisters dynasty clan house".split())
 # "also known as", "better known by her pseudonym": read backwards from the other name (`_before_known_as`)
@@ -961,7 +959,7 @@ def _without_opening(tokens: list[Token], a: int, b: int, typ: str) -> int:
         return b
     if tokens[a].text == "I" and (b - a == 1 or after[:1].islower()):
         k = a + 1
-        while k < b and tokens[k].text.islower() and tokens[k].text not in _PARTICLES:
+        while k < b and tokens[k].text.islower() and tokens[k].text not in NAME_PARTICLES:
             k += 1
         return k
     return a
