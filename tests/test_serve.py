@@ -1,14 +1,18 @@
-"""`semantic-rdf serve` (issue 19, item 7): the Oxigraph server on the store with the union default graph, the
-ready queries it prints, and its page checked in a real headless Chromium (Debian's, through chromedriver)."""
+"""`semantic-rdf serve` (issue 19, item 7): a read-only SPARQL endpoint on the store with the union default graph and
+the guard of `query` (remote/endpoint.py), the ready queries it prints, and Oxigraph's page checked in a real headless
+Chromium (Debian's, through chromedriver)."""
 
 from __future__ import annotations
 
+import http.server
 import json
-import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -60,18 +64,12 @@ def served(tmp_path_factory):
     retract(store, report.ids[2], "the move date is disputed", agent="a-reviewer")
     store.close()
     proc, info = _start_serve(root)
-    # the server reads a snapshot of the store's files (store/readers.py), removed when serve ends
-    assert len(list((root / "readers").iterdir())) == 1
     yield info, root
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=30) == 0
+    # each query read a snapshot of the store's files (store/readers.py), removed once it was answered
     assert not list((root / "readers").iterdir())
-    try:
-        os.kill(info["pid"], 0)
-    except ProcessLookupError:
-        pass
-    else:
-        pytest.fail("the oxigraph server outlived `serve`")
+    assert not _listening(info["url"])
 
 
 def _select(endpoint: str, query: str) -> list[dict]:
@@ -80,6 +78,25 @@ def _select(endpoint: str, query: str) -> list[dict]:
     )
     with urllib.request.urlopen(req, timeout=30) as r:
         return [{k: v["value"] for k, v in b.items()} for b in json.load(r)["results"]["bindings"]]
+
+
+def _listening(url: str) -> bool:
+    host, port = urllib.parse.urlsplit(url).hostname, urllib.parse.urlsplit(url).port
+    try:
+        socket.create_connection((host, port), timeout=5).close()
+    except OSError:
+        return False
+    return True
+
+
+def _get(url: str, headers: dict[str, str] | None = None, data: bytes | None = None) -> tuple[int, str, str]:
+    """(status, content type, body) of a request, an HTTP error's too."""
+    req = urllib.request.Request(url, data=data, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.status, r.headers.get("Content-Type", ""), r.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers.get("Content-Type", ""), exc.read().decode()
 
 
 def _ready(info) -> dict[str, str]:
@@ -184,16 +201,16 @@ def test_the_page_runs_a_ready_query_in_a_real_browser(served, browser):
     assert "Marie Curie was born in Warsaw." in " ".join(text) and "Paris" not in " ".join(text)
 
 
-def test_an_ipv6_host_is_bracketed_in_the_url_and_the_bind_address():
+def test_an_ipv6_host_is_bracketed_in_the_url_and_the_bind_address(tmp_path):
+    from semantic_rdf.remote.endpoint import Endpoint
     from semantic_rdf.remote.servers import OxigraphServer
 
     assert OxigraphServer(host="::1", port=7878).url == "http://[::1]:7878"
     assert OxigraphServer(host="127.0.0.1", port=7878).url == "http://127.0.0.1:7878"
+    assert Endpoint(tmp_path, "::1", 7878).url == "http://[::1]:7878"
 
 
 def test_serve_on_the_ipv6_loopback_answers(tmp_path):
-    import socket
-
     try:
         with socket.socket(socket.AF_INET6) as s:
             s.bind(("::1", 0))
@@ -211,31 +228,136 @@ def test_serve_on_the_ipv6_loopback_answers(tmp_path):
         assert proc.wait(timeout=30) == 0
 
 
-def test_a_server_that_outlives_a_killed_serve_keeps_its_snapshot(tmp_path):
-    """The server reads a snapshot that `serve` owns by a lock (store/readers.py); the server inherits the lock, so
-    when `serve` is killed (SIGKILL: no clean-up) and the server runs on, no sweep removes the files under it. Once
-    the server ends, the next open sweeps the snapshot."""
+def test_each_query_reads_the_store_as_it_is_then(tmp_path):
+    """No snapshot is held between queries: a fact asserted while serve runs is served, and a killed serve (SIGKILL:
+    no clean-up) leaves nothing listening and nothing the next open does not sweep."""
     root = tmp_path / "store"
     store = AssertionStore.open(root)
     store.assert_("Ada Lovelace", "born_in", "London")
     store.close()
     proc, info = _start_serve(root)
-    (served,) = (root / "readers").iterdir()
-    proc.kill()
-    proc.wait(timeout=30)
+    count = "SELECT (COUNT(*) AS ?n) WHERE { ?a <https://w3id.org/semantic-rdf/ns#claimGraph> ?g }"
     try:
-        with AssertionStore.open(root, read_only=True) as ro:  # sweeps
-            assert ro.stats()["assertions"] == 1
-        assert served.is_dir()
-        assert _select(info["query"], "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")[0]["n"] != "0"
+        assert _select(info["query"], count) == [{"n": "1"}]
+        with AssertionStore.open(root) as store:  # serve holds no lock: a writer opens the store meanwhile
+            store.assert_("Ada Lovelace", "wrote", "Note G")
+        assert _select(info["query"], count) == [{"n": "2"}]
     finally:
-        os.kill(info["pid"], signal.SIGTERM)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                os.kill(info["pid"], 0)
-            except ProcessLookupError:
-                break
-            time.sleep(0.05)
+        proc.kill()
+        proc.wait(timeout=30)
+    assert not _listening(info["url"])
     AssertionStore.open(root, read_only=True).close()
-    assert not served.exists()
+    assert not list((root / "readers").iterdir())
+
+
+class _Recorder(http.server.BaseHTTPRequestHandler):
+    """A service on 127.0.0.1 that records each request it gets (a federated query must make none)."""
+
+    seen: list[str] = []
+
+    def do_GET(self) -> None:
+        type(self).seen.append(self.path)
+        body = b'{"head":{"vars":[]},"results":{"bindings":[]}}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/sparql-results+json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_POST = do_GET
+
+    def log_message(self, *a) -> None:
+        pass
+
+
+def test_a_federated_query_is_refused_and_reaches_no_service(served):
+    """The stock Oxigraph server would fetch the SERVICE's URL (a loopback service, a cloud's metadata address) and
+    quote its reply in the error it returns; this endpoint refuses the query as `semantic-rdf query` does."""
+    info, _ = served
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    _Recorder.seen.clear()
+    try:
+        service = f"http://127.0.0.1:{srv.server_address[1]}/metadata"
+        for query in (f"SELECT * WHERE {{ SERVICE <{service}> {{ ?s ?p ?o }} }}", f"ASK {{ SERVICE SILENT <{service}> {{ ?s ?p ?o }} }}"):
+            status, _, body = _get(info["query"] + "?" + urllib.parse.urlencode({"query": query}))
+            assert (status, body) == (400, "SERVICE (federated query) is refused: queries never reach the network\n")
+            status, _, body = _get(info["url"] + "/sparql", {"Content-Type": "application/sparql-query"}, query.encode())
+            assert status == 400 and "SERVICE" in body
+        # the control: the same service answers a direct request
+        assert urllib.request.urlopen(service, timeout=10).status == 200
+    finally:
+        srv.shutdown()
+    assert _Recorder.seen == ["/metadata"]
+
+
+def test_a_request_by_another_name_or_from_another_site_is_refused(served):
+    """DNS rebinding (a page whose own name now points at this address) and cross-site requests: 403, no query."""
+    info, _ = served
+    port = urllib.parse.urlsplit(info["url"]).port
+    ask = info["query"] + "?" + urllib.parse.urlencode({"query": "ASK { ?s ?p ?o }"})
+    assert _get(ask)[0] == 200
+    assert _get(ask, {"Host": f"localhost:{port}"})[0] == 200
+    assert _get(ask, {"Host": f"evil.example:{port}"})[:3:2] == (403, "this server is not reached by that name\n")
+    assert _get(info["url"] + "/", {"Host": f"evil.example:{port}"})[0] == 403  # the page too
+    assert _get(ask, {"Host": f"127.0.0.1:{port + 1}"})[0] == 403
+    assert _get(ask, {"Origin": "http://evil.example"})[:3:2] == (403, "cross-origin requests are refused\n")
+    assert _get(ask, {"Origin": "null"})[0] == 403
+    assert _get(ask, {"Origin": info["url"]})[0] == 200
+
+
+def test_a_name_the_server_is_reached_by_may_be_allowed(tmp_path):
+    root = tmp_path / "store"
+    AssertionStore.open(root).close()
+    proc, info = _start_serve(root, "--allow-host", "Memory.Example")
+    try:
+        port = urllib.parse.urlsplit(info["url"]).port
+        ask = info["query"] + "?" + urllib.parse.urlencode({"query": "ASK { }"})
+        assert _get(ask, {"Host": f"memory.example:{port}"})[:3:2] == (200, '{"head": {}, "boolean": true}')
+        assert _get(ask, {"Host": f"other.example:{port}"})[0] == 403
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+
+
+def test_the_endpoint_is_read_only_and_bounded(served):
+    info, root = served
+    before = _select(info["query"], "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    assert _get(info["url"] + "/update", form, b"update=DROP+ALL")[0] == 403
+    assert _get(info["query"], form, b"update=DROP+ALL")[0] == 403
+    status, _, body = _get(info["query"], {"Content-Type": "application/sparql-query"}, b"DROP ALL")
+    assert status == 400 and body.count("\n") == 1
+    url = urllib.parse.urlsplit(info["url"])
+    with socket.create_connection((url.hostname, url.port), timeout=30) as sock:  # refused before a byte of it is read
+        sock.sendall(f"POST /query HTTP/1.1\r\nHost: {url.netloc}\r\nContent-Length: {(1 << 20) + 1}\r\n\r\n".encode())
+        assert sock.recv(100).startswith(b"HTTP/1.1 413 ")
+    assert _get(info["query"], {"Content-Type": "text/plain"}, b"ASK {}")[0] == 415
+    assert _get(info["query"] + "?" + urllib.parse.urlencode({"query": "ASK {}", "default-graph-uri": "http://x/"}))[0] == 400
+    assert _get(info["url"] + "/store?default")[0] == 404  # no Graph Store protocol
+    assert _select(info["query"], "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }") == before
+
+
+def test_results_come_in_the_format_asked_for(served):
+    info, _ = served
+    where = "WHERE { ?s <https://w3id.org/semantic-rdf/p/born_in> ?e . ?e <http://www.w3.org/2000/01/rdf-schema#label> ?o }"
+    select = info["query"] + "?" + urllib.parse.urlencode({"query": "SELECT ?o " + where})
+    assert _get(select, {"Accept": "text/csv"})[1:] == ("text/csv; charset=utf-8", "o\r\nWarsaw\r\n")
+    assert _get(select, {"Accept": "text/tab-separated-values"})[2] == '?o\n"Warsaw"\n'
+    status, kind, body = _get(select, {"Accept": "application/sparql-results+xml, */*;q=0.1"})  # no XML: JSON
+    assert kind.startswith("application/sparql-results+json") and json.loads(body)["results"]["bindings"] == [
+        {"o": {"type": "literal", "value": "Warsaw"}}
+    ]
+    construct = "CONSTRUCT { ?s <http://example.org/born> ?o } " + where
+    status, kind, body = _get(info["query"] + "?" + urllib.parse.urlencode({"query": construct}), {"Accept": "text/turtle"})
+    assert status == 200 and kind == "text/turtle; charset=utf-8" and body.endswith('<http://example.org/born> "Warsaw" .\n')
+
+
+def test_oxigraphs_page_is_read_from_the_program():
+    from semantic_rdf.remote.endpoint import PAGE_FILES, oxigraph_page
+
+    page = oxigraph_page()
+    assert set(page) == set(PAGE_FILES)
+    kind, html = page["/"]
+    assert kind.startswith("text/html") and b"yasgui.min.js" in html and b"<title>Oxigraph server</title>" in html
+    assert len(page["/yasgui.min.js"][1]) > 100_000

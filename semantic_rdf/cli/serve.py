@@ -1,28 +1,36 @@
-"""semantic-rdf serve — browse the store in a web browser through the standard Oxigraph server.
+"""semantic-rdf serve — browse the store in a web browser: a read-only SPARQL endpoint with Oxigraph's page.
 
-Launches `oxigraph serve-read-only --location <store>/readers/<snapshot> --bind 127.0.0.1:PORT
---union-default-graph` (the `oxigraph` PyPI package), prints the ready queries of queries/serve/, and
-waits; Ctrl-C stops it. The union default graph is what makes a plain `SELECT * WHERE { ?s ?p ?o }`
-in the page return rows: the store keeps everything in named graphs (one per assertion's claim, plus
-provenance, entities and documents), and a server's default graph is otherwise empty. The library
-itself never opens a listener.
+Runs `remote.endpoint.Endpoint` on the store (127.0.0.1 by default), prints the ready queries of queries/serve/,
+and waits; Ctrl-C or SIGTERM stops it. Each query goes through the guard and the limits of `semantic-rdf query`
+(no SERVICE: the stock Oxigraph server would let anyone who reaches it fetch any URL) and reads the store as it is
+then, with every graph as the default graph: the store keeps everything in named graphs (one per assertion's
+claim, plus provenance, entities and documents), so a plain `SELECT * WHERE { ?s ?p ?o }` in the page returns
+rows. The page is Oxigraph's own, read once from the `oxigraph` program at start-up.
 """
 
-import os
 import signal
 import sys
 from pathlib import Path
 
 from semantic_rdf.cli._common import require_store
+from semantic_rdf.cli.query import add_limit_arguments
 from semantic_rdf.core.errors import InvalidInput
 
 NAME = "serve"
-HELP = "browse the store: run the Oxigraph server read-only on it (127.0.0.1 by default), with ready queries"
+HELP = "browse the store: a read-only SPARQL endpoint with Oxigraph's page (127.0.0.1 by default), with ready queries"
 
 
 def add_arguments(p) -> None:
     p.add_argument("--port", type=int, default=7878, help="port (default 7878; 0 picks a free one)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1, loopback only)")
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a DNS name the server may be reached by (the Host header); an IP address and localhost always are",
+    )
+    add_limit_arguments(p, rows_help="refuse a query past N results (default 100000)")
 
 
 def ready_queries() -> list[tuple[str, str, str]]:
@@ -39,27 +47,19 @@ def ready_queries() -> list[tuple[str, str, str]]:
 
 
 def run(args, ctx) -> int:
-    from semantic_rdf.remote.servers import OxigraphServer
-    from semantic_rdf.store.readers import fresh_snapshot
+    from semantic_rdf.remote.endpoint import Endpoint, oxigraph_page
+    from semantic_rdf.store.sandbox import Limits
 
     require_store(ctx.store_path)
-    root = Path(ctx.store_path)
     if not 0 <= args.port <= 65535:
         raise InvalidInput(f"--port {args.port} is not a port number")
-    # the server reads a snapshot of the store's files, as every read-only open does (store/readers.py): a writer's
-    # compaction cannot delete a file under it; it serves the store as it was when it started, as it would anyway
-    snap = fresh_snapshot(root / "oxigraph", root)
-    data = str(snap.path) if snap is not None else os.path.join(ctx.store_path, "oxigraph")
-    keep = (snap.fileno(),) if snap is not None else ()  # the server holds the snapshot's lock too, should serve die first
-    server = OxigraphServer(location=data, read_only=True, port=args.port, host=args.host, union_default_graph=True, pass_fds=keep)
+    limits = Limits.resolve(args.timeout, args.max_rows, args.max_memory)
+    endpoint = Endpoint(Path(ctx.store_path), args.host, args.port, limits, tuple(args.allow_host), oxigraph_page()).start()
     previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
-        server.start()
-        proc = server.proc
-        assert proc is not None  # start() ran it
         queries = ready_queries()
         text = [
-            f"serving {ctx.store_path} read-only at {server.url}/ (SPARQL endpoint: {server.url}/query); Ctrl-C stops",
+            f"serving {ctx.store_path} read-only at {endpoint.url}/ (SPARQL endpoint: {endpoint.url}/query); Ctrl-C stops",
             "Every graph is the default graph here: SELECT * WHERE { ?s ?p ?o } returns the whole store.",
             "Ready queries: paste one into the page (`semantic-rdf query serve/NAME --union` runs it here too).",
         ]
@@ -67,21 +67,18 @@ def run(args, ctx) -> int:
             text += ["", f"# serve/{name}: {title}", body]
         ctx.emit(
             {
-                "url": server.url,
-                "query": server.url + "/query",
-                "pid": proc.pid,
+                "url": endpoint.url,
+                "query": endpoint.url + "/query",
                 "union_default_graph": True,
                 "queries": [{"name": f"serve/{n}", "title": t, "query": b} for n, t, b in queries],
             },
             "\n".join(text),
         )
         ctx.stdout.flush()
-        proc.wait()
-        return 0 if proc.returncode in (0, -signal.SIGTERM) else 1
+        endpoint.serve_forever()
+        return 0
     except KeyboardInterrupt:
         return 0
     finally:
-        server.stop()
-        if snap is not None:
-            snap.close()
+        endpoint.stop()
         signal.signal(signal.SIGTERM, previous)

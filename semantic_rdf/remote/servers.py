@@ -1,8 +1,8 @@
 """Start and stop real triplestore servers as child processes, bound to 127.0.0.1.
 
-Used by `semantic-rdf serve`, the test fixtures and the benches. The library itself opens no
-listener: these are separate programs (`oxigraph` from PyPI, `virtuoso-t` from Debian's
-virtuoso-opensource) that we launch, wait for, and stop.
+Used by the test fixtures, the benches and `serve` (to read Oxigraph's page: remote/endpoint.py). They are
+separate programs (`oxigraph` from PyPI, `virtuoso-t` from Debian's virtuoso-opensource) that we launch, wait
+for, and stop; the library's own listener is `serve`'s endpoint only.
 """
 
 from __future__ import annotations
