@@ -658,6 +658,57 @@ def test_non_utf8_argv_is_one_line_in_a_real_process(store, argv):
     assert "not valid UTF-8" in r.err
 
 
+# A selector that starts with https:// is taken as an IRI; one pyoxigraph refuses (a space, `<>`, a bad percent
+# escape, a line break) had escaped as a plain ValueError: "internal error", exit 1.
+LONG_IRI = "https://w3id.org/semantic-rdf/run/" + "r" * 300 + " x"
+BAD_SELECTORS = [
+    ["retract", "--run", "https://w3id.org/semantic-rdf/run/a b", "--reason", "r"],
+    ["retract", "--run", "https://w3id.org/semantic-rdf/run/a\nb", "--reason", "r"],
+    ["retract", "--run", LONG_IRI, "--reason", "r"],
+    ["retract", "--agent", "https://x y", "--reason", "r"],
+    ["retract", "--source", "https://w3id.org/semantic-rdf/doc/<>", "--reason", "r"],
+    ["erase", "--document", "https://w3id.org/semantic-rdf/doc/%zz", "--reason", "r"],
+    ["erase", "--document", "https://w3id.org/semantic-rdf/doc/ ", "--reason", "r"],
+    ["list", "--run", "https://w3id.org/semantic-rdf/run/a b"],
+]
+
+
+@pytest.mark.parametrize("argv", BAD_SELECTORS, ids=lambda a: " ".join(a[:2]) + " " + repr(a[2][-12:]))
+def test_an_invalid_iri_selector_is_bad_input_not_an_internal_error(store, argv):
+    r = refused(store, *argv)
+    line = r.err_lines[0]
+    assert "is not a valid IRI" in line and repr(argv[2][:40])[:-1] in line, line
+    assert len(line) < 300, line  # a long value is shortened
+
+
+def test_an_invalid_iri_selector_is_invalid_input_in_the_library(tmp_path):
+    from semantic_rdf.core.errors import InvalidInput
+    from semantic_rdf.lifecycle import browse, erasure, temporal
+    from semantic_rdf.store.assertions import AssertionStore
+
+    s = AssertionStore.open(tmp_path / "s")
+    try:
+        s.assert_("Ada Lovelace", "born_in", "London")
+        before = sorted(s.export().decode().splitlines())
+        calls = [
+            lambda: temporal.retract_set(s, reason="x", run="https://a b"),
+            lambda: temporal.retract_set(s, reason="x", run="https://a\nb"),
+            lambda: temporal.retract_set(s, reason="x", agent="https://x y"),
+            lambda: temporal.retract_set(s, reason="x", source="https://w3id.org/semantic-rdf/doc/<>"),
+            lambda: erasure.erase_document(s, "https://w3id.org/semantic-rdf/doc/ ", "x"),
+            lambda: erasure.erase_document(s, "https://w3id.org/semantic-rdf/doc/%zz", "x"),
+            lambda: browse.list_assertions(s, run="https://w3id.org/semantic-rdf/run/a b"),
+            lambda: s.document_text("https://w3id.org/semantic-rdf/doc/a b"),
+        ]
+        for call in calls:
+            with pytest.raises(InvalidInput, match="is not a valid IRI") as exc:
+                call()
+            assert "\n" not in str(exc.value)
+        assert sorted(s.export().decode().splitlines()) == before
+    finally:
+        s.close()
+
+
 def test_refused_assert_adds_no_run_activity(store):
     # each of these used to add an empty run activity (5 quads) before the refusal
     for _ in range(3):

@@ -54,10 +54,11 @@ def _label(name: str) -> str:
 
 
 def _acceptable(name: str) -> bool:
-    """Names the store accepts: not blank (Python's white space), valid Unicode, at most MAX_NAME characters."""
-    from semantic_rdf.core.values import MAX_NAME
+    """Names the store accepts: not blank (white space and format characters only), valid Unicode, at most
+    MAX_NAME characters."""
+    from semantic_rdf.core.values import MAX_NAME, is_blank
 
-    return bool(name.strip()) and len(name) <= MAX_NAME
+    return not is_blank(name) and len(name) <= MAX_NAME
 
 
 # ---------------------------------------------------------------- assert

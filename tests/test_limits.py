@@ -53,6 +53,8 @@ def test_an_extracted_triple_is_held_to_the_same_limit():
     [
         ("", "empty"),
         ("  \t", "empty"),
+        ("\u200b", "empty"),
+        (" \ufeff\u2060\u200c\u200d\u00ad\u202e ", "empty"),
         ("a\udcffb", "unpaired surrogate at position 1"),
         (b"x", "must be str"),
         ("x" * 11, "11 characters long, over the limit of 10"),
@@ -61,6 +63,30 @@ def test_an_extracted_triple_is_held_to_the_same_limit():
 def test_check_text_says_what_is_wrong(value, why):
     with pytest.raises(InvalidInput, match=why):
         check_text("it", value, 10)
+
+
+# Names of nothing but white space and format characters (Unicode Cf, which str.strip() keeps) had been
+# stored as entities; a name that merely contains a ZWNJ or ZWJ is a real name.
+INVISIBLE = ["\u200b", "\ufeff", "\u2060", "\u200c\u200d", "\u00ad", " \u200b\t\ufeff "]
+WITH_JOINERS = ["\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", "\U0001f469\u200d\U0001f4bb", "zero\u200bwidth"]
+
+
+@pytest.mark.parametrize("name", INVISIBLE)
+def test_a_name_of_only_invisible_characters_is_empty(store, name):
+    before = _all(store)
+    with pytest.raises(InvalidInput, match="empty"):
+        store.assert_(name, "born_in", "London")
+    with pytest.raises(InvalidInput, match="empty"):
+        store.assert_("Alan Turing", "born_in", "London", agent=name)
+    with pytest.raises(InvalidInput, match="empty"):
+        Triple("Ada", "born_in", name)
+    assert _all(store) == before
+
+
+@pytest.mark.parametrize("name", WITH_JOINERS)
+def test_a_name_containing_a_joiner_is_still_a_name(store, name):
+    aid = store.assert_(name, "born_in", "London")
+    assert store.require(aid).subject == name
 
 
 def test_check_text_returns_the_value_unchanged():
@@ -235,6 +261,56 @@ def test_cli_accepts_names_and_labels_at_the_limit(disk):
     assert r.rc == 0, r.err
     r = run_cli(disk, "retract", assertion_id(NAME_OK, "born_in", "London"), "--reason", TEXT_OK)
     assert r.rc == 0, r.err
+
+
+@pytest.mark.parametrize("name", INVISIBLE)
+def test_cli_refuses_a_name_of_only_invisible_characters(disk, name):
+    r = refused(disk, "assert", name, "born_in", "London")
+    assert "empty" in r.err
+
+
+@pytest.mark.parametrize("name", WITH_JOINERS)
+def test_cli_accepts_a_name_containing_a_joiner(disk, name):
+    r = run_cli(disk, "--json", "assert", name, "born_in", "London")
+    assert r.rc == 0, r.err
+
+
+def test_an_agent_name_has_the_same_limit_everywhere(disk):
+    """`decisions --agent` had refused an agent over 200 characters that `assert --agent` and `retract --by`
+    accept: every agent name is held to MAX_NAME."""
+    agent = "a" * 500
+    assert run_cli(disk, "assert", "Grace Hopper", "born_in", "New York", "--agent", agent).rc == 0
+    r = run_cli(disk, "retract", assertion_id("Ada Lovelace", "born_in", "London"), "--reason", "r", "--by", agent)
+    assert r.rc == 0, r.err
+    r = run_cli(disk, "--json", "decisions", "--agent", agent)
+    assert r.rc == 0, r.err
+    r = run_cli(disk, "--json", "retract", "--agent", agent, "--reason", "r")
+    assert r.rc == 0, r.err
+    r = run_cli(disk, "--json", "decisions", "--agent", NAME_OK)
+    assert r.rc == 0, r.err
+    for argv in (
+        ["assert", "Grace Hopper", "born_in", "Paris", "--agent", NAME_LONG],
+        ["retract", assertion_id("Grace Hopper", "born_in", "New York"), "--reason", "r", "--by", NAME_LONG],
+        ["retract", "--agent", NAME_LONG, "--reason", "r"],
+        ["decisions", "--agent", NAME_LONG],
+    ):
+        r = refused(disk, *argv)
+        assert "over the limit of 1,000" in r.err, r.err
+
+
+def test_a_decisions_agent_is_held_to_max_name_in_the_library(store):
+    from semantic_rdf.lifecycle.decisions import Recorder
+
+    rec = Recorder(store)
+    aid = assertion_id("Ada Lovelace", "born_in", "London")
+    made = rec.record("a" * 500, "answer", because=[aid])
+    assert [d.id for d in rec.by("a" * 500)] == [made.id]
+    assert rec.record(NAME_OK, "answer", because=[aid]).agent == NAME_OK
+    before = _all(store)
+    for call in (lambda: rec.record(NAME_LONG, "answer"), lambda: rec.by(NAME_LONG)):
+        with pytest.raises(InvalidInput, match="over the limit of 1,000"):
+            call()
+    assert _all(store) == before
 
 
 def test_cli_import_of_a_too_long_literal_name_is_refused(disk, tmp_path):

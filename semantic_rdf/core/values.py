@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,7 +19,7 @@ import pyoxigraph as ox
 
 from semantic_rdf.core.errors import InvalidInput
 
-__all__ = ["Doc", "Chunk", "Triple", "Validity", "utc", "MAX_NAME", "MAX_TEXT", "check_text", "display_ref"]
+__all__ = ["Doc", "Chunk", "Triple", "Validity", "utc", "MAX_NAME", "MAX_TEXT", "check_text", "is_blank", "display_ref"]
 
 # Length limits at the boundary, in characters (docs/security.md, "Name and text limits"). A name is repeated
 # in every record, label, side-table row and subword encoding that mentions it, so one huge name costs its
@@ -27,15 +28,22 @@ MAX_NAME = 1_000  # entity names, predicates, agent names, a typed literal objec
 MAX_TEXT = 4_096  # a statement's source label (note), a reason
 
 
+def is_blank(value: str) -> bool:
+    """Whether `value` is nothing but whitespace and format characters (Unicode category Cf: U+200B ZERO WIDTH
+    SPACE, U+FEFF, U+2060 WORD JOINER, U+200C/D ZWNJ/ZWJ, U+00AD SOFT HYPHEN, bidi marks), which str.strip()
+    keeps. A name that merely contains one (a ZWNJ inside a Persian word, an emoji ZWJ sequence) is not blank."""
+    return all(c.isspace() or unicodedata.category(c) == "Cf" for c in value)  # stops at the first other character
+
+
 def check_text(what: str, value: object, limit: int, *, required: bool = True) -> str:
     """`value` if it is a str of at most `limit` characters that encodes as UTF-8 (no lone surrogate, as
-    undecodable bytes on a command line become), non-blank when `required`; else InvalidInput."""
+    undecodable bytes on a command line become), not blank (`is_blank`) when `required`; else InvalidInput."""
     if not isinstance(value, str):
         raise InvalidInput(f"{what} must be str, got {type(value).__name__}")
     if len(value) > limit:
         raise InvalidInput(f"{what} is {len(value):,} characters long, over the limit of {limit:,}")
-    if required and not value.strip():
-        raise InvalidInput(f"{what} is empty")
+    if required and is_blank(value):
+        raise InvalidInput(f"{what} is empty" if not value.strip() else f"{what} is empty (only invisible characters)")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:

@@ -51,6 +51,24 @@ def _n(iri: str) -> ox.NamedNode:
     return ox.NamedNode(iri)
 
 
+_SHOWN = 80  # characters of a refused value an error message repeats
+
+
+def iri_node(value: str, what: str = "IRI") -> ox.NamedNode:
+    """A caller's IRI (a selector such as `--run https://…`) as a node. pyoxigraph refuses what is not an absolute
+    IRI (a space, `<`, a bad percent escape, no scheme) with a plain ValueError; this raises InvalidInput instead,
+    on one line, naming `what` and the value (shortened when long)."""
+    try:
+        return ox.NamedNode(value)
+    except (TypeError, ValueError) as exc:
+        if isinstance(value, str):
+            shown = repr(value[:_SHOWN]) + ("…" if len(value) > _SHOWN else "")
+        else:
+            shown = f"of type {type(value).__name__}"
+        why = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(exc))[:120]  # its message quotes the bad character
+        raise InvalidInput(f"{what} {shown} is not a valid IRI ({why})") from None
+
+
 class M:
     """Terms of the project vocabulary (ontology/semantic.ttl)."""
 

@@ -274,9 +274,10 @@ def _object_term(store: AssertionStore, name: str) -> ox.NamedNode | ox.Literal:
 
 
 def _run_iri(run: str) -> ox.NamedNode:
+    from semantic_rdf.core.vocab import iri_node, segment_iri
+
     if run.startswith("https://"):
-        return ox.NamedNode(run)
-    from semantic_rdf.core.vocab import segment_iri
+        return iri_node(run, "run")
 
     return segment_iri("run", run)
 

@@ -23,7 +23,7 @@ import pyoxigraph as ox
 from semantic_rdf.rdf import layout as L, ntriples as N
 from semantic_rdf.lifecycle import temporal as T
 from semantic_rdf.core.errors import InvalidInput, NotFound
-from semantic_rdf.core.values import check_text
+from semantic_rdf.core.values import MAX_NAME, check_text, is_blank
 from semantic_rdf.core.vocab import (
     M,
     P,
@@ -147,11 +147,9 @@ def _decision_iri(did: str) -> ox.NamedNode:
 
 
 def _check_text(what: str, s: str, limit: int = 2000) -> str:
-    if not isinstance(s, str) or not s.strip():
+    if not isinstance(s, str) or is_blank(s):
         raise InvalidInput(f"a decision needs a non-empty {what}")
-    if len(s) > limit:
-        raise InvalidInput(f"the {what} is longer than {limit} characters")
-    return check_text(f"the {what}", s, limit).strip()  # also valid Unicode (no lone surrogate)
+    return check_text(f"the {what}", s, limit).strip()  # the length (as for every name), valid Unicode (no lone surrogate)
 
 
 class Recorder:
@@ -166,7 +164,7 @@ class Recorder:
         self, agent: str, choice: str, because: Iterable[str] = (), *, informed_by: Iterable[str] = (), policy: Policy | None = None
     ) -> Record:
         """Ask the policy, then record the decision — allowed or refused — and return it."""
-        agent = _check_text("agent", agent, 200)
+        agent = _check_text("agent", agent, MAX_NAME)
         choice = _check_text("choice", choice)
         pol = policy or self.policy
         if not isinstance(pol, Policy):
@@ -186,7 +184,7 @@ class Recorder:
         allowed, reason = pol.allow(agent, choice)
         if not isinstance(allowed, bool) or not isinstance(reason, str):
             raise InvalidInput(f"policy {pol.name!r} must answer (bool, str)")
-        plan = self.store.ensure_plan(_check_text("policy name", pol.name, 200), M.Policy, pol.name)
+        plan = self.store.ensure_plan(_check_text("policy name", pol.name, MAX_NAME), M.Policy, pol.name)
         ag = self.store.ensure_agent(agent, self.agent_kind)
         at = self.store.now()
         did = L.h16(agent, choice, at.isoformat())
@@ -233,7 +231,7 @@ class Recorder:
 
     def by(self, agent: str) -> list[Record]:
         """Every decision `agent` made, oldest first (queries/decisions-by-agent.rq)."""
-        rows = self.store.run_query("decisions-by-agent", agent=agent_iri(_check_text("agent", agent, 200)))
+        rows = self.store.run_query("decisions-by-agent", agent=agent_iri(_check_text("agent", agent, MAX_NAME)))
         return [self.get(r["d"].value[len(_DEC) :]) for r in rows]
 
     def chain(self, did: str) -> list[Record]:

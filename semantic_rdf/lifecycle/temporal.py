@@ -32,7 +32,7 @@ from semantic_rdf.core.errors import InvalidInput, NotFound
 from semantic_rdf.core.events import StoreEvent
 from semantic_rdf.rdf.queries import Term
 from semantic_rdf.core.resources import query as load_query
-from semantic_rdf.core.values import MAX_TEXT, Validity, check_text, utc
+from semantic_rdf.core.values import MAX_NAME, MAX_TEXT, Validity, check_text, utc
 from semantic_rdf.core.vocab import (
     M,
     NS,
@@ -43,6 +43,7 @@ from semantic_rdf.core.vocab import (
     assertion_iri,
     entity_iri,
     id_of,
+    iri_node,
     predicate_name,
     segment_iri,
 )
@@ -543,7 +544,7 @@ def require_state(store: AssertionStore, aid: str, erased: str | None) -> str:
 def _check_agent(agent: str) -> str:
     if not isinstance(agent, str) or not agent.strip():
         raise InvalidInput("an agent name is required")
-    return agent
+    return check_text("the agent", agent, MAX_NAME)  # also when nothing changes, so nothing is written under it
 
 
 def _no_op(store: AssertionStore, aid: str) -> Change:
@@ -619,12 +620,13 @@ def _set_members(store: AssertionStore, run: str | None, agent: str | None, sour
     if sum(x is not None for x in (run, agent, source)) != 1:
         raise InvalidInput("name exactly one of run, agent or source")
     if run is not None:
-        r = ox.NamedNode(run) if run.startswith("https://") else segment_iri("run", run)
+        r = iri_node(run, "run") if run.startswith("https://") else segment_iri("run", run)
         if not types_of(store, r) & {P.Activity.value}:
             raise NotFound(f"no run {run!r}")
         return _select(store, "by-run", run=r), [r]
     if agent is not None:
-        ag = ox.NamedNode(agent) if agent.startswith("https://") else agent_iri(agent)
+        check_text("the agent", agent, MAX_NAME)  # the limit every agent name has (ensure_agent, decisions)
+        ag = iri_node(agent, "agent") if agent.startswith("https://") else agent_iri(agent)
         if P.Agent.value not in types_of(store, ag):
             raise NotFound(f"no agent {agent!r}")
         return _select(store, "by-run", agent=ag), [ag]
@@ -642,7 +644,7 @@ def documents_of(store: AssertionStore, ref: str) -> list[ox.NamedNode]:
     check_text("the source reference", ref, MAX_TEXT)
     found: dict[str, ox.NamedNode] = {}
     if ref.startswith("https://w3id.org/semantic-rdf/doc/"):
-        d = ox.NamedNode(ref)
+        d = iri_node(ref, "document")
         if M.Document.value in types_of(store, d):
             found[d.value] = d
     for p in (M.reference, ox.NamedNode(NS + "docId")):

@@ -48,6 +48,7 @@ from semantic_rdf.core.vocab import (
     assertion_ref,
     entity_iri,
     id_of,
+    iri_node,
     predicate_iri,
     predicate_name,
     segment_iri,
@@ -893,7 +894,7 @@ class AssertionStore:
 
     def _doc_iri_by_id(self, doc_id: str) -> ox.NamedNode:
         if doc_id.startswith("https://"):
-            return ox.NamedNode(doc_id)
+            return iri_node(doc_id, "document")
         known = self._doc_iris.get(doc_id)
         if known is not None:
             return known
