@@ -1,9 +1,9 @@
-"""semantic-rdf import FILE — load an export back (checked against the shapes first)."""
+"""semantic-rdf import FILE — load an export back: it adds records and never changes stored ones (docs/stores.md)."""
 
 from semantic_rdf.core.errors import InvalidInput
 
 NAME = "import"
-HELP = "load an N-Quads / TriG / JSON-LD export into the store (all-or-nothing, shape-checked)"
+HELP = "load an N-Quads / TriG / JSON-LD export into the store: adds records, never changes stored ones (all-or-nothing, shape-checked)"
 
 
 def add_arguments(p) -> None:

@@ -376,23 +376,49 @@ _CLAIM_PREFIX = BASE + "g/"
 _LONG_TEXT = {M.note.value: "a source label (m:note)", M.reason.value: "a reason (m:reason)"}
 
 
+_GRAPH_NODES = frozenset({PROVENANCE_GRAPH, ENTITY_GRAPH, DOCUMENT_GRAPH})  # the graphs described by subject
+_OWN_GRAPHS = frozenset(g.value for g in _GRAPH_NODES)
+_NodeKey = tuple[ox.NamedNode, ox.NamedNode]  # (graph, subject) of an imported node
+
+
+def _claim_graph(g: str) -> bool:
+    """Whether `g` names a claim graph as the store mints them: g/ and an assertion id (16 hex digits)."""
+    return g.startswith(_CLAIM_PREFIX) and len(g) == len(_CLAIM_PREFIX) + 16 and all(c in "0123456789abcdef" for c in g[-16:])
+
+
 def _check_imported(q: ox.Quad) -> None:
-    """The limits `assert` keeps (values.MAX_NAME, MAX_TEXT), for names and texts an import brings in: entity
-    labels and claimed literals are names; notes and reasons texts. Document text and metadata are not names.
-    RDF 1.2 triple terms (`<<( s p o )>>`, which the parser reads) are refused: no record of this layout holds one,
-    and the store's own N-Quads writer would not take them back."""
+    """Whether an imported quad could be one of this store's. It is in one of the store's graphs (provenance,
+    entities, documents, or a claim graph g/<id>): the default graph or any other is refused, as no verb reads
+    it and `validate` would never see it. It holds no blank node and no RDF 1.2 triple term (`<<( s p o )>>`,
+    which the parser reads): no record of this layout holds one (`push` refuses blank nodes too), an import's
+    check goes by node (`AssertionStore._only_additions`), and the store's own N-Quads writer would not take
+    a triple term back. And it keeps the limits `assert` keeps (values.MAX_NAME, MAX_TEXT), for names and texts
+    an import brings in: entity labels and claimed literals are names; notes and reasons texts. Document text
+    and metadata are not names."""
+    g = q.graph_name.value if isinstance(q.graph_name, ox.NamedNode) else ""
+    if g not in _OWN_GRAPHS and not _claim_graph(g):
+        where = "the default graph" if isinstance(q.graph_name, ox.DefaultGraph) else f"graph {q.graph_name}"
+        raise InvalidInput(
+            f"a quad in {where}: import writes only this store's graphs (provenance, entities, documents and claim graphs <{_CLAIM_PREFIX}ID>)"
+        )
     o = q.object
     if isinstance(q.subject, ox.Triple) or isinstance(o, ox.Triple):
         raise InvalidInput(f"a triple term in a quad of graph {q.graph_name}: this store's layout holds none")
+    if isinstance(q.subject, ox.BlankNode) or isinstance(o, ox.BlankNode):
+        raise InvalidInput(f"a blank node in a quad of graph {q.graph_name}: this store's layout holds none")
     if not isinstance(o, ox.Literal):
         return
-    g = q.graph_name.value if isinstance(q.graph_name, ox.NamedNode) else ""
     if g == ENTITY_GRAPH.value and q.predicate == RDFS_LABEL:
         check_text(f"entity name {o.value[:40]!r}…", o.value, MAX_NAME)
     elif g.startswith(_CLAIM_PREFIX):
         check_text(f"claimed literal {o.value[:40]!r}…", o.value, MAX_NAME)
     elif g == PROVENANCE_GRAPH.value and q.predicate.value in _LONG_TEXT:
         check_text(_LONG_TEXT[q.predicate.value], o.value, MAX_TEXT, required=False)
+
+
+def _not_whole(node: ox.NamedNode, g: ox.NamedNode, problem: str) -> InvalidInput:
+    """The refusal of an imported node the store does not hold and the input does not describe."""
+    return InvalidInput(f"import adds whole records: {node} is not stored in graph {g}, and {problem}; nothing was written")
 
 
 def _solutions(result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples) -> ox.QuerySolutions:
@@ -1354,8 +1380,10 @@ class AssertionStore:
         return data
 
     def import_(self, data: bytes, fmt: str = "nquads", *, on_erased: str = "refuse") -> int:
-        """Load an export back. The data is checked against the shapes first; nothing is written if it fails.
-        Data of erased assertions or documents is refused (ErasedData) or, on_erased='skip', left out."""
+        """Load an export back, adding records beside the stored ones: all of it or nothing. A quad outside the
+        store's graphs is refused (InvalidInput, `_check_imported`); data of erased assertions or documents is
+        refused (ErasedData) or, on_erased='skip', left out; then a change to a node the store holds, or a node
+        the input does not describe, is refused (InvalidInput, `_only_additions`); the shapes check the rest."""
         return self.import_report(data, fmt, on_erased=on_erased)[0]
 
     def import_report(self, data: bytes, fmt: str = "nquads", *, on_erased: str = "refuse"):
@@ -1370,8 +1398,10 @@ class AssertionStore:
             raise InvalidInput(f"cannot parse {fmt} input: {exc}") from None
         for q in quads:
             _check_imported(q)
-        quads, screened = tombstones.screen(self, quads, on_erased)  # tombstones win (docs/security.md)
-        self.commit(quads)
+        with self._lock:  # no write of this object's between the checks and the commit
+            quads, screened = tombstones.screen(self, quads, on_erased)  # tombstones win (docs/security.md)
+            self._only_additions(quads)
+            self.commit(quads)
         self._labels.clear()  # an import may name an entity again: labels are read afresh when next told
         ids = sorted(
             {
@@ -1383,6 +1413,68 @@ class AssertionStore:
         if ids:
             self.publish(StoreEvent("committed", tuple(ids)))
         return len(quads), screened
+
+    def _only_additions(self, quads: Sequence[ox.Quad]) -> None:
+        """Refuse (InvalidInput, naming the node) an import that would change what the store holds: an import
+        adds records, it never changes stored ones. The shapes see only the batch, so without this one quad
+        could close a stored belief with no retraction, give a record a second m:confidence (after which every
+        write to it is refused), a document a second text or an entity a second label (docs/stores.md, "Import").
+
+        The check goes by node: the quads of one subject in one of the store's graphs, and the quads of one claim
+        graph. A node the store holds there must come unchanged: every quad the input gives it is stored already
+        (so importing an export again, or one whose agents and entities equal the stored ones, adds nothing and
+        succeeds). A node the store does not hold must be described by the input, so that the shapes see it
+        whole: in the provenance graph it has an rdf:type; in the entity registry an rdf:type and an rdfs:label;
+        in the document graph it is a document (m:Document, stored or in the input) with one m:text; a claim
+        graph g/<id> is named by its record a/<id> in the input (m:claimGraph) and holds exactly the triple that
+        record echoes. Cost: one index lookup per node, and one per quad only for nodes the store holds (no
+        SPARQL); an export of 185,000 quads into an empty store: 0.15 s of the import's 1.7 s."""
+        nodes: dict[_NodeKey, list[ox.Quad]] = {}
+        for q in quads:  # blank nodes and triple terms were refused (_check_imported)
+            nodes.setdefault((q.graph_name, q.subject), []).append(q)  # type: ignore[arg-type]
+        claims: dict[ox.NamedNode, list[ox.Quad]] = {}
+        for (g, s), group in nodes.items():
+            if g not in _GRAPH_NODES:
+                claims.setdefault(g, []).extend(group)
+            elif self._stored(g, s, group):
+                continue
+            elif g == PROVENANCE_GRAPH:
+                if all(q.predicate != RDF_TYPE for q in group):
+                    raise _not_whole(s, g, "the input gives it no rdf:type")
+            elif g == ENTITY_GRAPH:
+                preds = {q.predicate for q in group}
+                if RDF_TYPE not in preds or RDFS_LABEL not in preds:
+                    raise _not_whole(s, g, "the input gives it no rdf:type and rdfs:label")
+            elif len(group) != 1 or group[0].predicate != M.text:
+                raise _not_whole(s, g, "a document's text is one m:text")
+            elif ox.Quad(s, RDF_TYPE, M.Document, PROVENANCE_GRAPH) not in nodes.get((PROVENANCE_GRAPH, s), ()) and not self.has(
+                s, RDF_TYPE, o=M.Document
+            ):
+                raise _not_whole(s, g, "it is no document of the store or of the input (m:Document)")
+        for g, group in claims.items():
+            if self._stored(g, None, group):
+                continue
+            record = assertion_iri(g.value[len(_CLAIM_PREFIX) :])
+            described = nodes.get((PROVENANCE_GRAPH, record), [])
+            if ox.Quad(record, M.claimGraph, g, PROVENANCE_GRAPH) not in described:
+                raise _not_whole(g, g, f"its record {record} in the input does not name it (m:claimGraph)")
+            echo = {q.predicate: q.object for q in described if q.predicate in (M.subject, M.predicate, M.object)}
+            q = group[0]
+            if len(group) != 1 or (echo.get(M.subject), echo.get(M.predicate), echo.get(M.object)) != (q.subject, q.predicate, q.object):
+                raise _not_whole(g, g, f"it does not hold exactly the triple its record {record} echoes")
+
+    def _stored(self, g: ox.NamedNode, s: ox.NamedNode | None, group: list[ox.Quad]) -> bool:
+        """Whether the store holds node `s` in graph `g` (s None: claim graph `g`); InvalidInput if it does and
+        `group`, the input's quads of the node, holds one it does not."""
+        if next(self.ox.quads_for_pattern(s, None, None, g), None) is None:
+            return False
+        for q in group:
+            if q not in self.ox:
+                raise InvalidInput(
+                    f"import adds records and does not change stored ones: {g if s is None else s} is stored already in graph {g} "
+                    f"and the input differs from it (in {q.predicate}); nothing was written"
+                )
+        return True
 
     def compact(self):
         """Rebuild this on-disk store's directory from its live quads (`compaction.compact`: erased data leaves
