@@ -8,6 +8,7 @@ for queries and callers, and their `_t` twins return the same terms as text for 
 from __future__ import annotations
 
 import hashlib
+import re
 from functools import lru_cache
 from datetime import datetime
 from typing import Iterable
@@ -140,13 +141,17 @@ DOC_ID = f"<{NS}docId>"
 # ------------------------------------------------------------------ IRIs of minted nodes
 
 
+_SHA256_HEX = re.compile(r"[0-9a-f]{64}")
+
+
 def doc_sha256(doc: Doc) -> str:
     sha = doc.meta.get("sha256")
-    if isinstance(sha, str) and len(sha) == 64 and all(c in "0123456789abcdef" for c in sha):
+    if isinstance(sha, str) and _SHA256_HEX.fullmatch(sha):  # one C call (a generator over 64 characters showed in profiles)
         return sha
     return hashlib.sha256(doc.text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+@lru_cache(maxsize=4096)  # asked twice per document by an ingest (is it stored? then its records); FNV in Python
 def doc_iri(doc_id: str, sha256: str) -> ox.NamedNode:
     """A document version: the caller's id plus the content hash, so a changed file never rewrites old spans."""
     return segment_iri("doc", h16(doc_id, sha256))
