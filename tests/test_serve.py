@@ -5,6 +5,7 @@ Chromium (Debian's, through chromedriver)."""
 from __future__ import annotations
 
 import http.server
+import os
 import json
 import signal
 import socket
@@ -361,3 +362,175 @@ def test_oxigraphs_page_is_read_from_the_program():
     kind, html = page["/"]
     assert kind.startswith("text/html") and b"yasgui.min.js" in html and b"<title>Oxigraph server</title>" in html
     assert len(page["/yasgui.min.js"][1]) > 100_000
+
+
+def _children(pid: int) -> set[int]:
+    """The processes `pid` forked (every thread's), from /proc."""
+    out: set[int] = set()
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                out.update(int(x) for x in f.read().split())
+    except OSError:
+        pass
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _gone(pids: set[int], within: float = 10.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not any(_alive(p) for p in pids):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+_SLOW = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n2 ?o }"
+
+
+def _post(url: str, query: str) -> tuple[int, str, float]:
+    t = time.monotonic()
+    status, _, body = _get(url, {"Content-Type": "application/x-www-form-urlencoded"}, urllib.parse.urlencode({"query": query}).encode())
+    return status, body, time.monotonic() - t
+
+
+def test_queries_at_once_answer_each_alone(tmp_path):
+    """Two first queries at once had broken rdflib's parser for good (its first parse is for one thread), and a
+    fast query waited for a slow one's child to end (that child held a copy of the fast one's pipe)."""
+    root = tmp_path / "store"
+    with AssertionStore.open(root) as store:
+        for i in range(12):
+            store.assert_(f"Person {i}", "born_in", f"Town {i}")
+    proc, info = _start_serve(root, "--timeout", "6")
+    try:
+        results: list = []
+        threads = [threading.Thread(target=lambda: results.append(_post(info["query"], "ASK { ?s ?p ?o }"))) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert [(s, json.loads(b)["boolean"]) for s, b, _ in results] == [(200, True)] * 4
+        slow = threading.Thread(target=lambda: results.append(_post(info["query"], _SLOW)))
+        slow.start()
+        time.sleep(0.5)
+        status, body, took = _post(info["query"], "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+        assert status == 200 and took < 4, (status, body, took)
+        slow.join()
+        assert results[-1][0] == 400 and "time limit of 6 s" in results[-1][1]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+
+
+def test_a_killed_serve_leaves_no_query_running_and_frees_its_port(tmp_path):
+    root = tmp_path / "store"
+    with AssertionStore.open(root) as store:
+        for i in range(12):
+            store.assert_(f"Person {i}", "born_in", f"Town {i}")
+    proc, info = _start_serve(root, "--timeout", "60")
+
+    def ask_slowly() -> None:
+        try:
+            _post(info["query"], _SLOW)
+        except OSError:  # the server is killed under it (http.client's RemoteDisconnected is one)
+            pass
+
+    slow = threading.Thread(target=ask_slowly, daemon=True)
+    slow.start()
+    deadline = time.monotonic() + 30
+    while not _children(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    running = _children(proc.pid)
+    assert running, "the query's child never started"
+    proc.kill()
+    proc.wait(timeout=30)
+    assert _gone(running), "a query's child outlived serve"
+    url = urllib.parse.urlsplit(info["url"])
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as serve binds: a closed connection may linger
+        s.bind((url.hostname, url.port))
+        s.listen()  # nothing listens on the port any more
+
+
+_SIGNALLED = """
+import os, signal, sys
+from semantic_rdf.remote import servers, endpoint
+{patch}
+from semantic_rdf.cli import main
+sys.exit(main(["--store", sys.argv[1], "serve", "--port", "0"]))
+"""
+
+
+def _serve_signalled(tmp_path, patch: str) -> subprocess.CompletedProcess:
+    root = tmp_path / "store"
+    AssertionStore.open(root).close()
+    script = tmp_path / "signalled.py"
+    script.write_text(_SIGNALLED.format(patch=patch))
+    return subprocess.run([sys.executable, str(script), str(root)], capture_output=True, text=True, timeout=60)
+
+
+def test_sigterm_while_reading_the_page_stops_the_oxigraph_server_it_started(tmp_path):
+    """The page is read from a stock Oxigraph server, which would fetch any URL: it must not outlive `serve`."""
+    started = tmp_path / "oxigraph.pid"
+    patch = f"""
+start = servers.OxigraphServer.start
+def started(self, *a, **k):
+    start(self, *a, **k)
+    open({str(started)!r}, "w").write(str(self.proc.pid))
+    os.kill(os.getpid(), signal.SIGTERM)
+    return self
+servers.OxigraphServer.start = started
+"""
+    r = _serve_signalled(tmp_path, patch)
+    assert r.returncode == 0, r.stderr
+    assert _gone({int(started.read_text())}), "the oxigraph server outlived serve"
+
+
+def test_sigterm_as_the_server_loop_begins_ends_serve(tmp_path):
+    patch = """
+serve_forever = endpoint.ThreadingHTTPServer.serve_forever
+def signalled(self, *a, **k):
+    os.kill(os.getpid(), signal.SIGTERM)
+    return serve_forever(self, *a, **k)
+endpoint.ThreadingHTTPServer.serve_forever = signalled
+"""
+    r = _serve_signalled(tmp_path, patch)
+    assert r.returncode == 0, r.stderr
+
+
+def test_a_cross_site_request_without_an_origin_is_refused(served):
+    """A page's <img src=…> sends no Origin, but a browser says where a request comes from (Sec-Fetch-Site)."""
+    info, _ = served
+    ask = info["query"] + "?" + urllib.parse.urlencode({"query": "ASK { ?s ?p ?o }"})
+    assert _get(ask, {"Sec-Fetch-Site": "cross-site"})[0] == 403
+    assert _get(ask, {"Sec-Fetch-Site": "same-site"})[0] == 403
+    assert _get(ask, {"Sec-Fetch-Site": "same-origin"})[0] == 200
+    assert _get(info["url"] + "/", {"Sec-Fetch-Site": "none"})[0] == 200  # typed in the address bar
+
+
+def test_a_query_that_names_its_dataset_reads_it(served):
+    """Every graph is the default graph, unless the query says FROM (as a SPARQL endpoint does)."""
+    info, _ = served
+    assert _select(info["query"], "SELECT (COUNT(*) AS ?n) FROM <urn:nothing> WHERE { ?s ?p ?o }") == [{"n": "0"}]
+    assert _select(info["query"], "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")[0]["n"] != "0"
+
+
+def test_the_accept_header_is_read_by_its_weights(served):
+    info, _ = served
+    select = info["query"] + "?" + urllib.parse.urlencode({"query": "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"})
+    assert _get(select, {"Accept": "text/csv;q=0.1, application/sparql-results+json"})[1].startswith("application/sparql-results+json")
+    assert _get(select, {"Accept": "application/json;q=0, text/tab-separated-values;q=0.5"})[1].startswith("text/tab-separated-values")
+    status, _, body = _get(select, {"Accept": "application/sparql-results+xml"})
+    assert status == 406 and "application/sparql-results+json" in body
+    url = urllib.parse.urlsplit(info["url"])
+    with socket.create_connection((url.hostname, url.port), timeout=30) as sock:  # a chunked body is not read
+        sock.sendall(f"POST /query HTTP/1.1\r\nHost: {url.netloc}\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nASK{{}}\r\n0\r\n\r\n".encode())
+        assert sock.recv(100).startswith(b"HTTP/1.1 411 ")

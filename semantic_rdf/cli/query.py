@@ -40,7 +40,7 @@ def add_arguments(p) -> None:
     )
     p.add_argument("--as-of", default=None, metavar="ISO", help="bind ?asof (record time)")
     p.add_argument("--valid-at", default=None, metavar="ISO", help="bind ?validat (valid time)")
-    p.add_argument("--union", action="store_true", help="default graph = union of all graphs")
+    p.add_argument("--union", action="store_true", help="default graph = union of all graphs (unless the query names its own with FROM)")
     add_limit_arguments(p)
 
 

@@ -54,9 +54,11 @@ def run(args, ctx) -> int:
     if not 0 <= args.port <= 65535:
         raise InvalidInput(f"--port {args.port} is not a port number")
     limits = Limits.resolve(args.timeout, args.max_rows, args.max_memory)
-    endpoint = Endpoint(Path(ctx.store_path), args.host, args.port, limits, tuple(args.allow_host), oxigraph_page()).start()
+    # SIGTERM from here on unwinds through the `finally`s: that of oxigraph_page stops the server it reads the page from
     previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    endpoint: Endpoint | None = None
     try:
+        endpoint = Endpoint(Path(ctx.store_path), args.host, args.port, limits, tuple(args.allow_host), oxigraph_page()).start()
         queries = ready_queries()
         text = [
             f"serving {ctx.store_path} read-only at {endpoint.url}/ (SPARQL endpoint: {endpoint.url}/query); Ctrl-C stops",
@@ -80,5 +82,6 @@ def run(args, ctx) -> int:
     except KeyboardInterrupt:
         return 0
     finally:
-        endpoint.stop()
+        if endpoint is not None:
+            endpoint.stop()
         signal.signal(signal.SIGTERM, previous)

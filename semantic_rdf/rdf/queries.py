@@ -12,6 +12,7 @@ compile every form a VALUES pre-binding needs, and whose property paths ignore V
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Mapping
@@ -165,6 +166,7 @@ class GuardedQuery:
     form: str  # SELECT, CONSTRUCT, ASK or DESCRIBE
     depth: int
     tokens: int
+    dataset: bool = False  # it names its dataset (FROM, FROM NAMED): a default graph read as every graph would override it
 
 
 def _unescape(body: str, what: str, *, echar: bool) -> str:
@@ -214,7 +216,7 @@ def guard(query_text: str) -> GuardedQuery:
     # open brackets: g { group, b [ property list, c ( collection or list, e ( expression, v { VALUES data, s <<
     frames: list[str] = []
     prev_kind = prev_text = prev2_text = ""
-    values_pending = in_select = in_modifier = False
+    values_pending = in_select = in_modifier = dataset = False
     form = ""
     count = depth = 0
     no_pname_until = v_rows = 0
@@ -297,6 +299,7 @@ def guard(query_text: str) -> GuardedQuery:
                 raise InvalidInput(f"query is read-only: {up} is an update")
             if not form and up in ("SELECT", "CONSTRUCT", "ASK", "DESCRIBE"):
                 form = up
+            dataset = dataset or up == "FROM"
             if up == "VALUES":
                 values_pending = True
             elif up == "SELECT":
@@ -367,22 +370,26 @@ def guard(query_text: str) -> GuardedQuery:
         raise InvalidInput("query has unclosed brackets")
     if not form:
         raise InvalidInput("not a SPARQL query (SELECT, CONSTRUCT, ASK or DESCRIBE)")
-    return GuardedQuery("".join(out), "".join(neutral).strip(), form, depth, count)
+    return GuardedQuery("".join(out), "".join(neutral).strip(), form, depth, count, dataset)
 
 
 def preload_checker() -> None:
     """Import and warm up rdflib's SPARQL parser (about a second) here, once, so that children forked to
-    check queries inherit it instead of paying for it each time."""
+    check queries inherit it instead of paying for it each time. One thread at a time: pyparsing's first parse
+    records what it learns of its actions' arguments, and two first parses at once (two queries of `serve`)
+    recorded it wrong for good."""
     global _warm
-    if not _warm:
-        from rdflib.plugins.sparql.algebra import translateQuery
-        from rdflib.plugins.sparql.parser import parseQuery
+    with _warming:
+        if not _warm:
+            from rdflib.plugins.sparql.algebra import translateQuery
+            from rdflib.plugins.sparql.parser import parseQuery
 
-        translateQuery(parseQuery("ASK { ?s ?p ?o FILTER(?o < 1) }"))  # the first parse sets things up
-        _warm = True
+            translateQuery(parseQuery("ASK { ?s ?p ?o FILTER(?o < 1) }"))  # the first parse sets things up
+            _warm = True
 
 
 _warm = False
+_warming = threading.Lock()
 
 
 def check_algebra(q: GuardedQuery) -> None:

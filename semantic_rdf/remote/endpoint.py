@@ -27,15 +27,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from semantic_rdf.core.errors import InvalidInput, SemanticError, ServerError
+from semantic_rdf.rdf.queries import preload_checker
 from semantic_rdf.rdf.results import csv_text, json_boolean, json_results, tsv_text
 from semantic_rdf.remote.servers import OxigraphServer
 from semantic_rdf.store.sandbox import Limits, QueryResult, run_user_query
 
-__all__ = ["Endpoint", "MAX_BODY", "MAX_RUNNING", "PAGE_FILES", "oxigraph_page"]
+__all__ = ["Endpoint", "MAX_BODY", "MAX_CONNECTIONS", "MAX_RUNNING", "PAGE_FILES", "oxigraph_page"]
 
 PAGE_FILES = ("/", "/yasgui.min.js", "/yasgui.min.css", "/logo.svg")
 MAX_BODY = 1 << 20  # bytes of a POSTed query: the guard's token cap is reached well before
 MAX_RUNNING = 2  # queries evaluated at once, each in its own child (the machine's cores, not its requests)
+MAX_CONNECTIONS = 64  # connections served at once, a thread each
 _QUERY_PATHS = ("/query", "/sparql")
 _SOLUTION_TYPES = {
     "application/sparql-results+json": "json",
@@ -78,7 +80,7 @@ class Endpoint:
     page: Mapping[str, tuple[str, bytes]] = field(default_factory=dict)
     _server: ThreadingHTTPServer | None = field(default=None, init=False, repr=False)
     _running: threading.BoundedSemaphore = field(default_factory=lambda: threading.BoundedSemaphore(MAX_RUNNING), init=False, repr=False)
-    _serving: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
+    _serving: int | None = field(default=None, init=False, repr=False)  # the thread in `serve_forever`
 
     @property
     def url(self) -> str:
@@ -86,8 +88,9 @@ class Endpoint:
 
     def start(self) -> "Endpoint":
         """Bind (InvalidInput when the address cannot be bound); `serve_forever` then answers."""
+        preload_checker()  # before any request thread: its first parse is not for two threads at once
         handler = type("Handler", (_Handler,), {"endpoint": self})
-        server_class = type("Server", (ThreadingHTTPServer,), {"address_family": _family(self.host), "daemon_threads": True})
+        server_class = type("Server", (_Server,), {"address_family": _family(self.host)})
         try:
             self._server = server_class((self.host, self.port), handler)
         except OSError as exc:
@@ -98,17 +101,18 @@ class Endpoint:
     def serve_forever(self) -> None:
         """Answer requests until `stop` (from another thread) or an exception in this one (a signal's)."""
         assert self._server is not None, "start() first"
-        self._serving.set()
         try:
+            self._serving = threading.get_ident()
             self._server.serve_forever(poll_interval=0.2)
         finally:
-            self._serving.clear()
+            self._serving = None
 
     def stop(self) -> None:
-        """Stop answering and close the socket. The server's own shutdown() waits for a loop that has begun and
-        ended: called before `serve_forever` (a SIGTERM right after start) it would wait for ever."""
+        """Stop answering and close the socket. The server's shutdown() waits for its loop to end, so it is asked
+        only of a loop another thread runs: in the loop's own thread (a signal's exception left it) or before
+        any loop (a SIGTERM right after start) it would wait for ever."""
         if self._server is not None:
-            if self._serving.is_set():
+            if self._serving not in (None, threading.get_ident()):
                 self._server.shutdown()
             self._server.server_close()
             self._server = None
@@ -136,13 +140,17 @@ class Endpoint:
     def answer(self, query: str, accept: str) -> tuple[int, str, bytes]:
         """(status, content type, body) for a query: the results in the first format `accept` lists that this
         endpoint writes (SPARQL JSON by default), or a one-line error (400 for a query refused or over a limit)."""
-        with self._running:
+        if not self._running.acquire(timeout=self.limits.timeout):
+            return 503, "text/plain; charset=utf-8", b"busy: other queries are running; try again\n"
+        try:
             try:
                 res = run_user_query(self.root, query, union=True, limits=self.limits)
             except SemanticError as exc:
                 return 400, "text/plain; charset=utf-8", (" ".join(str(exc).split()) + "\n").encode()
             except Exception as exc:  # the engine's own failure: one line, the server goes on
                 return 500, "text/plain; charset=utf-8", f"internal error: {type(exc).__name__}\n".encode()
+        finally:
+            self._running.release()
         return _serialised(res, accept)
 
 
@@ -152,18 +160,67 @@ def _family(host: str):
     return socket.AF_INET6 if ":" in host else socket.AF_INET
 
 
+def _preferences(accept: str) -> list[str]:
+    """The media types of an Accept header, most wanted first (by q, then in the order written; q=0 left out)."""
+    ranked = []
+    for i, part in enumerate(accept.split(",")):
+        kind, *params = (x.strip() for x in part.split(";"))
+        q = 1.0
+        for param in params:
+            if param.lower().startswith("q="):
+                try:
+                    q = float(param[2:])
+                except ValueError:
+                    q = 0.0
+        if kind and q > 0:
+            ranked.append((-q, i, kind.lower()))
+    return [kind for _, _, kind in sorted(ranked)]
+
+
 def _serialised(res: QueryResult, accept: str) -> tuple[int, str, bytes]:
-    wanted = [part.split(";")[0].strip().lower() for part in accept.split(",")]
+    """The results in the first format the Accept header prefers that this endpoint writes; its default where
+    it takes any (a wildcard, or no header); else 406."""
+    wanted = _preferences(accept) or ["*/*"]
+    writes = dict.fromkeys(_GRAPH_TYPES, "") if res.kind == "triples" else _SOLUTION_TYPES
+    kind = next((t for t in wanted if t in writes or t.endswith("/*")), None)
+    if kind is None:
+        return 406, "text/plain; charset=utf-8", f"this endpoint writes {', '.join(writes)}\n".encode()
     if res.kind == "triples":
-        kind = next((t for t in wanted if t in _GRAPH_TYPES), _GRAPH_TYPES[0])
+        kind = kind if kind in _GRAPH_TYPES else _GRAPH_TYPES[0]
         return 200, kind + "; charset=utf-8", "".join(t + " .\n" for t in res.triples).encode()
-    fmt = next((_SOLUTION_TYPES[t] for t in wanted if t in _SOLUTION_TYPES), "json")
+    fmt = _SOLUTION_TYPES.get(kind, "json")
     if fmt == "json" or res.kind == "boolean":
         doc = json_boolean(bool(res.boolean)) if res.kind == "boolean" else json_results(res.variables, res.rows)
         return 200, "application/sparql-results+json; charset=utf-8", json.dumps(doc).encode()
     if fmt == "csv":
         return 200, "text/csv; charset=utf-8", csv_text(res.variables, res.rows).encode()
     return 200, "text/tab-separated-values; charset=utf-8", tsv_text(res.variables, res.rows).encode()
+
+
+class _Server(ThreadingHTTPServer):
+    """At most `MAX_CONNECTIONS` connections at once (one thread each; more are closed at once), and no traceback
+    on the terminal for a client that left mid-answer."""
+
+    daemon_threads = True  # a request thread does not keep `serve` from ending (its query's child dies with it)
+
+    def __init__(self, address, handler) -> None:
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        super().__init__(address, handler)
+
+    def process_request(self, request, client_address) -> None:
+        if not self._slots.acquire(blocking=False):
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request, client_address) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request, client_address) -> None:
+        pass
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -176,6 +233,8 @@ class _Handler(BaseHTTPRequestHandler):
         pass  # no line per request on the terminal `serve` prints its queries to
 
     def do_GET(self) -> None:
+        if self.headers.get("Content-Length", "0") != "0" or "Transfer-Encoding" in self.headers:
+            self.close_connection = True  # a body is not read here: the connection cannot carry another request
         if not self._allowed():
             return
         url = urllib.parse.urlsplit(self.path)
@@ -189,6 +248,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         path = urllib.parse.urlsplit(self.path).path
+        if "Transfer-Encoding" in self.headers:
+            self.close_connection = True
+            self._send(411, "text/plain; charset=utf-8", b"send the query with a Content-Length\n")
+            return
         try:
             size = int(self.headers.get("Content-Length") or 0)
         except ValueError:
@@ -213,13 +276,17 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(415, "text/plain; charset=utf-8", b"POST a query as application/sparql-query or as a form\n")
 
     def _allowed(self) -> bool:
-        """The Host and Origin checks (the module's docstring); a refused request gets 403."""
+        """The Host and Origin checks (the module's docstring); a refused request gets 403. A browser names the
+        origin of a POST and of a script's request (Origin), and the kind of site of every request it sends
+        (Sec-Fetch-Site: "same-origin", "none" when typed by the user): a plain cross-site GET (an image) has
+        no Origin, and is refused by the second."""
         host = self.headers.get("Host")
         origin = self.headers.get("Origin")
         if not self.endpoint.host_allowed(host):
             self._send(403, "text/plain; charset=utf-8", b"this server is not reached by that name\n")
             return False
-        if origin is not None and origin != f"http://{host}":
+        site = self.headers.get("Sec-Fetch-Site")
+        if (origin is not None and origin != f"http://{host}") or site not in (None, "same-origin", "none"):
             self._send(403, "text/plain; charset=utf-8", b"cross-origin requests are refused\n")
             return False
         return True

@@ -32,6 +32,8 @@ ENV_TIMEOUT = "SEMANTIC_RDF_QUERY_TIMEOUT"
 ENV_MAX_ROWS = "SEMANTIC_RDF_QUERY_MAX_ROWS"
 ENV_MAX_MEMORY = "SEMANTIC_RDF_QUERY_MAX_MEMORY"
 _POLL = 0.02  # seconds between two looks at the child's memory
+_PR_SET_PDEATHSIG = 1  # prctl(2)
+_FORKING = threading.Lock()
 _CHECK_STACK = 512 << 20  # the thread that runs rdflib's recursive parser in the child (virtual; touched as used)
 
 
@@ -82,7 +84,28 @@ def _status_kb(pid: int | str, field: str) -> int | None:
     return None
 
 
-def _child(produce: Callable[[], Iterable[Any]], fd: int, limits: Limits) -> None:
+def _outlive_no_parent(parent: int, limits: Limits) -> None:
+    """Backstops for a child whose parent dies or stops watching it: SIGKILL when the thread that forked it ends
+    (Linux's parent-death signal; a parent killed by SIGKILL cannot kill it itself), and a CPU-time limit a little
+    over the deadline (the deadline is the parent's to keep)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # it died before the signal was asked for
+        os._exit(1)
+    cpu = int(limits.timeout) + 2
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+
+
+def _child(produce: Callable[[], Iterable[Any]], fd: int, limits: Limits, parent: int) -> None:
+    # a forked child holds every descriptor of the parent: a server's listening socket and connections, and
+    # another query's pipe (whose end of file the other parent would then wait for): keep its own pipe only
+    os.closerange(3, fd)
+    os.closerange(fd + 1, 1 << 20)
+    _outlive_no_parent(parent, limits)
     out = os.fdopen(fd, "wb", buffering=1 << 16)
 
     def send(obj: Any) -> None:
@@ -129,20 +152,22 @@ def run_isolated(produce: Callable[[], Iterable[Any]], limits: Limits, *, deadli
     if end <= time.monotonic():
         raise LimitExceeded(f"{what} stopped: time limit of {limits.timeout:g} s reached (--timeout, {ENV_TIMEOUT})")
     base = _status_kb("self", "VmRSS") or 0
-    rfd, wfd = os.pipe()
     for s in (sys.stdout, sys.stderr):
         try:
             s.flush()
         except (OSError, ValueError):
             pass
-    pid = os.fork()
-    if pid == 0:  # the child: never returns into the caller's code
-        try:
-            os.close(rfd)
-            _child(produce, wfd, limits)
-        finally:
-            os._exit(0)
-    os.close(wfd)
+    parent = os.getpid()
+    with _FORKING:  # one pipe and fork at a time: no other thread's child copies this one's pipe
+        rfd, wfd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns into the caller's code
+            try:
+                os.close(rfd)
+                _child(produce, wfd, limits, parent)
+            finally:
+                os._exit(0)
+        os.close(wfd)
     items: list[Any] = []
     outcome: dict | None = None
     buf = b""
@@ -174,6 +199,8 @@ def run_isolated(produce: Callable[[], Iterable[Any]], limits: Limits, *, deadli
                         items.append(msg["r"])
                     else:
                         outcome = msg
+                if outcome is not None:  # its last word: what follows is its exit
+                    break
             rss = _status_kb(pid, "VmRSS")
             if rss is not None and (rss - base) * 1024 > budget:
                 raise LimitExceeded(f"{what} stopped: memory limit of {limits.max_memory} MiB reached (--max-memory, {ENV_MAX_MEMORY})")
@@ -251,8 +278,9 @@ def run_user_query(
     store: Any, query_text: str, *, params: Mapping[str, Any] | None = None, union: bool = False, limits: Limits | None = None
 ) -> QueryResult:
     """Run a user's read-only SPARQL query under the guard (queries.guard, then queries.check_algebra) and
-    `limits`. `store` is a store directory (opened read-only in the child) or an AssertionStore (its
-    directory, or for an in-memory store the store itself as the child inherits it)."""
+    `limits`. `union`: the default graph is every graph, unless the query names its dataset (FROM). `store` is a
+    store directory (opened read-only in the child) or an AssertionStore (its directory, or for an in-memory store
+    the store itself as the child inherits it)."""
     from semantic_rdf.rdf.queries import bind, check_algebra, guard, preload_checker
 
     limits = limits or Limits.resolve()
@@ -267,7 +295,7 @@ def run_user_query(
 
     def answer(ox_store):
         try:
-            res = ox_store.query(text, use_default_graph_as_union=union)
+            res = ox_store.query(text, use_default_graph_as_union=union and not checked.dataset)  # FROM wins
         except SyntaxError as exc:
             raise InvalidInput(f"SPARQL syntax error: {' '.join(str(exc).split())}") from None
         if isinstance(res, bool) or type(res).__name__ == "QueryBoolean":
