@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import BinaryIO, Iterable
+from typing import BinaryIO, Callable, Iterable
 from urllib.parse import urljoin, urlsplit
 
 from semantic_rdf.core.errors import InvalidInput, RefusedByBounds, SourceError
@@ -469,19 +469,31 @@ def _http_date(value: str | None) -> datetime | None:
 
 
 def _guarded_backend(bounds: Bounds, deadline: float | None = None):
+    """The network backend of `Bounds.fetch`: only addresses the bounds accept, every read and write
+    until `deadline`."""
+    return deadline_backend(lambda: deadline, bounds)
+
+
+def deadline_backend(deadline: Callable[[], float | None], bounds: Bounds | None = None):
+    """An httpcore network backend whose every socket operation, from the connect through the headers
+    to the last body byte, waits at most until `deadline()` (a time.monotonic() value, asked at each
+    operation, so one pool can serve requests of different deadlines; None: httpx's own timeouts only).
+    With `bounds`, it also connects only to the addresses they accept and checks the connected peer.
+    Used by `Bounds.fetch` (ingest) and the remote SPARQL client (remote/sparql.py)."""
     import httpcore
 
     def left(timeout: float | None, error: type[Exception]) -> float | None:
-        """The I/O timeout httpx asked for, shortened to what is left of the whole fetch."""
-        if deadline is None:
+        """The I/O timeout httpx asked for, shortened to what is left of the whole request."""
+        end = deadline()
+        if end is None:
             return timeout
-        rest = deadline - time.monotonic()
+        rest = end - time.monotonic()
         if rest <= 0:
-            raise error(f"the whole fetch took longer than {bounds.timeout:g} s")
+            raise error("the whole request passed its deadline")
         return rest if timeout is None else min(timeout, rest)
 
     class _DeadlineStream(httpcore.NetworkStream):
-        """Every read and write waits at most until the fetch's deadline: httpx's timeouts are per
+        """Every read and write waits at most until the request's deadline: httpx's timeouts are per
         operation, so a server sending one header byte a second never tripped them."""
 
         def __init__(self, stream: httpcore.NetworkStream) -> None:
@@ -503,9 +515,11 @@ def _guarded_backend(bounds: Bounds, deadline: float | None = None):
             return self._stream.get_extra_info(info)
 
     class _GuardedBackend(httpcore.SyncBackend):
-        """Connects only to addresses the bounds accept, and checks the connected peer."""
+        """Connects only to addresses the bounds accept (any, without bounds), and checks the connected peer."""
 
         def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+            if bounds is None:
+                return _DeadlineStream(super().connect_tcp(host, port, left(timeout, httpcore.ConnectTimeout), local_address, socket_options))
             last: httpcore.ConnectError | httpcore.ConnectTimeout | None = None
             for _family, addr in bounds.resolve(host, port):
                 try:  # connect to the checked address, never to the name (no second resolution)

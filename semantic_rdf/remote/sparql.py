@@ -14,9 +14,14 @@ Remote endpoints are named by a data source name (see `Endpoint.parse`):
         ?isql=127.0.0.1:1111&load-dir=/abs/dir&password-file=/abs/file   bulk loads through isql (local server)
     sparql+http://host/path?update=URL&gsp=URL  any other SPARQL 1.1 endpoint
 
-Queries and updates go through SPARQLWrapper (form POST: Virtuoso hangs on an
+Queries and updates are form POSTs over httpx (Virtuoso hangs on an
 `application/sparql-query` body); bulk loads use the Graph Store Protocol over httpx, or
-Virtuoso's loader. Nothing is ever pasted into query text: every value is a pyoxigraph term
+Virtuoso's loader. A reply is untrusted input: no redirect is followed (a 3xx is a RemoteError naming
+its status and the Location's host), every reply body is capped at `max_bytes` and every request but
+a bulk load's upload held to one deadline, `timeout` seconds from its start (env
+SEMANTIC_RDF_REMOTE_MAX_BYTES / SEMANTIC_RDF_REMOTE_TIMEOUT), the shape of SPARQL JSON is checked in
+one place (`_sparql_json`), and no error message quotes a reply body (its content type and length
+instead). Nothing is ever pasted into query text: every value is a pyoxigraph term
 (IRIs validated by constructing a NamedNode) serialised in its escaped N-Triples form, and
 bindings are substituted token by token (SEP-0007 semantics, the same as pyoxigraph's
 `substitutions=`: the variable becomes the term everywhere, `BOUND(?v)` becomes true and the
@@ -32,6 +37,7 @@ import re
 import shutil
 import subprocess
 import threading
+import time
 import uuid
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -130,19 +136,25 @@ def _parse_check(text: str, update: bool = False) -> None:
 
 
 def from_json_binding(b: Mapping[str, Any]) -> Term:
+    """The term of one SPARQL JSON binding; RemoteError (never quoting it) when it makes none."""
     kind = b.get("type")
     value = b.get("value", "")
-    if kind == "uri":
-        return ox.NamedNode(value)
-    if kind == "bnode":
-        return ox.BlankNode(value)
-    if kind in ("literal", "typed-literal"):
-        if "xml:lang" in b:
-            return ox.Literal(value, language=b["xml:lang"])
-        if "datatype" in b:
-            return ox.Literal(value, datatype=ox.NamedNode(b["datatype"]))
-        return ox.Literal(value)
-    raise RemoteError(f"unexpected term in results: {b!r}")
+    try:
+        if not isinstance(value, str):
+            raise TypeError
+        if kind == "uri":
+            return ox.NamedNode(value)
+        if kind == "bnode":
+            return ox.BlankNode(value)
+        if kind in ("literal", "typed-literal"):
+            if "xml:lang" in b:
+                return ox.Literal(value, language=b["xml:lang"])
+            if "datatype" in b:
+                return ox.Literal(value, datatype=ox.NamedNode(b["datatype"]))
+            return ox.Literal(value)
+    except (ValueError, TypeError):
+        pass
+    raise RemoteError("the server answered a term that is not RDF (a bad type, IRI, language tag or value in its SPARQL JSON)")
 
 
 def canonical(t: Term | None) -> Any:
@@ -404,15 +416,18 @@ _SERVERS = (("oxigraph/", "oxigraph"), ("virtuoso/", "virtuoso"))
 
 def detect_flavour(url: str, timeout: float = 10.0) -> str:
     """Which server answers at `url` ("oxigraph" or "virtuoso"), from the Server header of one GET of its
-    root (both name themselves there, also on an error page); redirects are not followed. Anything else
-    is refused: a generic endpoint is named sparql+http://… with its update URL."""
+    root (both name themselves there, also on an error page); redirects are not followed, the body is
+    never read, and the whole request has `timeout` seconds. Anything else is refused: a generic endpoint
+    is named sparql+http://… with its update URL."""
     import httpx
 
     parts = urlsplit(url)
     root = urlunsplit((parts.scheme, parts.netloc, "/", "", ""))
+    end = time.monotonic() + timeout
     try:
-        with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client:
-            server = client.get(root).headers.get("server", "")
+        with httpx.Client(transport=_deadline_transport(lambda: end), timeout=timeout, follow_redirects=False, trust_env=False) as client:
+            with client.stream("GET", root) as reply:
+                server = reply.headers.get("server", "")
     except httpx.HTTPError as exc:
         raise InvalidInput(
             f"endpoint {url!r}: cannot ask the server which it is ({type(exc).__name__}); "
@@ -429,6 +444,126 @@ def detect_flavour(url: str, timeout: float = 10.0) -> str:
 
 
 BLOCK = 1 << 22  # bytes of N-Quads per streamed block
+
+# What one reply may cost. The byte cap must admit the store's own export in one Graph Store GET (an
+# Oxigraph pull): hundreds of MB for a large store, so 1 GiB; a SPARQL JSON page is far smaller. The
+# deadline is for one whole request (connect, headers, every body byte): a bulk load's upload is
+# exempt (it lasts as long as the store is large), its reply is not capped less.
+ENV_MAX_BYTES = "SEMANTIC_RDF_REMOTE_MAX_BYTES"
+ENV_TIMEOUT = "SEMANTIC_RDF_REMOTE_TIMEOUT"
+DEFAULT_MAX_BYTES = 1 << 30
+DEFAULT_TIMEOUT = 300.0
+_ERROR_BODY = 1 << 16  # bytes of an error reply read, to say how long it is (never what it says)
+_ACCEPT_JSON = "application/sparql-results+json,application/json,text/javascript,application/javascript"
+
+
+def _limit(value: float | int | None, env: str, conv: type, default: float | int, name: str) -> Any:
+    """An explicit limit, else the environment's, else the default; InvalidInput unless a positive finite number."""
+    if value is None:
+        raw = os.environ.get(env, "").strip()
+        if not raw:
+            return default
+        try:
+            value = conv(raw)
+        except ValueError:
+            raise InvalidInput(f"{env}={raw[:40]!r} is not a number") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value == float("inf"):
+        raise InvalidInput(f"{name} must be a positive number, got {value!r}")
+    return conv(value)
+
+
+def _deadline_transport(deadline):
+    """An httpx transport whose every socket operation waits at most until `deadline()` (see
+    core.bounds.deadline_backend, the ingest fetcher's whole-fetch deadline), any host, keep-alive kept."""
+    import httpcore
+    import httpx
+
+    from semantic_rdf.core.bounds import deadline_backend
+
+    transport = httpx.HTTPTransport(trust_env=False)
+    transport._pool = httpcore.ConnectionPool(  # httpx's own pool, with the deadline's network backend
+        ssl_context=httpx.create_ssl_context(trust_env=False),
+        max_connections=100,
+        max_keepalive_connections=20,
+        keepalive_expiry=5.0,
+        network_backend=deadline_backend(deadline),
+    )
+    return transport
+
+
+def _described(content_type: str, size: int | str) -> str:
+    """A reply as an error message may name it: its content type and length, never its text."""
+    ctype = " ".join(content_type.split())[:80] or "no content type"
+    return f"{ctype}, {size} bytes"
+
+
+def _sparql_json(body: bytes, content_type: str, who: str) -> dict[str, Any]:
+    """The SPARQL JSON results in a reply, their shape checked (the one place): an object with a boolean
+    "boolean", or with "head" {"vars": [str, …]} and "results" {"bindings": [{var: {…}, …}, …]}. Anything
+    else is RemoteError, quoting nothing of it."""
+
+    def bad(what: str) -> RemoteError:
+        return RemoteError(f"{who} answered {what}, not SPARQL JSON results ({_described(content_type, len(body))})")
+
+    try:
+        data = json.loads(body)
+    except RecursionError:
+        raise bad("JSON nested too deep") from None
+    except ValueError:  # not JSON, or not UTF-8
+        raise bad("something other than JSON") from None
+    if not isinstance(data, dict):
+        raise bad(f"a JSON {type(data).__name__}")
+    if "boolean" in data:
+        if not isinstance(data["boolean"], bool):
+            raise bad('a "boolean" that is not true or false')
+        return data
+    head, results = data.get("head"), data.get("results")
+    if not isinstance(head, dict):
+        raise bad('JSON without a "head" object')
+    names = head.get("vars", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise bad('a "head" whose "vars" are not a list of names')
+    if not isinstance(results, dict) or not isinstance(results.get("bindings"), list):
+        raise bad('JSON without a "results" object holding a "bindings" list')
+    for row in results["bindings"]:
+        if not isinstance(row, dict) or not all(isinstance(b, dict) for b in row.values()):
+            raise bad("a binding that is not an object of terms")
+    return data
+
+
+def _cell(row: Mapping[str, Term], name: str, who: str) -> Term:
+    """One value of a result row the caller's query always binds; RemoteError when the server left it out."""
+    t = row.get(name)
+    if t is None:
+        raise RemoteError(f"{who} answered a row without ?{name}")
+    return t
+
+
+def _count_of(rows: Sequence[Mapping[str, Term]], who: str, name: str = "n") -> int:
+    """The count in the first row (a COUNT query's one row); RemoteError unless it is a plain number."""
+    if not rows:
+        raise RemoteError(f"{who} answered no row to a count")
+    return _number(_cell(rows[0], name, who), who)
+
+
+def _number(t: Term, who: str) -> int:
+    v = t.value.strip() if isinstance(t, ox.Literal) else ""
+    if not re.fullmatch(r"\+?[0-9]{1,19}", v):
+        raise RemoteError(f"{who} answered a count that is not a number")
+    return int(v)
+
+
+class _Budget:
+    """Bytes a paged dump may hold (the graph and subject listings and the quads), against max_bytes: a
+    listing that goes on advancing for ever stops too."""
+
+    def __init__(self, limit: int, who: str):
+        self.limit, self.who, self.held = limit, who, 0
+
+    def take(self, n: int) -> None:
+        self.held += n
+        if self.held > self.limit:
+            raise RemoteError(f"{self.who}: the dump passed the cap of {self.limit} bytes ({ENV_MAX_BYTES} raises it)")
 
 
 def line_blocks(chunks: Iterable[bytes]) -> Iterator[bytes]:
@@ -580,8 +715,8 @@ class _StreamedLoad:
 
     depth = 4  # blocks queued per request: bounds what is held in memory
 
-    def __init__(self, http, url: str, params: Mapping[str, str], n: int):
-        self.http, self.url, self.params, self.n = http, url, dict(params), n
+    def __init__(self, request, url: str, params: Mapping[str, str], n: int):
+        self.request, self.url, self.params, self.n = request, url, dict(params), n
         self.queue: queue.Queue = queue.Queue(self.depth * n)
         self.failed = threading.Event()
         self.errors: list[str] = []
@@ -616,8 +751,6 @@ class _StreamedLoad:
                     return False
 
     def _send(self) -> None:
-        import httpx
-
         def body() -> Iterator[bytes]:
             while True:
                 try:
@@ -630,12 +763,12 @@ class _StreamedLoad:
                     return
                 yield block
 
-        try:
-            r = self.http.post(self.url, params=self.params, content=body(), headers={"Content-Type": "application/n-quads"})
-            if r.status_code >= 300:
-                self._fail(f"({r.status_code}) {' '.join(r.text.split())[:400]}")
-        except (httpx.HTTPError, OSError) as exc:  # the connection went (the server refused the body, or stopped)
-            self._fail(f"{type(exc).__name__}: {exc}")
+        try:  # no deadline: the upload lasts as long as the store is large
+            self.request(
+                "POST", self.url, "bulk load", deadline=False, params=self.params, content=body(), headers={"Content-Type": "application/n-quads"}
+            )
+        except RemoteError as exc:  # refused, or the connection went (the server refused the body, or stopped)
+            self._fail(str(exc))
 
     def _fail(self, message: str) -> None:
         self.errors.append(message)
@@ -645,57 +778,99 @@ class _StreamedLoad:
 class RemoteBackend:
     """A SPARQL 1.1 endpoint behind the Backend interface."""
 
-    def __init__(self, endpoint: Endpoint | str, timeout: float = 300.0):
+    def __init__(self, endpoint: Endpoint | str, timeout: float | None = None, max_bytes: int | None = None):
+        """`timeout`: seconds one whole request may take (default SEMANTIC_RDF_REMOTE_TIMEOUT, else 300);
+        `max_bytes`: bytes one reply, or one paged dump, may hold (SEMANTIC_RDF_REMOTE_MAX_BYTES, else 1 GiB)."""
         import httpx
 
         self.endpoint = Endpoint.parse(endpoint) if isinstance(endpoint, str) else endpoint
         self.flavour = self.endpoint.flavour
-        self.timeout = timeout
-        self._http = httpx.Client(timeout=timeout, trust_env=False)
+        self.timeout = float(_limit(timeout, ENV_TIMEOUT, float, DEFAULT_TIMEOUT, "timeout"))
+        self.max_bytes = int(_limit(max_bytes, ENV_MAX_BYTES, int, DEFAULT_MAX_BYTES, "max_bytes"))
+        self._deadline = threading.local()  # the deadline of the request this thread is making
+        self._http = httpx.Client(
+            transport=_deadline_transport(lambda: getattr(self._deadline, "at", None)),
+            timeout=self.timeout,
+            trust_env=False,
+            follow_redirects=False,
+        )
 
     def close(self) -> None:
         self._http.close()
 
-    # SPARQLWrapper for query and update ----------------------------------------------------
-    def _wrapper(self, url: str):
-        from SPARQLWrapper import JSON, POST, SPARQLWrapper, URLENCODED
+    # every request ----------------------------------------------------------------------------
+    def _request(self, method: str, url: str, what: str, *, deadline: bool = True, **kw: Any) -> tuple[bytes, Mapping[str, str]]:
+        """One request and its whole reply body, or RemoteError: for a redirect (never followed: its status
+        and the Location's host are named, nothing else), for an error status (its content type and length,
+        never its text), for a body over `max_bytes`, or for a request not done within `timeout` seconds
+        (every socket operation waits at most until then; `deadline=False` for a bulk load's upload)."""
+        import httpx
 
-        sw = SPARQLWrapper(url, updateEndpoint=self.endpoint.update_url)
-        sw.setMethod(POST)
-        sw.setRequestMethod(URLENCODED)  # a form POST: Virtuoso never answers an application/sparql-query body
-        sw.setReturnFormat(JSON)
-        sw.setTimeout(int(self.timeout))
-        return sw
-
-    def _call(self, sw):
-        from SPARQLWrapper.SPARQLExceptions import SPARQLWrapperException
-        import urllib.error
-
+        who = f"{self.flavour} endpoint ({what})"
+        if deadline:
+            self._deadline.at = time.monotonic() + self.timeout
         try:
-            return sw.query()
-        except SPARQLWrapperException as exc:
-            raise RemoteError(f"{self.flavour} endpoint refused the request: {' '.join(str(exc).split())[:400]}") from None
-        except (urllib.error.URLError, OSError) as exc:
-            raise RemoteError(f"{self.flavour} endpoint {self.endpoint.query_url} unreachable: {exc}") from None
+            with self._http.stream(method, url, **kw) as r:
+                ctype = r.headers.get("content-type", "")
+                if 300 <= r.status_code < 400:
+                    try:
+                        host = urlsplit(r.headers.get("location", "")).hostname
+                    except ValueError:
+                        host = None
+                    to = f" to host {host[:80]!r}" if host else ""
+                    raise RemoteError(f"{who} answered HTTP {r.status_code}, a redirect{to}: redirects are not followed")
+                if not 200 <= r.status_code < 300:
+                    raise RemoteError(f"{who} failed: HTTP {r.status_code} ({_described(ctype, self._length(r))})")
+                declared = r.headers.get("content-length", "")
+                if declared.isdigit() and int(declared) > self.max_bytes:
+                    raise RemoteError(f"{who}: a reply of {declared} bytes is over the cap of {self.max_bytes} ({ENV_MAX_BYTES} raises it)")
+                body = bytearray()
+                for piece in r.iter_bytes():
+                    body += piece
+                    if len(body) > self.max_bytes:
+                        raise RemoteError(f"{who}: the reply passed the cap of {self.max_bytes} bytes ({ENV_MAX_BYTES} raises it)")
+                    if deadline and time.monotonic() > self._deadline.at:
+                        raise httpx.ReadTimeout("the whole request passed its deadline")
+                return bytes(body), r.headers
+        except httpx.TimeoutException:
+            limit = f"within {self.timeout:g} s ({ENV_TIMEOUT} raises it)" if deadline else "in time"
+            raise RemoteError(f"{who} did not answer {limit}") from None
+        except httpx.InvalidURL as exc:
+            raise RemoteError(f"{who}: bad URL ({exc})") from None
+        except (httpx.HTTPError, OSError) as exc:
+            raise RemoteError(f"{who}: {urlsplit(url).netloc} unreachable or the connection failed ({type(exc).__name__})") from None
+        finally:
+            if deadline:
+                self._deadline.at = None
 
+    def _length(self, r) -> str:
+        """How long an error reply is, reading at most _ERROR_BODY bytes of it."""
+        n = 0
+        for piece in r.iter_bytes():
+            n += len(piece)
+            if n > _ERROR_BODY:
+                return f"more than {_ERROR_BODY}"
+        return str(n)
+
+    # query and update -----------------------------------------------------------------------
     def _results(self, query: str, bindings: Mapping[str, Any]) -> dict:
         text = bind(query, bindings)
         _parse_check(text)
         if self.flavour == "virtuoso":
             text = self._evaluate_closures(text)
-        sw = self._wrapper(self.endpoint.query_url)
-        sw.setQuery(text)
-        res = self._call(sw)
-        headers = {k.lower(): v for k, v in res.info().items()}
-        body = res.response.read()
-        try:
-            data = json.loads(body)
-        except ValueError:
-            raise RemoteError(f"{self.flavour} endpoint answered with something other than SPARQL JSON: {body[:200]!r}") from None
-        if "x-sparql-maxrows" in headers and len(data.get("results", {}).get("bindings", [])) >= int(headers["x-sparql-maxrows"]):
-            raise TruncatedResult(
-                f"the server capped the answer at {headers['x-sparql-maxrows']} rows (raise ResultSetMaxRows, or page with LIMIT/OFFSET)"
-            )
+        # a form POST: Virtuoso never answers an application/sparql-query body; the format fields are
+        # those SPARQLWrapper sent (Virtuoso reads `format`)
+        body, headers = self._request(
+            "POST",
+            self.endpoint.query_url,
+            "query",
+            data={"query": text, "format": "json", "output": "json", "results": "json"},
+            headers={"Accept": _ACCEPT_JSON},
+        )
+        data = _sparql_json(body, headers.get("content-type", ""), f"{self.flavour} endpoint")
+        cap = headers.get("x-sparql-maxrows", "").strip()
+        if cap.isdigit() and "results" in data and len(data["results"]["bindings"]) >= int(cap):
+            raise TruncatedResult(f"the server capped the answer at {int(cap)} rows (raise ResultSetMaxRows, or page with LIMIT/OFFSET)")
         return data
 
     def select(self, query: str, **bindings: Any) -> list[dict[str, Term]]:
@@ -711,14 +886,12 @@ class RemoteBackend:
         data = self._results(query, bindings)
         if "boolean" not in data:
             raise InvalidInput("ask() was given a query that is not ASK")
-        return bool(data["boolean"])
+        return data["boolean"]
 
     def update(self, text: str, **bindings: Any) -> None:
         text = bind(text, bindings)
         _parse_check(text, update=True)
-        sw = self._wrapper(self.endpoint.query_url)
-        sw.setQuery(text)
-        self._call(sw).response.read()
+        self._post_update(text)
 
     def select_paged(self, query: str, order: str, **bindings: Any) -> Iterator[dict[str, Term]]:
         """Rows of a SELECT with no solution modifiers: in one request when the server sends them all, else a
@@ -866,9 +1039,9 @@ class RemoteBackend:
 
     def _post_update(self, text: str) -> None:
         """One update as a form POST over httpx (no re-parse: built here from escaped terms only)."""
-        r = self._http.post(self.endpoint.update_url, data={"update": text}, headers={"Accept": "application/sparql-results+json, */*;q=0.1"})
-        if r.status_code >= 300:
-            raise RemoteError(f"{self.flavour} update failed ({r.status_code}): {' '.join(r.text.split())[:400]}")
+        self._request(
+            "POST", self.endpoint.update_url, "update", data={"update": text}, headers={"Accept": "application/sparql-results+json, */*;q=0.1"}
+        )
 
     def load(self, quads: Iterable[ox.Quad] | bytes) -> int:
         """Bulk load: Oxigraph's /store without a transaction, Virtuoso's loader when local, else INSERT DATA."""
@@ -888,9 +1061,18 @@ class RemoteBackend:
 
     def _store_load(self, data: bytes, n: int) -> int:
         """POST N-Quads (`n` quads) to Oxigraph's /store without a transaction; returns `n`."""
-        r = self._http.post(self._store_url, params={"no_transaction": ""}, content=data, headers={"Content-Type": "application/n-quads"})
-        if r.status_code >= 300:
-            raise RemoteError(f"oxigraph bulk load failed ({r.status_code}): {' '.join(r.text.split())[:400]}")
+        try:
+            self._request(
+                "POST",
+                self._store_url,
+                "bulk load",
+                deadline=False,
+                params={"no_transaction": ""},
+                content=data,
+                headers={"Content-Type": "application/n-quads"},
+            )
+        except RemoteError as exc:
+            raise RemoteError(f"oxigraph bulk load failed: {exc}") from None
         return n
 
     @property
@@ -937,7 +1119,7 @@ class RemoteBackend:
         params = {"no_transaction": ""}
         if lenient:
             params["lenient"] = ""
-        return _StreamedLoad(self._http, self._store_url, params, self.endpoint.streams).run(blocks)
+        return _StreamedLoad(self._request, self._store_url, params, self.endpoint.streams).run(blocks)
 
     def staging_path(self) -> str:
         """A new file name to write N-Quads to before a bulk load: in Virtuoso's load directory
@@ -1002,33 +1184,54 @@ class RemoteBackend:
             raise RemoteError(f"Virtuoso loader did not finish the file: {' '.join(text.split())[-400:]}")
 
     # reads ----------------------------------------------------------------------------------
-    def count(self, prefix: str = NS_PREFIX) -> int:
-        return int(self.select(_COUNT, prefix=prefix)[0]["n"].value)
+    @property
+    def _who(self) -> str:
+        return f"{self.flavour} endpoint"
 
-    def graphs(self, prefix: str = NS_PREFIX) -> list[str]:
-        """Graph IRIs under prefix, sorted; paged by key (after the last IRI seen), never by OFFSET."""
+    def count(self, prefix: str = NS_PREFIX) -> int:
+        return _count_of(self.select(_COUNT, prefix=prefix), self._who)
+
+    def graphs(self, prefix: str = NS_PREFIX, budget: "_Budget | None" = None) -> list[str]:
+        """Graph IRIs under prefix, sorted; paged by key (after the last IRI seen), never by OFFSET. A page
+        that does not advance past the last key, or a graph outside the prefix, is RemoteError; the IRIs
+        held count against `budget` (default: max_bytes)."""
         q = f"{_GRAPHS_AFTER} LIMIT {int(self.endpoint.page)}"
+        budget = budget or _Budget(self.max_bytes, self._who)
         out: list[str] = []
         while True:
-            rows = [r["g"].value for r in self.select(q, prefix=prefix, after=out[-1] if out else "")]
+            after = out[-1] if out else ""
+            rows = []
+            for r in self.select(q, prefix=prefix, after=after):
+                g = _cell(r, "g", self._who)
+                if not isinstance(g, ox.NamedNode) or not g.value.startswith(prefix):
+                    raise RemoteError(f"{self._who} listed a graph that is not an IRI under {prefix}")
+                budget.take(len(g.value))
+                rows.append(g.value)
+            if rows and not rows[-1] > after:
+                raise RemoteError(f"{self._who}: a page of the graph listing did not advance past the last graph (the server ignores the paging key)")
             out.extend(rows)
             if len(rows) < self.endpoint.page:
                 return out
 
     def count_all(self) -> int:
         """Quads in every named graph: no per-quad IRI test, so much cheaper than count() (see sync.push)."""
-        return int(self.select("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")[0]["n"].value)
+        return _count_of(self.select("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"), self._who)
 
     def dump(self, prefix: str = NS_PREFIX) -> list[ox.Quad]:
+        """The endpoint's quads in named graphs under prefix, sorted. Every reply is checked (RemoteError for
+        one that is not N-Quads or SPARQL JSON, or passes the caps); what the dump holds is at most max_bytes."""
         if self.flavour == "oxigraph":
-            r = self._http.get(self._store_url, headers={"Accept": "application/n-quads"})
-            if r.status_code >= 300:
-                raise RemoteError(f"oxigraph dump failed ({r.status_code})")
-            quads = [
-                q
-                for q in ox.parse(r.content, format=ox.RdfFormat.N_QUADS)
-                if not isinstance(q.graph_name, ox.DefaultGraph) and q.graph_name.value.startswith(prefix)
-            ]
+            body, headers = self._request("GET", self._store_url, "dump", headers={"Accept": "application/n-quads"})
+            try:
+                quads = [
+                    q
+                    for q in ox.parse(body, format=ox.RdfFormat.N_QUADS)
+                    if not isinstance(q.graph_name, ox.DefaultGraph) and q.graph_name.value.startswith(prefix)
+                ]
+            except (SyntaxError, ValueError):
+                raise RemoteError(
+                    f"{self._who} (dump) answered something other than N-Quads ({_described(headers.get('content-type', ''), len(body))})"
+                ) from None
         else:
             quads = list(self._dump_by_graph(prefix))
         return sorted(quads, key=str)
@@ -1045,16 +1248,22 @@ class RemoteBackend:
     def _dump_by_graph(self, prefix: str) -> Iterator[ox.Quad]:
         from semantic_rdf.lifecycle.temporal import bind_rows
 
-        graphs = [iri(g) for g in self.graphs(prefix)]
+        budget = _Budget(self.max_bytes, self._who)
+        graphs = [iri(g) for g in self.graphs(prefix, budget)]
         sizes = self._counts(_GRAPH_SIZES, "g", graphs)
         for run in _runs(graphs, sizes, self.endpoint.page, self.values_batch):
             if len(run) == 1 and sizes.get(run[0], 0) > self.endpoint.page:
-                yield from self._dump_graph_by_subject(run[0])
+                yield from self._dump_graph_by_subject(run[0], budget)
                 continue
+            asked = set(run)
             for r in self.select(bind_rows(_QUADS_OF_GRAPHS, ["g"], [[g] for g in run])):
-                yield _quad(r["s"], r["p"], r["o"], r["g"])
+                q = self._row_quad(r, _cell(r, "g", self._who))
+                if q.graph_name not in asked:
+                    raise RemoteError(f"{self._who} answered a quad of a graph it was not asked for")
+                budget.take(len(str(q)))
+                yield q
 
-    def _dump_graph_by_subject(self, graph: ox.NamedNode) -> Iterator[ox.Quad]:
+    def _dump_graph_by_subject(self, graph: ox.NamedNode, budget: "_Budget") -> Iterator[ox.Quad]:
         from semantic_rdf.lifecycle.temporal import bind_rows
 
         page = self.endpoint.page
@@ -1064,10 +1273,16 @@ class RemoteBackend:
         while True:  # subjects and their sizes, by key
             rows = self.select(f"{_SUBJECT_SIZES_AFTER} LIMIT {int(page)}", g=graph, after=after)
             for r in rows:
-                subjects.append(r["s"])
-                sizes[r["s"]] = int(r["n"].value)
+                s = _cell(r, "s", self._who)
+                budget.take(len(s.value))
+                subjects.append(s)
+                sizes[s] = _number(_cell(r, "n", self._who), self._who)
             if len(rows) < page:
                 break
+            if not rows[-1]["s"].value > after:
+                raise RemoteError(
+                    f"{self._who}: a page of the subject listing did not advance past the last subject (the server ignores the paging key)"
+                )
             after = rows[-1]["s"].value
         for run in _runs(subjects, sizes, page, self.values_batch):
             if len(run) == 1 and sizes[run[0]] > page:
@@ -1077,7 +1292,12 @@ class RemoteBackend:
                 )
             sendable = _no_blank(run)
             for r in self.select(bind_rows(_QUADS_OF_SUBJECTS, ["s"], [[s] for s in sendable]), g=graph):
-                yield _quad(r["s"], r["p"], r["o"], graph)
+                q = self._row_quad(r, graph)
+                budget.take(len(str(q)))
+                yield q
+
+    def _row_quad(self, r: Mapping[str, Term], graph: Term) -> ox.Quad:
+        return _quad(_cell(r, "s", self._who), _cell(r, "p", self._who), _cell(r, "o", self._who), graph)
 
     def _counts(self, template: str, var: str, keys: Sequence[ox.NamedNode]) -> dict[Term, int]:
         from semantic_rdf.lifecycle.temporal import bind_rows
@@ -1085,7 +1305,7 @@ class RemoteBackend:
         out: dict[Term, int] = {}
         for i in range(0, len(keys), self.values_batch):
             for r in self.select(bind_rows(template, [var], [[k] for k in keys[i : i + self.values_batch]])):
-                out[r[var]] = int(r["n"].value)
+                out[_cell(r, var, self._who)] = _number(_cell(r, "n", self._who), self._who)
         return out
 
     def drop(self, prefix: str) -> None:
@@ -1223,7 +1443,7 @@ def _no_blank(terms: Iterable[Term]) -> list[_Sendable]:
 def _quad(s: Term, p: Term, o: Term, g: Term) -> ox.Quad:
     """A quad of terms a server answered; RemoteError if they make none (a literal subject or graph, a predicate that is no IRI)."""
     if isinstance(s, ox.Literal) or not isinstance(p, ox.NamedNode) or isinstance(g, ox.Literal):
-        raise RemoteError(f"the server answered a quad that is not RDF: {s} {p} {o} {g}")
+        raise RemoteError("the server answered a quad that is not RDF (a literal subject or graph, or a predicate that is no IRI)")
     return ox.Quad(s, p, o, g)
 
 

@@ -408,22 +408,31 @@ _DATETIME = re.compile(r"(-?[0-9]{4,}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{
 _DT_NODES = {t: ox.NamedNode(_XSD + t) for t in ("decimal", "integer", "boolean", "dateTime")}
 
 
+_MAX_NUMERAL = 100  # characters of a number a server hands back, and the most digits its canonical form may have
+
+
 def _canonical_lexical(value: str, source: str, target: str) -> str | None:
     """The canonical lexical form (Oxigraph's) of `value`, typed `source`, as a `target` literal; None when
-    it is not one (the shapes then refuse it with their own message)."""
-    from decimal import Decimal, InvalidOperation
+    it is not one, or is no number of at most _MAX_NUMERAL digits either side of the point (the literal is
+    then left as it is, and the shapes refuse it with their own message)."""
+    from decimal import Context, Decimal, InvalidOperation
 
     v = value.strip()
     if target in (_XSD + "decimal", _XSD + "integer") and source in _NUMERIC:
+        if len(v) > _MAX_NUMERAL:
+            return None
         try:
             d = Decimal(v)
         except InvalidOperation:
             return None
-        if not d.is_finite():
+        # bounded before any conversion: "1E10000000" is a short string whose integer has ten million
+        # digits (int() of it ran for ever), and its plain form as many characters
+        if not d.is_finite() or abs(d.adjusted()) > _MAX_NUMERAL:
             return None
         if d == d.to_integral_value():
             return str(int(d))
-        return None if target == _XSD + "integer" else format(d.normalize(), "f")
+        # normalised with room for every digit: the default context's 28 would round a longer decimal
+        return None if target == _XSD + "integer" else format(d.normalize(Context(prec=_MAX_NUMERAL + 1)), "f")
     if target == _XSD + "boolean" and (source == target or source in _NUMERIC):
         return {"true": "true", "1": "true", "false": "false", "0": "false"}.get(v)
     if target == _XSD + "dateTime" and source == target:
