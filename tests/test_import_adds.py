@@ -272,3 +272,105 @@ def test_pull_into_the_store_that_pushed_adds_nothing(oxigraph_server, tmp_path)
         remote.drop(NS_PREFIX)
         remote.close()
         s.close()
+
+
+def _other_store_export() -> tuple[str, str]:
+    """Another store's export of one new record (Ada born in Paris, at 0.7), and that record's id."""
+    other = AssertionStore.memory()
+    bid = other.assert_("Ada Lovelace", "born_in", "Paris", score=0.7)
+    return other.export("nquads").decode(), bid
+
+
+def _new_node_forgery(name: str, aid: str, doc: ox.NamedNode) -> str:
+    """Quads of nodes the store does not hold, described whole, that are still not what the store would write
+    (a helper's second review of the import rule found each accepted)."""
+    exported, bid = _other_store_export()
+    stated = f'a/{bid}> <https://w3id.org/semantic-rdf/ns#confidence> "0.7"'
+    forged = {
+        # a record under the id of another triple: a later assert of that triple would find this record
+        "id-not-its-triple": exported.replace(bid, "0123456789abcdef"),
+        "count-not-its-sources": exported.replace('ns#count> "1"', 'ns#count> "7"'),
+        "confidence-not-its-best-source": exported.replace(stated, stated.replace('"0.7"', '"0.95"')),
+    }
+    if name in forged:
+        return forged[name]
+    ada, g = entity_iri("Ada Lovelace"), PROVENANCE_GRAPH
+    label = "Grace Hopper"
+    quads = {
+        # a registry row under the IRI of another name
+        "entity-iri-not-its-label": [
+            ox.Quad(entity_iri(label), RDF_TYPE, M.Thing, ENTITY_GRAPH),
+            ox.Quad(entity_iri(label), RDFS_LABEL, ox.Literal("Mallory"), ENTITY_GRAPH),
+        ],
+        # stored nodes described again in another graph, where the rule had taken them for new ones
+        "stored-record-in-the-registry": [
+            ox.Quad(assertion_iri(aid), RDF_TYPE, M.Thing, ENTITY_GRAPH),
+            ox.Quad(assertion_iri(aid), RDFS_LABEL, ox.Literal("x"), ENTITY_GRAPH),
+            ox.Quad(assertion_iri(aid), M.object, entity_iri("Mallory"), ENTITY_GRAPH),
+        ],
+        "stored-entity-in-provenance": [ox.Quad(ada, RDF_TYPE, P.Entity, g), ox.Quad(ada, RDFS_LABEL, ox.Literal("Mallory"), g)],
+        "stored-document-in-the-registry": [
+            ox.Quad(doc, RDF_TYPE, M.Thing, ENTITY_GRAPH),
+            ox.Quad(doc, RDFS_LABEL, ox.Literal("y"), ENTITY_GRAPH),
+            ox.Quad(doc, M.text, ox.Literal("Mallory was born in Paris."), ENTITY_GRAPH),
+        ],
+        # an erasure of a live stored document: every later ingest of its content would be refused as erased
+        "erasure-of-a-stored-document": [
+            ox.Quad(segment_iri("run", "forged-erasure"), RDF_TYPE, M.Erasure, g),
+            ox.Quad(segment_iri("run", "forged-erasure"), ox.NamedNode(M.Erasure.value.rsplit("#", 1)[0] + "#target"), doc, g),
+        ],
+    }[name]
+    return _nquads(quads).decode()
+
+
+NEW_NODE_FORGERIES = [
+    "id-not-its-triple",
+    "count-not-its-sources",
+    "confidence-not-its-best-source",
+    "entity-iri-not-its-label",
+    "stored-record-in-the-registry",
+    "stored-entity-in-provenance",
+    "stored-document-in-the-registry",
+    "erasure-of-a-stored-document",
+]
+
+
+@pytest.mark.parametrize("name", NEW_NODE_FORGERIES)
+def test_a_new_node_is_what_the_store_would_write_or_refused(store, tmp_path, name):
+    root, aid, doc = store
+    data = _new_node_forgery(name, aid, doc).encode()
+    with AssertionStore.open(root) as s:
+        before = sorted(s.export("nquads").splitlines())
+        with pytest.raises(InvalidInput):
+            s.import_(data)
+        assert sorted(s.export("nquads").splitlines()) == before
+        assert s.validate().conforms
+    path = tmp_path / "forged.nq"
+    path.write_bytes(data)
+    assert "Traceback" not in refused(root, "import", str(path)).err
+
+
+def test_a_document_whose_text_is_not_its_sha256_is_refused(tmp_path):
+    """A document's IRI and m:sha256 kept, its text replaced: a later ingest of the real content would have
+    found it stored and quoted the forged words."""
+    source = AssertionStore.memory()
+    with source.run("ingestion", agent="reader") as run:
+        source.add_document(DOC, run)
+    forged = source.export("nquads").decode().replace(TEXT, "Mallory was born in Paris. She wrote Note G in 1843.")
+    with AssertionStore.open(tmp_path / "store") as s:
+        with pytest.raises(InvalidInput, match="sha256"):
+            s.import_(forged.encode())
+        assert s.quad_count() == 0
+        s.import_(source.export("nquads"))  # the same export unforged comes in
+        assert s.document_text(DOC) == TEXT
+
+
+def test_another_store_s_new_record_still_comes_in_whole(store):
+    """The checks above read the input with the stored registry rows it names: a record of another store that
+    names a stored entity (Ada) passes them."""
+    root, aid, _ = store
+    exported, bid = _other_store_export()
+    with AssertionStore.open(root) as s:
+        s.import_(exported.encode())
+        assert s.get(bid) is not None and s.get(aid) is not None
+        assert s.validate().conforms

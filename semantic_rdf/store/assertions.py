@@ -9,6 +9,7 @@ against shapes/ before it commits, and commits in one transaction.
 from __future__ import annotations
 
 import gc
+import hashlib
 import os
 import sys
 import threading
@@ -377,6 +378,7 @@ _LONG_TEXT = {M.note.value: "a source label (m:note)", M.reason.value: "a reason
 
 
 _GRAPH_NODES = frozenset({PROVENANCE_GRAPH, ENTITY_GRAPH, DOCUMENT_GRAPH})  # the graphs described by subject
+_ENTITY_PREFIX, _DOCUMENT_PREFIX = BASE + "e/", BASE + "doc/"
 _OWN_GRAPHS = frozenset(g.value for g in _GRAPH_NODES)
 _NodeKey = tuple[ox.NamedNode, ox.NamedNode]  # (graph, subject) of an imported node
 
@@ -419,6 +421,16 @@ def _check_imported(q: ox.Quad) -> None:
 def _not_whole(node: ox.NamedNode, g: ox.NamedNode, problem: str) -> InvalidInput:
     """The refusal of an imported node the store does not hold and the input does not describe."""
     return InvalidInput(f"import adds whole records: {node} is not stored in graph {g}, and {problem}; nothing was written")
+
+
+def _integrity(store: ox.Store) -> Iterator[tuple[str, str]]:
+    """(record IRI, problem) for each rule of `AssertionStore.integrity` a record of `store` breaks."""
+    for row in _solutions(store.query(packaged("integrity"))):
+        yield row["a"].value, row["problem"].value
+    for row in _solutions(store.query(packaged("records"))):  # streamed: one row per record (bounded memory)
+        want = assertion_id(row["sf"].value, predicate_name(row["p"]), row["of"].value if row["of"] is not None else row["o"].value)
+        if want != id_of(row["a"]):
+            yield row["a"].value, f"id does not match its folded triple (expected {want})"
 
 
 def _solutions(result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples) -> ox.QuerySolutions:
@@ -1433,24 +1445,14 @@ class AssertionStore:
         for q in quads:  # blank nodes and triple terms were refused (_check_imported)
             nodes.setdefault((q.graph_name, q.subject), []).append(q)  # type: ignore[arg-type]
         claims: dict[ox.NamedNode, list[ox.Quad]] = {}
+        fresh: list[ox.NamedNode] = []  # provenance nodes new to the store
         for (g, s), group in nodes.items():
             if g not in _GRAPH_NODES:
                 claims.setdefault(g, []).extend(group)
-            elif self._stored(g, s, group):
-                continue
-            elif g == PROVENANCE_GRAPH:
-                if all(q.predicate != RDF_TYPE for q in group):
-                    raise _not_whole(s, g, "the input gives it no rdf:type")
-            elif g == ENTITY_GRAPH:
-                preds = {q.predicate for q in group}
-                if RDF_TYPE not in preds or RDFS_LABEL not in preds:
-                    raise _not_whole(s, g, "the input gives it no rdf:type and rdfs:label")
-            elif len(group) != 1 or group[0].predicate != M.text:
-                raise _not_whole(s, g, "a document's text is one m:text")
-            elif ox.Quad(s, RDF_TYPE, M.Document, PROVENANCE_GRAPH) not in nodes.get((PROVENANCE_GRAPH, s), ()) and not self.has(
-                s, RDF_TYPE, o=M.Document
-            ):
-                raise _not_whole(s, g, "it is no document of the store or of the input (m:Document)")
+            elif not self._stored(g, s, group):
+                self._new_node(g, s, group, nodes)
+                if g == PROVENANCE_GRAPH:
+                    fresh.append(s)
         for g, group in claims.items():
             if self._stored(g, None, group):
                 continue
@@ -1462,6 +1464,71 @@ class AssertionStore:
             q = group[0]
             if len(group) != 1 or (echo.get(M.subject), echo.get(M.predicate), echo.get(M.object)) != (q.subject, q.predicate, q.object):
                 raise _not_whole(g, g, f"it does not hold exactly the triple its record {record} echoes")
+        self._new_records_hold(quads, nodes, fresh)
+
+    def _new_node(self, g: ox.NamedNode, s: ox.NamedNode, group: list[ox.Quad], nodes: Mapping[_NodeKey, list[ox.Quad]]) -> None:
+        """Refuse a node the store does not hold in graph `g` unless the input describes it whole, in the graph its
+        kind lives in, under the IRI the store would mint for it: a stored node is not described again in another
+        graph (a stored record's second object written in the registry, a document's second text in it), an
+        entity's IRI is that of its label (`entity_iri`), a document's text has the sha256 its node states, and an
+        erasure erases nothing the store holds (`erase` does that, and leaves no data behind)."""
+        for other in _GRAPH_NODES - {g}:
+            if next(self.ox.quads_for_pattern(s, None, None, other), None) is not None:
+                raise InvalidInput(f"import adds nodes: {s} is stored already in graph {other}, and the input puts it in {g}; nothing was written")
+        entity = s.value.startswith(_ENTITY_PREFIX)
+        if (g == ENTITY_GRAPH) != entity or (g == DOCUMENT_GRAPH and not s.value.startswith(_DOCUMENT_PREFIX)):
+            raise _not_whole(s, g, "no node of that kind lives in that graph")
+        if g == PROVENANCE_GRAPH:
+            types = {q.object for q in group if q.predicate == RDF_TYPE}
+            if not types:
+                raise _not_whole(s, g, "the input gives it no rdf:type")
+            if M.Erasure in types:
+                from semantic_rdf.store import tombstones
+
+                for q in group:
+                    if (
+                        q.predicate == tombstones.target
+                        and isinstance(q.object, ox.NamedNode)
+                        and next(self.ox.quads_for_pattern(q.object, None, None, None), None)
+                    ):
+                        raise InvalidInput(f"import adds nodes: the erasure {s} names {q.object}, which the store holds; nothing was written")
+        elif g == ENTITY_GRAPH:
+            labels = [q.object.value for q in group if q.predicate == RDFS_LABEL and isinstance(q.object, ox.Literal)]
+            if RDF_TYPE not in {q.predicate for q in group} or not labels:
+                raise _not_whole(s, g, "the input gives it no rdf:type and rdfs:label")
+            if len(labels) > 1:
+                raise _not_whole(s, g, "the input gives it two rdfs:label")
+            folded = {q.object.value for q in group if q.predicate == M.folded and isinstance(q.object, ox.Literal)}
+            if entity_iri(labels[0]) != s or folded - {fold(labels[0])}:
+                raise _not_whole(s, g, "its IRI or m:folded is not that of its label")
+        else:
+            if len(group) != 1 or group[0].predicate != M.text:
+                raise _not_whole(s, g, "a document's text is one m:text")
+            described = nodes.get((PROVENANCE_GRAPH, s), [])
+            if ox.Quad(s, RDF_TYPE, M.Document, PROVENANCE_GRAPH) not in described and not self.has(s, RDF_TYPE, o=M.Document):
+                raise _not_whole(s, g, "it is no document of the store or of the input (m:Document)")
+            stated = [q for q in described if q.predicate == M.sha256] + list(self.quads(s, M.sha256, None, PROVENANCE_GRAPH))
+            text = group[0].object
+            sha = hashlib.sha256(text.value.encode("utf-8", "surrogatepass")).hexdigest() if isinstance(text, ox.Literal) else ""
+            if {q.object for q in stated} != {ox.Literal(sha)}:
+                raise _not_whole(s, g, "its text does not have the sha256 its document states (m:sha256)")
+
+    def _new_records_hold(self, quads: Sequence[ox.Quad], nodes: Mapping[_NodeKey, list[ox.Quad]], fresh: list[ox.NamedNode]) -> None:
+        """Refuse a new record that breaks a rule `integrity` reads (its id the hash of its triple, its count its
+        sources, its confidence their best, its claim graph its echo), read over the input and the registry rows of
+        the stored entities it names: what `validate` would report after the import, found before it."""
+        records = {s.value for s in fresh if any(q.predicate == M.claimGraph for q in nodes[(PROVENANCE_GRAPH, s)])}
+        if not records:
+            return
+        overlay = ox.Store()
+        overlay.extend(quads)
+        named = {t for q in quads for t in (q.subject, q.object) if isinstance(t, ox.NamedNode) and t.value.startswith(_ENTITY_PREFIX)}
+        for e in named:
+            if (ENTITY_GRAPH, e) not in nodes:
+                overlay.extend(self.ox.quads_for_pattern(e, None, None, ENTITY_GRAPH))
+        for a, problem in _integrity(overlay):
+            if a in records:
+                raise InvalidInput(f"import adds whole records: the new record {a} does not hold: {problem}; nothing was written")
 
     def _stored(self, g: ox.NamedNode, s: ox.NamedNode | None, group: list[ox.Quad]) -> bool:
         """Whether the store holds node `s` in graph `g` (s None: claim graph `g`); InvalidInput if it does and
@@ -1512,15 +1579,7 @@ class AssertionStore:
 
     def integrity(self) -> list[str]:
         """Rules SHACL Core cannot state: claim graph == echo, count == sources, id == hash of the triple."""
-        out = []
-        for row in self.run_query("integrity"):
-            out.append(f"{row['a'].value}: {row['problem'].value}")
-        for row in _solutions(self.ox.query(packaged("records"))):  # streamed: one row per record (bounded memory)
-            aid = id_of(row["a"])
-            want = assertion_id(row["sf"].value, predicate_name(row["p"]), row["of"].value if row["of"] is not None else row["o"].value)
-            if want != aid:
-                out.append(f"{row['a'].value}: id does not match its folded triple (expected {want})")
-        return out
+        return [f"{a}: {problem}" for a, problem in _integrity(self.ox)]
 
     def stats(self) -> dict:
         rows = self.run_query("stats")
