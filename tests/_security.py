@@ -142,3 +142,54 @@ def refused(store: str | os.PathLike, *argv: str | bytes, stdin: bytes | None = 
     after = dump(store)
     assert after == before, f"a refused case changed the store: +{sorted(set(after) - set(before))[:5]} -{sorted(set(before) - set(after))[:5]}"
     return r
+
+
+def gzip_bomb(size: int, layers: int = 1) -> bytes:
+    """`size` spaces (JSON and N-Quads whitespace) gzipped `layers` times, built a MiB at a time: 1 GB in
+    one layer is about 1 MB, in two about 1.5 KB."""
+    import zlib
+
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    mib = b" " * (1 << 20)
+    body = b"".join(z.compress(mib) for _ in range(size >> 20)) + z.flush()
+    for _ in range(layers - 1):
+        z = zlib.compressobj(9, zlib.DEFLATED, 31)
+        body = z.compress(body) + z.flush()
+    return body
+
+
+_BOUNDED = r"""
+import json, resource, sys, time, tracemalloc
+setup, call = sys.argv[1], sys.argv[2]
+ns = {}
+exec(setup, ns)  # imports, and one ordinary request: what is loaded once is not counted
+def vm():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+resource.setrlimit(resource.RLIMIT_AS, (vm() + (1 << 30), hard))  # an unbounded client fails here, not the machine
+tracemalloc.start()
+t = time.monotonic()
+try:
+    exec(call, ns)
+    out = {"error": None, "message": ""}
+except BaseException as e:
+    out = {"error": type(e).__name__, "message": str(e)}
+out["seconds"] = time.monotonic() - t
+out["peak"] = tracemalloc.get_traced_memory()[1]
+out["grew"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0) * 1024
+print(json.dumps(out))
+"""
+
+
+def run_bounded(setup: str, call: str, timeout: float = 120) -> dict:
+    """Run the Python source `setup`, then `call`, in a child process and say how `call` ended: {"error": the
+    exception's class name or None, "message", "seconds" it took, "peak": bytes Python held at most
+    (tracemalloc), "grew": how much the peak resident size grew (getrusage)}. The child's address space is
+    limited to 1 GiB more than after `setup`, so a client that inflates without bound fails with MemoryError
+    instead of taking the machine's memory. Linux only (/proc)."""
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    r = subprocess.run([sys.executable, "-c", _BOUNDED, setup, call], capture_output=True, text=True, env=env, timeout=timeout, cwd=str(REPO))
+    assert r.returncode == 0, r.stderr[-2000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])

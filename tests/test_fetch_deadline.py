@@ -6,6 +6,7 @@ timeout=3 ran for minutes (every read returned in time, so no per-operation time
 
 from __future__ import annotations
 
+import http.server
 import os
 import socket
 import subprocess
@@ -133,3 +134,118 @@ def test_cli_ingest_of_a_dripping_server_fails_with_exit_2(tmp_path):
     assert len(err) == 1 and "timed out after 2 s" in err[0], proc.stderr
     # the server would drip for 100,000 x 0.25 s; the process includes interpreter start-up on a shared machine
     assert elapsed < 30, f"ingest ran {elapsed:.1f} s"
+
+
+# ----------------------------------------------------------------------------------------------
+# A compressed body: the cap counts decoded bytes, and the deadline holds while they are made. httpx's
+# iter_bytes() inflated each network chunk whole (64 KiB of gzip: 64 MiB) and stacked a decoder per layer
+# of `Content-Encoding: gzip, gzip`; the cap was checked between its pieces. The fetch runs in a child
+# process (tests/_security.run_bounded) to measure its memory.
+
+BOMB_CAP = 1 << 20
+PAGE = (
+    "<html><head><title>Ada</title></head><body><h1>Ada Lovelace</h1>"
+    + "<p>Ada Lovelace was born in London in 1815. She wrote the first program.</p>" * 200
+    + "</body></html>"
+).encode()
+
+
+def _deflate(data: bytes, wbits: int) -> bytes:
+    import zlib
+
+    z = zlib.compressobj(6, zlib.DEFLATED, wbits)
+    return z.compress(data) + z.flush()
+
+
+class _Compressed(http.server.BaseHTTPRequestHandler):
+    """/page (plain), /page.gzip, /page.deflate (zlib), /page.raw-deflate, /bomb1, /bomb2 (gzip once, twice)."""
+
+    def do_GET(self) -> None:
+        import gzip
+
+        bodies = self.server.bodies  # type: ignore[attr-defined]
+        coding, body = {
+            "/page": ("", PAGE),
+            "/page.gzip": ("gzip", gzip.compress(PAGE)),
+            "/page.deflate": ("deflate", _deflate(PAGE, 15)),
+            "/page.raw-deflate": ("deflate", _deflate(PAGE, -15)),
+            "/bomb1": ("gzip", bodies[1]),
+            "/bomb2": ("gzip, gzip", bodies[2]),
+        }[self.path]
+        self.server.asked.append(self.headers.get("Accept-Encoding", ""))  # type: ignore[attr-defined]
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        if coding:
+            self.send_header("Content-Encoding", coding)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def log_message(self, *a) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def compressed():
+    from tests._security import gzip_bomb
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Compressed)
+    srv.daemon_threads = True
+    srv.bodies = {1: gzip_bomb(100 << 20, 1), 2: gzip_bomb(512 << 20, 2)}  # type: ignore[attr-defined]
+    srv.asked = []  # type: ignore[attr-defined]
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        yield srv
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+@pytest.mark.parametrize("path, refusal", [("/bomb1", "exceeds the size cap of 1048576 bytes"), ("/bomb2", "a body encoded 2 times")])
+def test_a_gzip_bomb_is_refused_in_bounded_memory_and_time(compressed, path, refusal):
+    from tests._security import run_bounded
+
+    url = f"http://127.0.0.1:{compressed.server_address[1]}"
+    setup = (
+        "from semantic_rdf.core.bounds import Bounds\n"
+        f"b = Bounds.make(allow_hosts=['127.0.0.1'], max_bytes={BOMB_CAP}, timeout={TIMEOUT})\n"
+        f"b.fetch('{url}/page')\n"
+    )
+    got = run_bounded(setup, f"b.fetch('{url}{path}')")
+    assert got["error"] in ("SourceError", "RefusedByBounds") and refusal in got["message"], got
+    assert "\n" not in got["message"]
+    assert got["peak"] < 16 << 20, f"Python held {got['peak'] >> 20} MiB against a cap of 1 MiB"
+    assert got["grew"] < 100 << 20, f"resident size grew {got['grew'] >> 20} MiB against a cap of 1 MiB"
+    assert got["seconds"] < TIMEOUT + 2, got
+
+
+@pytest.mark.parametrize("path", ["/page.gzip", "/page.deflate", "/page.raw-deflate"])
+def test_a_compressed_page_ingests_to_the_plain_pages_text(compressed, path, tmp_path):
+    url = f"http://127.0.0.1:{compressed.server_address[1]}"
+    bounds = Bounds.make(allow_hosts=["127.0.0.1"], timeout=TIMEOUT)
+    assert bounds.fetch(url + path).data == PAGE
+    assert compressed.asked[-1] == "gzip, deflate"  # what is decoded, and only that (no br, no zstd)
+    ing = Ingest(IngestConfig(Bounds.make([tmp_path], ["127.0.0.1"], timeout=TIMEOUT)))
+    plain, packed = ing.ingest(url + "/page"), ing.ingest(url + path)
+    assert [d.text for d in packed] == [d.text for d in plain] and "Ada Lovelace was born in London" in plain[0].text
+
+
+def test_the_deadline_holds_while_one_chunk_inflates(monkeypatch):
+    """One network chunk of gzip (64 KiB: 64 MiB inflated) is decoded a MiB at a time, the deadline asked
+    between the pieces: a clock that moves a second per question stops it after a few MiB."""
+    import types
+
+    from semantic_rdf.core import bounds as bounds_module
+    from tests._security import gzip_bomb
+
+    chunk = gzip_bomb(64 << 20)[: 1 << 16]
+    clock = iter(range(10**6))
+    monkeypatch.setattr(bounds_module, "time", types.SimpleNamespace(monotonic=lambda: float(next(clock))))
+    with pytest.raises(TimeoutError):
+        bounds_module.read_body(
+            [chunk], "gzip", 1 << 30, 5.0, too_big=lambda: AssertionError("cap"), too_late=lambda: TimeoutError(), refused=AssertionError
+        )
+    assert next(clock) < 12  # a question per MiB made: stopped at the fifth second, not after 64 MiB

@@ -2,7 +2,8 @@
 
 A real http.server on 127.0.0.1 plays the endpoint: it redirects to another local server (which must get no
 request, and whose secret must not be printed), forges a number in a served export, sends an endless or a
-dripped body, pages a listing that never advances, and answers with malformed N-Quads or SPARQL JSON. Each
+dripped body, gzip bombs of one and two layers, pages a listing that never advances, and answers with malformed
+N-Quads or SPARQL JSON. Each
 case is a typed RemoteError (or InvalidInput) in the library and, at the command line, exit 2 with one line
 and the target store's quads as they were.
 """
@@ -23,7 +24,7 @@ from semantic_rdf.core.errors import InvalidInput, RemoteError, SemanticError
 from semantic_rdf.remote.sparql import NS_PREFIX, RemoteBackend
 from semantic_rdf.remote.sync import pull
 from semantic_rdf.store.assertions import AssertionStore
-from tests._security import dump, refused
+from tests._security import dump, gzip_bomb, refused, run_bounded
 
 SECRET = b"SECRET-METADATA-TOKEN=abc123"
 PROV = NS_PREFIX + "graph/provenance"
@@ -224,6 +225,134 @@ def test_a_dripped_body_stops_at_the_deadline(store, monkeypatch):
         t0 = time.monotonic()
         refused(store, "pull", dsn)
         assert time.monotonic() - t0 < 8
+
+
+# A gzip bomb: httpx's iter_bytes() inflated each network chunk whole and stacked a decoder per layer, and the
+# cap and the deadline were checked between its pieces only (1,463 bytes, two layers, peaked at 1.6 GB against
+# a 1 MB cap). The client is run in a child process (tests/_security.run_bounded) to measure its memory.
+BOMB_CAP = 1 << 20
+BOMB_TIMEOUT = 2.0
+
+
+@pytest.fixture(scope="module")
+def bombs() -> dict[int, bytes]:
+    return {1: gzip_bomb(100 << 20, 1), 2: gzip_bomb(512 << 20, 2)}
+
+
+def _bombing(bomb: bytes, layers: int) -> Callable[[_Handler, str], None]:
+    """An endpoint answering a warm-up query (its text says "warm") properly, everything else with the bomb."""
+
+    def serve(h: _Handler, q: str) -> None:
+        if "warm" in q:
+            h.reply(200, results(["warm"], []))
+        else:
+            h.reply(
+                200,
+                bomb,
+                "application/n-quads" if h.command == "GET" else "application/sparql-results+json",
+                headers={"Content-Encoding": ", ".join(["gzip"] * layers)},
+            )
+
+    return serve
+
+
+@pytest.mark.parametrize("layers, refusal", [(1, f"the reply passed the cap of {BOMB_CAP} bytes"), (2, "a body encoded 2 times")])
+@pytest.mark.parametrize("call", ["gen.select('SELECT ?s WHERE { ?s ?p ?o }')", "oxi.dump()"])  # a query; an Oxigraph pull's export
+def test_a_gzip_bomb_is_refused_in_bounded_memory_and_time(store, bombs, layers, refusal, call, monkeypatch):
+    with serving(_bombing(bombs[layers], layers)) as srv:
+        setup = (
+            "from semantic_rdf.remote.sparql import RemoteBackend\n"
+            f"kw = dict(timeout={BOMB_TIMEOUT}, max_bytes={BOMB_CAP})\n"
+            f"gen = RemoteBackend('sparql+http://127.0.0.1:{port(srv)}/sparql', **kw)\n"
+            f"oxi = RemoteBackend('oxigraph+http://127.0.0.1:{port(srv)}', **kw)\n"
+            "gen.select('SELECT ?warm WHERE { ?warm ?p ?o }')\n"
+        )
+        got = run_bounded(setup, call)
+        assert got["error"] == "RemoteError" and refusal in got["message"], got
+        assert "\n" not in got["message"]
+        assert got["peak"] < 16 << 20, f"Python held {got['peak'] >> 20} MiB against a cap of 1 MiB"
+        assert got["grew"] < 100 << 20, f"resident size grew {got['grew'] >> 20} MiB against a cap of 1 MiB"
+        assert got["seconds"] < BOMB_TIMEOUT + 2, got
+        if call == "oxi.dump()":  # the command line: one line, exit 2, the store as it was
+            monkeypatch.setenv("SEMANTIC_RDF_REMOTE_MAX_BYTES", str(BOMB_CAP))
+            r = refused(store, "pull", f"oxigraph+http://127.0.0.1:{port(srv)}")
+            assert refusal in r.err
+
+
+def test_the_remote_client_asks_for_identity():
+    """As SPARQLWrapper did: httpx's default asks for gzip, deflate (and br, zstd when installed)."""
+    seen: list[str] = []
+
+    def serve(h: _Handler, _q: str) -> None:
+        seen.append(h.headers.get("Accept-Encoding", ""))
+        h.reply(200, results(["s"], []))
+
+    with serving(serve) as srv:
+        remote = RemoteBackend(f"sparql+http://127.0.0.1:{port(srv)}/sparql")
+        try:
+            assert remote.select("SELECT ?s WHERE { ?s ?p ?o }") == []
+        finally:
+            remote.close()
+    assert seen == ["identity"]
+
+
+def test_a_gzip_reply_within_the_cap_is_read():
+    """A server may encode although asked not to: one layer within the cap is decoded as before."""
+    import gzip
+
+    body = results(["s"], [{"s": uri("http://example.org/a")}])
+
+    def serve(h: _Handler, _q: str) -> None:
+        h.reply(200, gzip.compress(body), headers={"Content-Encoding": "gzip"})
+
+    with serving(serve) as srv:
+        remote = RemoteBackend(f"sparql+http://127.0.0.1:{port(srv)}/sparql")
+        try:
+            assert [str(r["s"]) for r in remote.select("SELECT ?s WHERE { ?s ?p ?o }")] == ["<http://example.org/a>"]
+        finally:
+            remote.close()
+
+
+@pytest.mark.parametrize("coding", ["br", "gzip, gzip", "x-bomb"])
+def test_an_unknown_or_stacked_encoding_is_refused(coding):
+    def serve(h: _Handler, _q: str) -> None:
+        h.reply(200, results(["s"], []), headers={"Content-Encoding": coding})
+
+    with serving(serve) as srv:
+        remote = RemoteBackend(f"sparql+http://127.0.0.1:{port(srv)}/sparql")
+        try:
+            with pytest.raises(RemoteError, match="refused"):
+                remote.select("SELECT ?s WHERE { ?s ?p ?o }")
+        finally:
+            remote.close()
+
+
+def test_a_timeout_over_a_day_is_one_line(store, monkeypatch):
+    """1e10 s overflowed socket.settimeout: "internal error: OverflowError" before."""
+
+    def serve(h: _Handler, _q: str) -> None:
+        h.reply(200, b"", "application/n-quads")
+
+    with serving(serve) as srv:
+        dsn = f"oxigraph+http://127.0.0.1:{port(srv)}"
+        monkeypatch.setenv("SEMANTIC_RDF_REMOTE_TIMEOUT", "1e10")
+        r = refused(store, "pull", dsn, child=True)
+        assert "SEMANTIC_RDF_REMOTE_TIMEOUT" in r.err and "86,400" in r.err
+        with pytest.raises(InvalidInput, match="at most 86,400 seconds"):
+            RemoteBackend(dsn, timeout=1e10)
+        monkeypatch.setenv("SEMANTIC_RDF_REMOTE_TIMEOUT", "86400")
+        assert RemoteBackend(dsn).timeout == 86400.0
+
+
+def test_a_byte_cap_may_be_written_1e9(monkeypatch):
+    monkeypatch.setenv("SEMANTIC_RDF_REMOTE_MAX_BYTES", "1e9")
+    assert RemoteBackend("oxigraph+http://127.0.0.1:9").max_bytes == 10**9
+    monkeypatch.setenv("SEMANTIC_RDF_REMOTE_MAX_BYTES", "1000.5")
+    with pytest.raises(InvalidInput, match="a whole number of bytes"):
+        RemoteBackend("oxigraph+http://127.0.0.1:9")
+    monkeypatch.setenv("SEMANTIC_RDF_REMOTE_MAX_BYTES", "lots")
+    with pytest.raises(InvalidInput, match="is not a number"):
+        RemoteBackend("oxigraph+http://127.0.0.1:9")
 
 
 def _full_pages(kind: str) -> Callable[[_Handler, str], None]:

@@ -12,7 +12,9 @@ every driver asks a `Bounds` before it reads anything:
   address that was checked (so a second DNS answer cannot rebind it). The connected
   socket's peer address is checked again. Redirects are followed by hand, each hop
   re-checked, at most `max_redirects` of them. The body is capped at `max_bytes` and the
-  whole fetch at `timeout` seconds (a slow drip cannot stretch it).
+  whole fetch at `timeout` seconds (a slow drip cannot stretch it). A gzip or deflate body is
+  decoded here a bounded piece at a time (`read_body`), so the cap counts decoded bytes before
+  more are made and the deadline holds while they are: a few kilobytes cannot inflate to gigabytes.
 * `allow_hosts` is the explicit trust list: host names (``localhost``, ``intranet.example``)
   or addresses and networks (``127.0.0.1``, ``10.0.0.0/8``, ``::1``). It is the only way to
   reach a non-public address.
@@ -26,6 +28,7 @@ import os
 import socket
 import stat
 import time
+import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -45,6 +48,7 @@ __all__ = [
     "is_public_address",
     "open_regular",
     "read_regular",
+    "read_body",
 ]
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
@@ -407,7 +411,7 @@ class Bounds:
             trust_env=False,
             follow_redirects=False,
             timeout=httpx.Timeout(self.timeout),
-            headers={"User-Agent": "semantic-rdf-ingest"},
+            headers={"User-Agent": "semantic-rdf-ingest", "Accept-Encoding": ACCEPT_ENCODING},
         ) as client:
             while True:
                 if time.monotonic() > deadline:
@@ -429,17 +433,20 @@ class Bounds:
                         declared = resp.headers.get("content-length")
                         if declared and declared.isdigit() and int(declared) > self.max_bytes:
                             raise RefusedByBounds(f"{current}: response of {declared} bytes exceeds the size cap of {self.max_bytes}")
-                        body = bytearray()
-                        for piece in resp.iter_bytes():
-                            body += piece
-                            if len(body) > self.max_bytes:
-                                raise RefusedByBounds(f"{current}: response exceeds the size cap of {self.max_bytes} bytes")
-                            if time.monotonic() > deadline:
-                                raise SourceError(f"{url}: timed out after {self.timeout:g} s")
+                        here = current
+                        body = read_body(
+                            resp.iter_raw(),  # never iter_bytes(): httpx would inflate each chunk whole
+                            resp.headers.get("content-encoding", ""),
+                            self.max_bytes,
+                            deadline,
+                            too_big=lambda: RefusedByBounds(f"{here}: response exceeds the size cap of {self.max_bytes} bytes"),
+                            too_late=lambda: SourceError(f"{url}: timed out after {self.timeout:g} s"),
+                            refused=lambda why: SourceError(f"{here}: {why}"),
+                        )
                         return Fetched(
                             url=str(resp.url),
                             status=resp.status_code,
-                            data=bytes(body),
+                            data=body,
                             content_type=resp.headers.get("content-type", ""),
                             fetched_at=datetime.now(timezone.utc),
                             redirects=tuple(hops),
@@ -454,6 +461,90 @@ class Bounds:
                     if isinstance(cause, SourceError):
                         raise cause from None
                     raise SourceError(f"{current}: {type(e).__name__}: {e}") from None
+
+
+ACCEPT_ENCODING = "gzip, deflate"  # what Bounds.fetch asks for: the codings read_body decodes
+_DECODE_STEP = 1 << 20  # decoded bytes made per call at most: the cap and the deadline are checked between calls
+
+
+def _coding_wbits(content_encoding: str, refused: Callable[[str], BaseException]) -> int | None:
+    """zlib's wbits for a Content-Encoding header (None: not encoded); one layer of gzip or deflate only."""
+    codings = [c.strip().lower() for c in content_encoding.split(",")]
+    codings = [c for c in codings if c and c != "identity"]
+    if not codings:
+        return None
+    if len(codings) > 1:
+        raise refused(f"a body encoded {len(codings)} times ({', '.join(codings)[:60]!r}) is refused: one gzip or deflate layer at most")
+    if codings[0] in ("gzip", "x-gzip"):
+        return zlib.MAX_WBITS | 16
+    if codings[0] == "deflate":
+        return zlib.MAX_WBITS  # zlib's format, as RFC 9110 says; raw deflate (as some servers send) is tried too
+    raise refused(f"content encoding {codings[0][:40]!r} is refused: only gzip and deflate are decoded")
+
+
+def read_body(
+    raw: Iterable[bytes],
+    content_encoding: str,
+    max_bytes: int,
+    deadline: float | None,
+    *,
+    too_big: Callable[[], BaseException],
+    too_late: Callable[[], BaseException],
+    refused: Callable[[str], BaseException],
+) -> bytes:
+    """A reply's body from its chunks as they came off the wire (httpx's `Response.iter_raw()`), decoded here
+    when its Content-Encoding is one layer of gzip or deflate. At most `max_bytes` bytes are ever held, decoded
+    or not: zlib makes at most _DECODE_STEP bytes per call and never more than one byte past the cap (httpx's
+    own decoding inflates a whole network chunk at once, 64 KiB of gzip into 64 MiB, and stacks decoders for
+    `gzip, gzip`, each layer another thousandfold). `deadline` (time.monotonic(), None for none) is checked
+    between calls too, so inflating cannot outlast it either. Errors are the caller's: `too_big()` past the
+    cap, `too_late()` past the deadline, `refused(reason)` for a stacked or unknown coding or a body that is
+    not what its coding says (also one that stops before its end, which could pass for a shorter body).
+    Used by `Bounds.fetch` (ingest) and the remote SPARQL client (remote/sparql.py)."""
+
+    def in_time() -> None:
+        if deadline is not None and time.monotonic() > deadline:
+            raise too_late()
+
+    wbits = _coding_wbits(content_encoding, refused)
+    body = bytearray()
+    if wbits is None:
+        for chunk in raw:
+            body += chunk
+            if len(body) > max_bytes:
+                raise too_big()
+            in_time()
+        return bytes(body)
+    inflate = zlib.decompressobj(wbits)
+    started = False  # zlib has accepted some input (a "deflate" body without zlib's header is raw deflate)
+    wire = 0
+    for chunk in raw:
+        wire += len(chunk)
+        if wire > max_bytes:
+            raise too_big()
+        in_time()
+        data, more = chunk, True
+        while more and not inflate.eof:
+            room = min(max_bytes + 1 - len(body), _DECODE_STEP)
+            try:
+                out = inflate.decompress(data, room)
+            except zlib.error:
+                if started or wbits != zlib.MAX_WBITS:
+                    raise refused("the body is not the gzip or deflate data its Content-Encoding says") from None
+                wbits = -zlib.MAX_WBITS
+                inflate = zlib.decompressobj(wbits)
+                continue
+            started = True
+            body += out
+            if len(body) > max_bytes:
+                raise too_big()
+            in_time()
+            data = inflate.unconsumed_tail
+            more = bool(data) or len(out) == room  # input left over, or output zlib held back when `room` ran out
+        # what follows the end of the compressed stream is ignored (as httpx does), under the cap and the deadline
+    if wire and not inflate.eof:
+        raise refused("the gzip or deflate body stops before its end")
+    return bytes(body)
 
 
 def _http_date(value: str | None) -> datetime | None:

@@ -17,9 +17,11 @@ Remote endpoints are named by a data source name (see `Endpoint.parse`):
 Queries and updates are form POSTs over httpx (Virtuoso hangs on an
 `application/sparql-query` body); bulk loads use the Graph Store Protocol over httpx, or
 Virtuoso's loader. A reply is untrusted input: no redirect is followed (a 3xx is a RemoteError naming
-its status and the Location's host), every reply body is capped at `max_bytes` and every request but
-a bulk load's upload held to one deadline, `timeout` seconds from its start (env
-SEMANTIC_RDF_REMOTE_MAX_BYTES / SEMANTIC_RDF_REMOTE_TIMEOUT), the shape of SPARQL JSON is checked in
+its status and the Location's host), every reply body is capped at `max_bytes` (decoded bytes: identity is
+asked for, and a reply gzip- or deflate-encoded anyway is inflated a bounded piece at a time by
+core.bounds.read_body), every request but a bulk load held to one deadline, `timeout` seconds from its
+start (a bulk load, upload and reply, has none: each of its socket operations waits at most `timeout`)
+(env SEMANTIC_RDF_REMOTE_MAX_BYTES / SEMANTIC_RDF_REMOTE_TIMEOUT), the shape of SPARQL JSON is checked in
 one place (`_sparql_json`), and no error message quotes a reply body (its content type and length
 instead). Nothing is ever pasted into query text: every value is a pyoxigraph term
 (IRIs validated by constructing a NamedNode) serialised in its escaped N-Triples form, and
@@ -447,8 +449,9 @@ BLOCK = 1 << 22  # bytes of N-Quads per streamed block
 
 # What one reply may cost. The byte cap must admit the store's own export in one Graph Store GET (an
 # Oxigraph pull): hundreds of MB for a large store, so 1 GiB; a SPARQL JSON page is far smaller. The
-# deadline is for one whole request (connect, headers, every body byte): a bulk load's upload is
-# exempt (it lasts as long as the store is large), its reply is not capped less.
+# deadline is for one whole request (connect, headers, every body byte): a bulk load is exempt, its
+# upload and the server's reply both (it lasts as long as the store is large; each socket operation
+# still waits at most `timeout`), its reply is not capped less.
 ENV_MAX_BYTES = "SEMANTIC_RDF_REMOTE_MAX_BYTES"
 ENV_TIMEOUT = "SEMANTIC_RDF_REMOTE_TIMEOUT"
 DEFAULT_MAX_BYTES = 1 << 30
@@ -457,18 +460,35 @@ _ERROR_BODY = 1 << 16  # bytes of an error reply read, to say how long it is (ne
 _ACCEPT_JSON = "application/sparql-results+json,application/json,text/javascript,application/javascript"
 
 
+MAX_TIMEOUT = 86_400.0  # the longest deadline accepted: a day (as store.assertions.MAX_WAIT); socket timeouts overflow near 1e10 s
+
+
 def _limit(value: float | int | None, env: str, conv: type, default: float | int, name: str) -> Any:
-    """An explicit limit, else the environment's, else the default; InvalidInput unless a positive finite number."""
+    """An explicit limit, else the environment's, else the default; InvalidInput (one line) unless a positive
+    finite number, a whole one for a byte count (`1e9` is one), at most MAX_TIMEOUT for a number of seconds."""
+    source, got = name, ""
     if value is None:
         raw = os.environ.get(env, "").strip()
         if not raw:
             return default
+        source = f"{env}={raw[:40]!r}"
         try:
-            value = conv(raw)
+            value = int(raw)
         except ValueError:
-            raise InvalidInput(f"{env}={raw[:40]!r} is not a number") from None
+            try:
+                value = float(raw)
+            except ValueError:
+                raise InvalidInput(f"{source} is not a number") from None
+    else:
+        got = f", got {value!r}"
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value == float("inf"):
-        raise InvalidInput(f"{name} must be a positive number, got {value!r}")
+        raise InvalidInput(f"{source} must be a positive number{got}")
+    if conv is int:
+        if value != int(value):
+            raise InvalidInput(f"{source} must be a whole number of bytes{got}")
+        return int(value)
+    if value > MAX_TIMEOUT:
+        raise InvalidInput(f"{source} must be at most {MAX_TIMEOUT:,.0f} seconds (a day){got}")
     return conv(value)
 
 
@@ -793,6 +813,7 @@ class RemoteBackend:
             timeout=self.timeout,
             trust_env=False,
             follow_redirects=False,
+            headers={"Accept-Encoding": "identity"},  # as SPARQLWrapper asked: replies are read as they come
         )
 
     def close(self) -> None:
@@ -802,9 +823,13 @@ class RemoteBackend:
     def _request(self, method: str, url: str, what: str, *, deadline: bool = True, **kw: Any) -> tuple[bytes, Mapping[str, str]]:
         """One request and its whole reply body, or RemoteError: for a redirect (never followed: its status
         and the Location's host are named, nothing else), for an error status (its content type and length,
-        never its text), for a body over `max_bytes`, or for a request not done within `timeout` seconds
-        (every socket operation waits at most until then; `deadline=False` for a bulk load's upload)."""
+        never its text), for a body over `max_bytes` (decoded bytes, see core.bounds.read_body), or for a
+        request not done within `timeout` seconds (every socket operation waits at most until then;
+        `deadline=False`, for a bulk load, drops that deadline for the whole request, upload and reply:
+        each socket operation then waits at most `timeout` seconds)."""
         import httpx
+
+        from semantic_rdf.core.bounds import read_body
 
         who = f"{self.flavour} endpoint ({what})"
         if deadline:
@@ -824,14 +849,16 @@ class RemoteBackend:
                 declared = r.headers.get("content-length", "")
                 if declared.isdigit() and int(declared) > self.max_bytes:
                     raise RemoteError(f"{who}: a reply of {declared} bytes is over the cap of {self.max_bytes} ({ENV_MAX_BYTES} raises it)")
-                body = bytearray()
-                for piece in r.iter_bytes():
-                    body += piece
-                    if len(body) > self.max_bytes:
-                        raise RemoteError(f"{who}: the reply passed the cap of {self.max_bytes} bytes ({ENV_MAX_BYTES} raises it)")
-                    if deadline and time.monotonic() > self._deadline.at:
-                        raise httpx.ReadTimeout("the whole request passed its deadline")
-                return bytes(body), r.headers
+                body = read_body(  # raw: a Content-Encoding sent although identity was asked for is decoded there, bounded
+                    r.iter_raw(),
+                    r.headers.get("content-encoding", ""),
+                    self.max_bytes,
+                    self._deadline.at if deadline else None,
+                    too_big=lambda: RemoteError(f"{who}: the reply passed the cap of {self.max_bytes} bytes ({ENV_MAX_BYTES} raises it)"),
+                    too_late=lambda: httpx.ReadTimeout("the whole request passed its deadline"),
+                    refused=lambda why: RemoteError(f"{who}: {why}"),
+                )
+                return body, r.headers
         except httpx.TimeoutException:
             limit = f"within {self.timeout:g} s ({ENV_TIMEOUT} raises it)" if deadline else "in time"
             raise RemoteError(f"{who} did not answer {limit}") from None
@@ -844,9 +871,9 @@ class RemoteBackend:
                 self._deadline.at = None
 
     def _length(self, r) -> str:
-        """How long an error reply is, reading at most _ERROR_BODY bytes of it."""
+        """How long an error reply is on the wire, reading at most _ERROR_BODY bytes of it (never decoded)."""
         n = 0
-        for piece in r.iter_bytes():
+        for piece in r.iter_raw():
             n += len(piece)
             if n > _ERROR_BODY:
                 return f"more than {_ERROR_BODY}"
