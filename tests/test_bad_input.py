@@ -561,6 +561,20 @@ RULE_FILES = {
     "service.rq": b"# rule: x\n# antecedents: ?a\nCONSTRUCT { ?s ?p ?o } WHERE { SERVICE <http://10.0.0.1/> { ?s ?p ?o } }",
     "no-header.rq": b"CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }",
     "select.rq": b"# rule: x\n# antecedents: ?a\nSELECT * WHERE { ?a ?p ?o }",
+    # a conclusion with two subjects (or predicates, objects): either one would be arbitrary (it had kept the last seen)
+    **{
+        f"two-{field}s.rq": (
+            b"# rule: x\n# antecedents: ?a\nPREFIX m: <https://w3id.org/semantic-rdf/ns#>\n"
+            b"PREFIX p: <https://w3id.org/semantic-rdf/p/>\nPREFIX prov: <http://www.w3.org/ns/prov#>\n"
+            b"CONSTRUCT { _:c m:subject ?s ; m:predicate p:collaborated_with ; m:object ?o ; m:%s %s ; prov:wasDerivedFrom ?a }"
+            b" WHERE { ?a m:subject ?s ; m:predicate ?p ; m:object ?o }"
+        )
+        % (field.encode(), other)
+        for field, other in (("subject", b"?o"), ("predicate", b"p:wrote"), ("object", b"?s"))
+    },
+    # a conclusion with no m:subject: refused before anything is written (the rule's plan and the run had been)
+    "no-subject.rq": b"# rule: x\n# antecedents: ?a\nPREFIX m: <https://w3id.org/semantic-rdf/ns#>\nPREFIX prov: <http://www.w3.org/ns/prov#>\n"
+    b"CONSTRUCT { _:c m:predicate ?p ; m:object ?o ; prov:wasDerivedFrom ?a } WHERE { ?a m:subject ?s ; m:predicate ?p ; m:object ?o }",
 }
 
 

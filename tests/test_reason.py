@@ -129,3 +129,21 @@ def test_rule_files_are_checked():
     r = Rule.parse("# rule: my-rule\n# antecedents: ?a ?b\nCONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }")
     assert r.antecedents == ("a", "b")
     assert {x.name for x in builtin_rules()} >= {"symmetric", "located-in-transitive", "inverse-parent-child"}
+
+
+def test_a_conclusion_with_two_subjects_is_refused_and_nothing_derived():
+    """A rule whose template gives a conclusion two m:subject values is refused like one that gives none
+    (it had silently kept whichever value came last)."""
+    s = AssertionStore.memory()
+    s.assert_("Ada Lovelace", "born_in", "London")
+    rule = Rule.parse(
+        "# rule: two-subjects\n# antecedents: ?a\n"
+        "PREFIX m: <https://w3id.org/semantic-rdf/ns#>\nPREFIX p: <https://w3id.org/semantic-rdf/p/>\n"
+        "PREFIX prov: <http://www.w3.org/ns/prov#>\n"
+        "CONSTRUCT { _:c m:subject ?s ; m:subject ?o ; m:predicate p:collaborated_with ; m:object ?o ; prov:wasDerivedFrom ?a }"
+        " WHERE { ?a m:subject ?s ; m:predicate ?p ; m:object ?o }"
+    )
+    ids = set(s.ids())
+    with pytest.raises(InvalidInput, match="two values of m:subject"):
+        derive(s, [rule])
+    assert set(s.ids()) == ids

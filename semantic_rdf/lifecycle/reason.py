@@ -221,6 +221,8 @@ def _conclusions(w: ox.Store, rule: Rule, delta: Sequence[str] | None, limits: L
             if key == P.wasDerivedFrom.value:
                 n["ante"].append(t.object.value)
             elif key in (M.subject.value, M.predicate.value, M.object.value):
+                if key in n and n[key] != t.object:  # which one would be arbitrary: refused, like a missing one
+                    raise InvalidInput(f"rule {rule.name}: a conclusion has two values of m:{key.rsplit('#', 1)[-1]}")
                 n[key] = t.object
         for n in nodes.values():
             try:
@@ -275,7 +277,14 @@ def derive(
 
     with store.run("derivation", agent=agent, label="forward chaining: " + ", ".join(names)[:180]) as run:
         report.run = run.iri.value
-        plans = {r.name: _ensure_rule(store, r) for r in rules}
+        plans: dict[str, ox.NamedNode] = {}  # each rule's plan, written with the first batch that cites it
+
+        def plan_of(rule: Rule, batch: T.Batch) -> ox.NamedNode:
+            if rule.name not in plans:
+                plans[rule.name], quads = store.plan_quads(rule.name, M.Rule, rule.name, _rule_extra(rule))
+                batch.add += quads
+            return plans[rule.name]
+
         delta: list[str] | None = None
         while report.rounds < max_rounds:
             report.rounds += 1
@@ -303,7 +312,7 @@ def derive(
                         t = Triple(sn, predicate_name(p), on, score=conf, valid=valid)
                         q: list[N.AnyQuad] = [*L.record_quads(aid, t, [M.DerivedAssertion], conf, len(antes), at, run.iri, valid)]
                         q.append(L.claim_quad(aid, t))
-                        q.append(ox.Quad(a, M.rule, plans[rule.name], G))
+                        q.append(ox.Quad(a, M.rule, plan_of(rule, batch), G))
                         q += [ox.Quad(a, P.wasDerivedFrom, ox.NamedNode(x), G) for x in antes]
                         batch.add += q
                         report.new.append(aid)
@@ -341,8 +350,8 @@ def _withdrawn_by_cascade(store: AssertionStore, aid: str) -> bool:
     return bool(h) and h[-1].until is not None and h[-1].withdrawn_because is not None
 
 
-def _ensure_rule(store: AssertionStore, rule: Rule) -> ox.NamedNode:
-    return store.ensure_plan(rule.name, M.Rule, rule.name, [(ruleFile, L.string(rule.file)), (RDFS_COMMENT, L.string(rule.label))])
+def _rule_extra(rule: Rule) -> list[tuple[ox.NamedNode, ox.Literal | ox.NamedNode]]:
+    return [(ruleFile, L.string(rule.file)), (RDFS_COMMENT, L.string(rule.label))]
 
 
 _ = (RDF_TYPE, id_of)

@@ -826,11 +826,22 @@ class AssertionStore:
         self, name: str, cls: ox.NamedNode = M.Rule, label: str | None = None, extra: Sequence[tuple[ox.NamedNode, ox.Literal | ox.NamedNode]] = ()
     ) -> ox.NamedNode:
         """A prov:Plan (an m:Rule or m:Policy) by name, written once, with `extra` (predicate, object) pairs."""
-        plan = segment_iri("rule" if cls == M.Rule else "policy", slug(name) + "-" + L.h16(name)[:8])
-        if plan.value not in self._known_nodes and not self.has(plan, RDF_TYPE):
-            self.commit(L.plan_quads(plan, cls, label or name) + [ox.Quad(plan, p, o, PROVENANCE_GRAPH) for p, o in extra])
+        plan, quads = self.plan_quads(name, cls, label, extra)
+        if quads:
+            self.commit(quads)
         self._known_nodes.add(plan.value)
         return plan
+
+    def plan_quads(
+        self, name: str, cls: ox.NamedNode = M.Rule, label: str | None = None, extra: Sequence[tuple[ox.NamedNode, ox.Literal | ox.NamedNode]] = ()
+    ) -> tuple[ox.NamedNode, list[N.AnyQuad]]:
+        """`ensure_plan`'s plan and, unless it is stored, the quads that describe it, for a caller to write with
+        the first batch that refers to it (so that work refused before it writes nothing)."""
+        plan = segment_iri("rule" if cls == M.Rule else "policy", slug(name) + "-" + L.h16(name)[:8])
+        if plan.value in self._known_nodes or self.has(plan, RDF_TYPE):
+            return plan, []
+        quads: list[N.AnyQuad] = [*L.plan_quads(plan, cls, label or name)]
+        return plan, quads + [ox.Quad(plan, p, o, PROVENANCE_GRAPH) for p, o in extra]
 
     def begin_run(
         self,
