@@ -472,6 +472,31 @@ def test_model_endpoint_failure_is_refused(store, tmp_path, web):
     _refused(store, "ingest", "--extractor", "model", "--model", "m", "--model-url", f"http://127.0.0.1:{web}/down", str(doc))
 
 
+MODEL_VERBS = {
+    "ask": (["ask", "Where was Ada Lovelace born?"], None),
+    "ask-json": (["--json", "ask", "Where was Ada Lovelace born?"], None),
+    "chat": (["chat"], b"Where was Ada Lovelace born?\n"),
+    "ingest": (["ingest", "--extractor", "model", "DOC"], None),
+}
+
+
+@pytest.mark.parametrize("verb", sorted(MODEL_VERBS))
+@pytest.mark.parametrize("url", ["http://[::1", "http://u:secretpw@127.0.0.1:{port}/ok", "http://u:secretpw@[::1"])
+def test_a_bad_or_credentialed_model_url_is_refused_in_one_line(store, tmp_path, web, verb, url):
+    """`--model-url "http://[::1"` had ended as "internal error: ValueError"; a URL with user:password@ was used
+    and its password shown in `ask --json`'s renderer field. Both are refused before any request, and no output
+    holds the password."""
+    _Web.model_answers["ok"] = json.dumps({"answer": "London.", "cited": []})
+    doc = tmp_path / "m.txt"
+    doc.write_text("Grace Hopper was born in New York.")
+    argv, stdin = MODEL_VERBS[verb]
+    argv = [str(doc) if a == "DOC" else a for a in argv]
+    hits = len(_Web.hits)
+    r = _refused(store, *argv, "--model", "m", "--model-url", url.format(port=web), stdin=stdin)
+    assert "secretpw" not in r.out + r.err
+    assert len(_Web.hits) == hits, "the model endpoint was called"
+
+
 # ---------------------------------------------------------------- 5. the other verbs
 
 

@@ -251,6 +251,20 @@ def test_adapter_errors_are_typed(server, monkeypatch):
         OpenAICompatibleModel(url(server), "m", timeout=0)
 
 
+@pytest.mark.parametrize("bad", ["http://[::1", "http://u:secretpw@[::1", "http://127.0.0.1:99999", "http://127.0.0.1:x"])
+def test_adapter_refuses_an_unparsable_url_as_invalid_input(bad):
+    with pytest.raises(InvalidInput) as e:  # "http://[::1" had raised urlsplit's ValueError ("internal error" at the CLI)
+        OpenAICompatibleModel(bad, "m")
+    assert "secretpw" not in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("bad", ["http://u:secretpw@127.0.0.1:1", "https://secretpw@127.0.0.1", "http://:secretpw@127.0.0.1", "ftp://u:secretpw@h"])
+def test_adapter_refuses_credentials_in_the_url_without_showing_them(bad):
+    with pytest.raises(InvalidInput, match="credentials do not belong") as e:  # the key comes from api_key_env
+        OpenAICompatibleModel(bad, "m")
+    assert "secretpw" not in str(e.value)
+
+
 def test_adapter_unreachable_endpoint_is_model_unavailable():
     import socket
 
