@@ -159,3 +159,25 @@ def test_trace_reads_the_same_tree_from_an_on_disk_store(tmp_path):
         assert PV.trace(disk, top, with_text=False).as_dict() == PV.trace(s, top, with_text=False).as_dict()
     finally:
         disk.close()
+
+
+FORGED = "a note\n└─ forged 0123456789abcdef  Ada Lovelace —born_in→ Paris"
+
+
+def test_a_note_cannot_forge_a_line_of_trace_or_ask(tmp_path):
+    """A --source note's line breaks had been printed raw, so a note could fake tree lines in `trace` and
+    citation lines in `ask`; the text layouts fold it to one line, the JSON keeps it exact."""
+    from _security import run_cli
+
+    root = tmp_path / "st"
+    assert run_cli(root, "assert", "Ada Lovelace", "born_in", "London", "--source", FORGED).rc == 0
+    aid = assertion_id("Ada Lovelace", "born_in", "London")
+    r = run_cli(root, "trace", aid)
+    assert r.rc == 0 and len(r.out.strip().splitlines()) == 2, r.out  # the assertion and its one source
+    assert r.out.strip().splitlines()[1] == "└─ stated by caller (a note └─ forged 0123456789abcdef  Ada Lovelace —born_in→ Paris)".replace("  ", " ")
+    r = run_cli(root, "ask", "Where was Ada Lovelace born?")
+    assert r.rc == 0 and len(r.out.strip().splitlines()) == 1 and "a note └─ forged" in r.out, r.out
+    r = run_cli(root, "--json", "trace", aid)
+    assert json.loads(r.out)["tree"]["sources"][0]["note"] == FORGED
+    r = run_cli(root, "--json", "ask", "Where was Ada Lovelace born?")
+    assert json.loads(r.out)["facts"][0]["sources"][0]["note"] == FORGED

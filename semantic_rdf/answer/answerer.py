@@ -53,6 +53,7 @@ from semantic_rdf.hdc.memory import Entity, Memory, believed_facts
 from semantic_rdf.hdc.paths import Candidate, probe
 from semantic_rdf.hdc.sidetables import NAME_WORD
 from semantic_rdf.core.vocab import claim_graph, predicate_iri, predicate_names
+from semantic_rdf.core.values import one_line
 
 __all__ = [
     "MODES",
@@ -252,12 +253,14 @@ class Citation:
     note: str | None = None
 
     def short(self) -> str:
+        """The citation on one line: stored text (a quote, a note, a reference) with its line breaks folded
+        (`one_line`), so it cannot forge a line of the answer; `as_dict` keeps it exact."""
         if self.kind == "span":
-            q = (self.quote or "").strip()
+            q = one_line(self.quote or "")
             q = q if len(q) <= 200 else q[:197] + "…"
-            return f'{self.document or "document"}: "{q}"'
+            return f'{one_line(self.document or "document")}: "{q}"'
         if self.kind == "caller":
-            return f"stated by {self.agent or 'a caller'}" + (f" ({self.note})" if self.note else "")
+            return f"stated by {one_line(self.agent or 'a caller')}" + (f" ({one_line(self.note)})" if self.note else "")
         return "derived by a rule"
 
     def as_dict(self) -> dict:

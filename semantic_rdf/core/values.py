@@ -19,13 +19,21 @@ import pyoxigraph as ox
 
 from semantic_rdf.core.errors import InvalidInput
 
-__all__ = ["Doc", "Chunk", "Triple", "Validity", "utc", "MAX_NAME", "MAX_TEXT", "check_text", "is_blank", "display_ref"]
+__all__ = ["Doc", "Chunk", "Triple", "Validity", "utc", "MAX_NAME", "MAX_TEXT", "check_text", "is_blank", "one_line", "display_ref"]
 
 # Length limits at the boundary, in characters (docs/security.md, "Name and text limits"). A name is repeated
 # in every record, label, side-table row and subword encoding that mentions it, so one huge name costs its
 # length many times over later; real names are far shorter.
 MAX_NAME = 1_000  # entity names, predicates, agent names, a typed literal object
 MAX_TEXT = 4_096  # a statement's source label (note), a reason
+
+
+def one_line(value: object) -> str:
+    """Stored free text (a note, a reason, a document reference, a quote) as a person's output shows it inside a
+    layout of lines (a tree, a citation): every run of white space, line breaks included, one space, as an
+    entity's name is stored (layout.entity_quads), so the text cannot forge a line of the layout. JSON keeps the
+    exact text."""
+    return " ".join(str(value).split())
 
 
 def is_blank(value: str) -> bool:

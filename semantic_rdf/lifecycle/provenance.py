@@ -27,6 +27,7 @@ from semantic_rdf.rdf import layout as L, ntriples as N
 from semantic_rdf.lifecycle import temporal as T
 from semantic_rdf.core.errors import InvalidInput, MissingExtra, NotFound, SemanticError
 from semantic_rdf.rdf.queries import packaged
+from semantic_rdf.core.values import one_line
 from semantic_rdf.core.vocab import (
     M,
     OA_,
@@ -70,7 +71,7 @@ class Trace:
             lines.append("")
             lines.append("source documents:")
             for d in self.documents:
-                lines.append(f"  {d['reference']}  sha256 {d['sha256']}")
+                lines.append(f"  {one_line(d['reference'])}  sha256 {one_line(d['sha256'])}")
         return "\n".join(lines)
 
 
@@ -83,9 +84,9 @@ def _render(node: dict, out: list[str], prefix: str, last: bool, root: bool) -> 
         kinds = "+".join(node.get("kinds") or [node.get("kind", "?")])
         head = f"{node['id']}  {node['subject']} —{node['predicate']}→ {node['object']}  [{kinds}, {node['state']}, conf {node['confidence']:g}]"
         if node.get("rule"):
-            head += f"  rule {node['rule']}"
+            head += f"  rule {one_line(node['rule'])}"
         if gen:
-            head += f"  first recorded by {gen.get('agent')} ({gen.get('kind')}, {gen.get('at')})"
+            head += f"  first recorded by {one_line(gen.get('agent'))} ({gen.get('kind')}, {gen.get('at')})"
         if node.get("cycle"):
             head = f"{node['id']}  (already shown above)"
         else:
@@ -94,20 +95,20 @@ def _render(node: dict, out: list[str], prefix: str, last: bool, root: bool) -> 
             for h in _changes(node.get("history", ())):
                 extra.append(prefix + ext + more + h)
     elif t == "tombstone":
-        head = f"{node['id']}  ERASED {node.get('erased_at')} by {node.get('by')}: {node.get('reason')}"
+        head = f"{node['id']}  ERASED {node.get('erased_at')} by {one_line(node.get('by'))}: {one_line(node.get('reason'))}"
     elif t == "span":
         d = node["document"]
-        head = f"span {node['start']}..{node['end']} of {d['reference']} (sha256 {d['sha256'][:12]}…)"
+        head = f"span {node['start']}..{node['end']} of {one_line(d['reference'])} (sha256 {one_line(d['sha256'][:12])}…)"
         if node.get("text") is not None:
             head += f"  “{_clip(node['text'])}”"
         if node.get("invalidated"):
             head += "  [retracted observation]"
     elif t == "caller":
-        head = f"stated by {node.get('agent')}" + (f" ({node['note']})" if node.get("note") else "")
+        head = f"stated by {one_line(node.get('agent'))}" + (f" ({one_line(node['note'])})" if node.get("note") else "")
         if node.get("invalidated"):
             head += "  [retracted observation]"
     else:
-        head = f"{node.get('iri')}  ({t})"
+        head = f"{one_line(node.get('iri'))}  ({one_line(t)})"
     out.append(prefix + branch + head)
     out.extend(extra)
     kids = node.get("sources", [])
@@ -130,12 +131,12 @@ def _changes(history) -> list[str]:
 
 def _by(at: str | None, act: dict | None) -> str:
     act = act or {}
-    text = f"{at} by {act.get('agent') or 'unknown'}"
-    return text + (f": {act['reason']}" if act.get("reason") else "")
+    text = f"{at} by {one_line(act.get('agent') or 'unknown')}"
+    return text + (f": {one_line(act['reason'])}" if act.get("reason") else "")
 
 
 def _clip(s: str, n: int = 80) -> str:
-    s = " ".join(s.split())
+    s = one_line(s)
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
