@@ -24,6 +24,7 @@ from semantic_rdf.answer.answerer import (
 )
 from semantic_rdf.lifecycle.decisions import Recorder
 from semantic_rdf.core.errors import InvalidInput
+from semantic_rdf.core.values import MAX_QUESTION
 from semantic_rdf.pipeline.extract import RuleExtractor
 from semantic_rdf.core.identity import assertion_id
 from semantic_rdf.pipeline.load import load
@@ -111,7 +112,7 @@ def test_predicate_cues_map_inflections_but_not_lookalikes():
     with pytest.raises(InvalidInput):
         parse_question("   ", lk)
     with pytest.raises(InvalidInput):
-        parse_question("x" * 2001, lk)
+        parse_question("x" * (MAX_QUESTION + 1), lk)  # the one limit of ask, ask --batch and chat
 
 
 def test_cue_words_are_tried_only_against_cues_of_their_first_four_letters():

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from semantic_rdf.answer.answerer import REFUSAL
+from semantic_rdf.answer.answerer import REFUSAL, Linker, parse_question
+from semantic_rdf.core.errors import InvalidInput
+from semantic_rdf.core.values import MAX_QUESTION
 from semantic_rdf.cli import main
 from semantic_rdf.lifecycle.decisions import Recorder
 from semantic_rdf.hdc.sidetables import side_path
@@ -53,6 +55,29 @@ def test_ask_bad_input_is_exit_2(store_dir, capsys):
     assert main(["--store", str(store_dir), "ask", "   "]) == 2
     assert "question is empty" in capsys.readouterr().err
     assert main(["--store", str(store_dir), "ask", "q", "--model", "m"]) == 2  # --model needs --model-url
+
+
+def _question(n: int) -> str:
+    """A question of exactly `n` characters, about a fact of the corpus."""
+    head = "Where was Amalia Roos born"
+    return head + (" and" * n)[: n - len(head) - 1] + "?"
+
+
+def test_ask_and_chat_take_the_same_longest_question(store_dir, monkeypatch, capsys):
+    """`ask` refused a question over 2,000 characters, `chat` (and `ask --batch`) one over 10,000: one limit,
+    MAX_QUESTION, for all (the library's parse_question)."""
+    longest, over = _question(MAX_QUESTION), _question(MAX_QUESTION + 1)
+    assert (len(longest), len(over)) == (10_000, 10_001)
+    code, out, err = run_cli(["--store", str(store_dir), "ask", longest, "--mode", "strict"], capsys=capsys)
+    assert code == 0 and "Utrecht" in out, err
+    code, out, err = run_cli(["--store", str(store_dir), "ask", over], capsys=capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "10,000" in err
+    code, out, err = run_cli(["--store", str(store_dir), "chat", "--mode", "strict"], longest + "\n" + over + "\n", monkeypatch, capsys)
+    answers = out.strip().splitlines()
+    assert code == 0 and len(answers) == 2, out
+    assert "Utrecht" in answers[0] and answers[1].startswith("error:") and "10,000" in answers[1].replace("10000", "10,000")
+    with pytest.raises(InvalidInput):
+        parse_question(over, Linker(()))
 
 
 def test_ask_as_of_before_ingest_knows_nothing(store_dir, capsys):

@@ -53,7 +53,7 @@ from semantic_rdf.hdc.memory import Entity, Memory, believed_facts
 from semantic_rdf.hdc.paths import Candidate, probe
 from semantic_rdf.hdc.sidetables import NAME_WORD
 from semantic_rdf.core.vocab import claim_graph, predicate_iri, predicate_names
-from semantic_rdf.core.values import one_line
+from semantic_rdf.core.values import MAX_QUESTION, one_line
 
 __all__ = [
     "MODES",
@@ -694,8 +694,8 @@ def _unknown_names(qw: Sequence[Word], inside: set[int]) -> list[str]:
 def parse_question(question: str, linker: Linker) -> Parsed:
     if not isinstance(question, str) or not question.strip():
         raise InvalidInput("the question is empty")
-    if len(question) > 2000:
-        raise InvalidInput("the question is longer than 2,000 characters")
+    if len(question) > MAX_QUESTION:
+        raise InvalidInput(f"the question is {len(question):,} characters long, over the limit of {MAX_QUESTION:,}")
     qw = question_words(question)
     ws = [w.folded for w in qw]
     content = [w for w in ws if w not in STOP and len(w) > 1]

@@ -88,11 +88,6 @@ def progress(ctx, desc: str, *, total: int | None = None, unit: str = "it"):
     )
 
 
-# The longest question `ask --batch` and `chat` take, in characters: no question needs more, and each
-# answer is recorded with its question.
-MAX_QUESTION = 10_000
-
-
 def capped_lines(readline: Callable[[int], AnyStr], cap: int) -> Iterator[tuple[AnyStr, bool]]:
     """(line, cut) for each line `readline(limit)` gives (a binary or text stream's readline), each held to
     at most `cap` bytes or characters: the rest of a longer line is read through in pieces and dropped, and

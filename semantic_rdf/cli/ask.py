@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Iterator
 from datetime import datetime, timezone
 
-from semantic_rdf.cli._common import MAX_QUESTION, capped_lines
+from semantic_rdf.cli._common import capped_lines
 from semantic_rdf.core.errors import InvalidInput
 
 NAME = "ask"
@@ -87,6 +87,8 @@ def run(args, ctx) -> int:
 def _lines(name: str) -> Iterator[tuple[bytes, bool]]:
     """(bytes, cut) for each line of FILE or stdin, read as it comes (a pipe feeds answers as lines arrive); a
     line longer than any question can be is cut (`capped_lines`), so it is refused without being held."""
+    from semantic_rdf.core.values import MAX_QUESTION  # the library's limit (parse_question), loaded with the verb
+
     cap = MAX_QUESTION * 4 + 2  # a question's characters take at most four bytes each, then the line break
     if name != "-":
         from semantic_rdf.core.bounds import open_regular
@@ -108,6 +110,7 @@ def run_batch(args, ctx, as_of) -> int:
     of its own, dropped after it, so no line's pronouns or context reach another; the store's Hebbian state
     moves on exactly as separate `ask` processes would move it. Exit 2 if any line was refused."""
     from semantic_rdf.core.errors import SemanticError
+    from semantic_rdf.core.values import MAX_QUESTION
 
     answerer = make_answerer(args, ctx)  # a missing store is refused before any input is read
     out = ctx.stdout

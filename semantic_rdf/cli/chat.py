@@ -3,7 +3,7 @@
 import sys
 import uuid
 
-from semantic_rdf.cli._common import MAX_QUESTION, capped_lines
+from semantic_rdf.cli._common import capped_lines
 from semantic_rdf.cli.ask import add_answer_options, make_answerer
 from semantic_rdf.core.errors import SemanticError
 
@@ -22,6 +22,8 @@ def add_arguments(p) -> None:
 
 def run(args, ctx, stdin=None) -> int:
     import json
+
+    from semantic_rdf.core.values import MAX_QUESTION  # the library's limit (parse_question), as `ask`'s
 
     stdin = stdin if stdin is not None else sys.stdin
     answerer = make_answerer(args, ctx)

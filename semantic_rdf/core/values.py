@@ -19,13 +19,14 @@ import pyoxigraph as ox
 
 from semantic_rdf.core.errors import InvalidInput
 
-__all__ = ["Doc", "Chunk", "Triple", "Validity", "utc", "MAX_NAME", "MAX_TEXT", "check_text", "is_blank", "one_line", "display_ref"]
+__all__ = ["Doc", "Chunk", "Triple", "Validity", "utc", "MAX_NAME", "MAX_TEXT", "MAX_QUESTION", "check_text", "is_blank", "one_line", "display_ref"]
 
 # Length limits at the boundary, in characters (docs/security.md, "Name and text limits"). A name is repeated
 # in every record, label, side-table row and subword encoding that mentions it, so one huge name costs its
 # length many times over later; real names are far shorter.
 MAX_NAME = 1_000  # entity names, predicates, agent names, a typed literal object
 MAX_TEXT = 4_096  # a statement's source label (note), a reason
+MAX_QUESTION = 10_000  # a question to `ask`, `ask --batch` or `chat` (each answer is recorded with its question)
 
 
 def one_line(value: object) -> str:
