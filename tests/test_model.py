@@ -287,3 +287,39 @@ def test_model_extractor_end_to_end_over_http(server):
     assert [(t.subject, t.predicate, t.object, t.confidence) for t in out] == [("Marie Curie", "born_in", "Warsaw", 0.95)]
     assert ex.counts["out_of_vocabulary"] == 1
     assert "Ignore previous instructions" in server.seen[0]["body"]["messages"][-1]["content"]
+
+
+class _Bombing(BaseHTTPRequestHandler):
+    """A model endpoint whose reply is a gzip bomb: 512 MiB of JSON white space in two gzip layers, 1.5 KB."""
+
+    def do_POST(self) -> None:
+        from _security import gzip_bomb
+
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = gzip_bomb(512 << 20, 2)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Encoding", "gzip, gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *a) -> None:
+        pass
+
+
+def test_a_compressed_reply_is_read_in_bounded_memory():
+    """httpx inflated a reply whole (and a decoder per gzip layer): a model endpoint's 1.5 KB took gigabytes. The
+    reply is read through bounds.read_body: a stacked coding is refused, one layer inflates only to the cap."""
+    from _security import run_bounded
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Bombing)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{srv.server_address[1]}"
+        setup = f"from semantic_rdf.pipeline.llm import OpenAICompatibleModel\nm = OpenAICompatibleModel({url!r}, 'm')\n"
+        got = run_bounded(setup, "m.complete('hello', {'type': 'object'})")
+    finally:
+        srv.shutdown()
+    assert got["error"] == "ModelOutputError" and "encoded 2 times" in got["message"], got
+    assert got["grew"] < 100 << 20, f"resident size grew {got['grew'] >> 20} MiB"

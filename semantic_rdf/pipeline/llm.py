@@ -11,14 +11,19 @@ the user names, at call time. Whatever a model returns is text to be parsed as d
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import time
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
+from semantic_rdf.core.bounds import read_body
 from semantic_rdf.core.errors import InvalidInput, ModelOutputError, ModelUnavailable
 
-__all__ = ["Model", "ModelUnavailable", "OpenAICompatibleModel"]
+__all__ = ["MAX_REPLY_BYTES", "Model", "ModelUnavailable", "OpenAICompatibleModel"]
+
+MAX_REPLY_BYTES = 16 << 20  # a chat completion is a few KB of JSON; a model endpoint is read no further
 
 
 @runtime_checkable
@@ -125,16 +130,29 @@ class OpenAICompatibleModel:
             raise InvalidInput("prompt must be text")
         if not isinstance(schema, dict):
             raise InvalidInput("schema must be a JSON Schema object (dict)")
-        headers = self._headers()
+        headers = {**self._headers(), "Accept-Encoding": "gzip, deflate"}
+        deadline = time.monotonic() + self.timeout
+        # the reply is read in bounded memory and time (bounds.read_body: httpx would inflate a compressed reply
+        # whole, a few KB on the wire into gigabytes)
+        where = f"model endpoint {self.url}"
         try:
             with httpx.Client(timeout=self.timeout, transport=self._transport, follow_redirects=False, trust_env=False) as client:
-                r = client.post(self.url, headers=headers, json=self.request_body(prompt, schema))
+                with client.stream("POST", self.url, headers=headers, json=self.request_body(prompt, schema)) as r:
+                    body = read_body(
+                        r.iter_raw(),
+                        r.headers.get("Content-Encoding", ""),
+                        MAX_REPLY_BYTES,
+                        deadline,
+                        too_big=lambda: ModelOutputError(f"{where} sent a reply over {MAX_REPLY_BYTES:,} bytes"),
+                        too_late=lambda: ModelUnavailable(f"{where} did not finish its reply within {self.timeout:g} s"),
+                        refused=lambda why: ModelOutputError(f"{where} sent a reply that cannot be read: {why}"),
+                    )
         except httpx.HTTPError as e:
-            raise ModelUnavailable(f"model endpoint {self.url} unreachable: {type(e).__name__}: {e}") from None
+            raise ModelUnavailable(f"{where} unreachable: {type(e).__name__}: {e}") from None
         if r.status_code != 200:
-            raise ModelUnavailable(f"model endpoint {self.url} answered HTTP {r.status_code}: {r.text[:200]}")
+            raise ModelUnavailable(f"{where} answered HTTP {r.status_code}: {body[:200].decode('utf-8', 'replace')}")
         try:
-            data = r.json()
+            data = json.loads(body)
             content = data["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError):
             raise ModelOutputError(f"model endpoint {self.url} sent a reply that is not a chat completion") from None
