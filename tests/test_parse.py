@@ -296,3 +296,17 @@ def test_unsupported_media_type_is_an_error():
         AutoParser().parse(Doc("x", "x.bin", "", {"media_type": "application/zip"}))
     # an unknown text/* type falls back to plain text
     assert AutoParser().parse(Doc("y", "y.x", "words", {"media_type": "text/x-org"})).text == "words"
+
+
+def test_a_long_rfc2231_file_name_keeps_the_charset_and_the_boundary_after_it():
+    """A file name of 108 Japanese characters percent-encodes to about 1,100 characters; a MIME header cap of
+    1,024 had cut the charset after it (the body garbled, with no note) and a multipart's boundary (the body lost)."""
+    name = "".join(f"; name*{i}*=utf-8''" + "%E6%97%A5" * 12 if i == 0 else f"; name*{i}*=" + "%E6%97%A5" * 12 for i in range(9))
+    plain = f"Subject: s\nContent-Type: text/plain{name}; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\n".encode()
+    d = one(plain + "Café crème brûlée.\n".encode(), "m.eml")
+    assert d.text == "s\n\nCafé crème brûlée." and not d.meta.get("notes")
+    mixed = f'Subject: s\nMIME-Version: 1.0\nContent-Type: multipart/mixed{name}; boundary="BB"\n\n'.encode()
+    d = one(mixed + b"--BB\nContent-Type: text/plain\n\nhello body\n--BB--\n", "m.eml")
+    assert d.text == "s\n\nhello body"
+    cut = f'Subject: s\nContent-Type: text/plain; x="{"y" * 20_000}"; charset=utf-8\n\n'.encode()
+    assert any("MIME header" in n for n in one(cut + b"hi\n", "m.eml").meta["notes"])
