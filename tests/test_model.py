@@ -258,7 +258,21 @@ def test_adapter_refuses_an_unparsable_url_as_invalid_input(bad):
     assert "secretpw" not in str(e.value) and "\n" not in str(e.value)
 
 
-@pytest.mark.parametrize("bad", ["http://u:secretpw@127.0.0.1:1", "https://secretpw@127.0.0.1", "http://:secretpw@127.0.0.1", "ftp://u:secretpw@h"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "http://u:secretpw@127.0.0.1:1",
+        "https://secretpw@127.0.0.1",
+        "http://:secretpw@127.0.0.1",
+        "ftp://u:secretpw@h",
+        # where urlsplit finds no "@" in the netloc (a review found these printed or sent): no scheme, a password
+        # holding "/", one that makes a port of its first digits
+        "u:secretpw@127.0.0.1:1",
+        "http:/u:secretpw@127.0.0.1",
+        "http://ada:secret/pw@127.0.0.1:1",
+        "http://ada:12/secretpw@127.0.0.1:1",
+    ],
+)
 def test_adapter_refuses_credentials_in_the_url_without_showing_them(bad):
     with pytest.raises(InvalidInput, match="credentials do not belong") as e:  # the key comes from api_key_env
         OpenAICompatibleModel(bad, "m")
@@ -323,3 +337,10 @@ def test_a_compressed_reply_is_read_in_bounded_memory():
         srv.shutdown()
     assert got["error"] == "ModelOutputError" and "encoded 2 times" in got["message"], got
     assert got["grew"] < 100 << 20, f"resident size grew {got['grew'] >> 20} MiB"
+
+
+@pytest.mark.parametrize("bad", ["http://127.0.0.1:1/?b=1", "http://127.0.0.1:1/#x"])
+def test_a_base_url_has_no_query_or_fragment(bad):
+    """The path is appended to the base URL: a query or a fragment would swallow it ("…?b=1/v1/chat/completions")."""
+    with pytest.raises(InvalidInput, match="must be an http"):
+        OpenAICompatibleModel(bad, "m")

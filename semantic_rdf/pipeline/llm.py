@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit
@@ -42,7 +41,7 @@ _SYSTEM = (
 def shown_url(url: str) -> str:
     """`url` as it may be printed: its userinfo (user:password@) replaced by ***@, on one line, at most 200
     characters."""
-    text = re.sub(r"^([^:/?#]*:)?//[^/?#]*@", lambda m: (m.group(1) or "") + "//***@", url)
+    text = "***@" + url.rsplit("@", 1)[1] if "@" in url else url  # whatever the parsers would take for userinfo
     return repr(text[:200] + ("…" if len(text) > 200 else ""))
 
 
@@ -70,14 +69,14 @@ class OpenAICompatibleModel:
     ) -> None:
         if not isinstance(base_url, str):
             raise InvalidInput("model base_url must be an http(s) URL")
+        if "@" in base_url:  # before any parsing: a password holding "/" or "?" hides its "@" from urlsplit's netloc
+            raise InvalidInput("credentials do not belong in the model URL; name the variable holding the key with --model-key-env (api_key_env)")
         try:
             parts = urlsplit(base_url)
             parts.port  # noqa: B018 - a port that is no number raises here, not at the first call
         except ValueError as e:  # "http://[::1": an unclosed IPv6 address; a port out of range
             raise InvalidInput(f"model base_url {shown_url(base_url)} is not a valid URL ({e})") from None
-        if "@" in parts.netloc:  # checked before anything else: a URL's userinfo is never sent, kept or printed
-            raise InvalidInput("credentials do not belong in the model URL; name the variable holding the key with --model-key-env (api_key_env)")
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
             raise InvalidInput(f"model base_url must be an http(s) URL, got {shown_url(base_url)}")
         if not isinstance(model, str) or not model.strip():
             raise InvalidInput("model name is empty")
