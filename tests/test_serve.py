@@ -4,7 +4,6 @@ Chromium (Debian's, through chromedriver)."""
 
 from __future__ import annotations
 
-import http.server
 import os
 import json
 import signal
@@ -251,45 +250,21 @@ def test_each_query_reads_the_store_as_it_is_then(tmp_path):
     assert not list((root / "readers").iterdir())
 
 
-class _Recorder(http.server.BaseHTTPRequestHandler):
-    """A service on 127.0.0.1 that records each request it gets (a federated query must make none)."""
-
-    seen: list[str] = []
-
-    def do_GET(self) -> None:
-        type(self).seen.append(self.path)
-        body = b'{"head":{"vars":[]},"results":{"bindings":[]}}'
-        self.send_response(200)
-        self.send_header("Content-Type", "application/sparql-results+json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    do_POST = do_GET
-
-    def log_message(self, *a) -> None:
-        pass
-
-
 def test_a_federated_query_is_refused_and_reaches_no_service(served):
     """The stock Oxigraph server would fetch the SERVICE's URL (a loopback service, a cloud's metadata address) and
     quote its reply in the error it returns; this endpoint refuses the query as `semantic-rdf query` does."""
+    from test_remote_hostile import port, results, serving  # a service on 127.0.0.1 that records each request
+
     info, _ = served
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    _Recorder.seen.clear()
-    try:
-        service = f"http://127.0.0.1:{srv.server_address[1]}/metadata"
+    with serving(lambda h, _q: h.reply(200, results([], []))) as srv:
+        service = f"http://127.0.0.1:{port(srv)}/metadata"
         for query in (f"SELECT * WHERE {{ SERVICE <{service}> {{ ?s ?p ?o }} }}", f"ASK {{ SERVICE SILENT <{service}> {{ ?s ?p ?o }} }}"):
             status, _, body = _get(info["query"] + "?" + urllib.parse.urlencode({"query": query}))
             assert (status, body) == (400, "SERVICE (federated query) is refused: queries never reach the network\n")
             status, _, body = _get(info["url"] + "/sparql", {"Content-Type": "application/sparql-query"}, query.encode())
             assert status == 400 and "SERVICE" in body
-        # the control: the same service answers a direct request
-        assert urllib.request.urlopen(service, timeout=10).status == 200
-    finally:
-        srv.shutdown()
-    assert _Recorder.seen == ["/metadata"]
+        assert urllib.request.urlopen(service, timeout=10).status == 200  # the control: it answers a direct request
+        assert srv.requests == [("GET", "/metadata")]  # type: ignore[attr-defined]
 
 
 def test_a_request_by_another_name_or_from_another_site_is_refused(served):
