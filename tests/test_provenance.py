@@ -181,3 +181,26 @@ def test_a_note_cannot_forge_a_line_of_trace_or_ask(tmp_path):
     assert json.loads(r.out)["tree"]["sources"][0]["note"] == FORGED
     r = run_cli(root, "--json", "ask", "Where was Ada Lovelace born?")
     assert json.loads(r.out)["facts"][0]["sources"][0]["note"] == FORGED
+
+
+def test_a_quote_cannot_forge_a_line_of_list_or_show(tmp_path):
+    """A span's text may hold a line break (a document's own): `list` and `show` printed it raw, so a document could
+    fake an assertion line in them (a review of the trace/ask fix found it); the text layouts fold it, JSON keeps it."""
+    from _security import run_cli
+    from semantic_rdf.core.values import Chunk, Doc, Triple
+    from semantic_rdf.store.assertions import AssertionStore
+
+    root = tmp_path / "st"
+    text = "Ada Lovelace was born in\n0123456789abcdef  Mallory —born_in→ Paris  [extracted, believed, conf 1]\nLondon."
+    doc = Doc("forged.txt", "forged.txt", text, {"media_type": "text/plain"})
+    with AssertionStore.open(root) as store:
+        with store.run("ingestion", agent="reader") as run:
+            store.add_document(doc, run)
+            chunk = Chunk(doc.id, 0, text, 0, len(text))
+            (aid,) = store.assert_triples([Triple("Ada Lovelace", "born_in", "London", chunk=chunk, start=0, end=len(text))], run=run).ids
+    for verb in (["list"], ["show", aid]):
+        r = run_cli(root, *verb)
+        assert r.rc == 0 and not any(line.startswith("0123456789abcdef") for line in r.out.splitlines()), r.out
+        assert "Ada Lovelace was born in 0123456789abcdef" in r.out
+    quotes = json.loads(run_cli(root, "--json", "list").out)["assertions"][0]["quotes"]
+    assert quotes[0]["text"] == text

@@ -16,6 +16,7 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
+    from semantic_rdf.core.values import one_line  # stored free text printed in this layout keeps to its line
     from semantic_rdf.lifecycle.browse import list_assertions
 
     page = list_assertions(
@@ -35,7 +36,7 @@ def run(args, ctx) -> int:
         state = "believed" if row.believed else "retracted"
         lines.append(f"{r.id}  {r.subject} —{r.predicate}→ {r.object}  [{r.kind}, {state}, conf {r.confidence:g}]")
         for q in row.quotes:
-            lines.append(f"    {q.reference} {q.start}..{q.end}: “{q.text}”")
+            lines.append(f"    {one_line(q.reference)} {q.start}..{q.end}: “{one_line(q.text)}”")
     if not page.rows:
         lines.append("no assertions match")
     elif page.more:

@@ -9,6 +9,7 @@ def add_arguments(p) -> None:
 
 
 def run(args, ctx) -> int:
+    from semantic_rdf.core.values import one_line  # stored free text printed in this layout keeps to its line
     from semantic_rdf.lifecycle.browse import show
 
     s = show(ctx.store(read_only=True), args.id)
@@ -23,11 +24,12 @@ def run(args, ctx) -> int:
     else:
         lines.append("  valid       any time (no valid-time bounds)")
     for q in s.listed.quotes:
-        lines.append(f"  quote       {q.reference} {q.start}..{q.end}: “{q.text}”")
+        lines.append(f"  quote       {one_line(q.reference)} {q.start}..{q.end}: “{one_line(q.text)}”")
     lines.append("  provenance")
     lines += ["    " + line for line in s.trace_text.splitlines()]
     for d in s.decisions:
         verdict = "allowed" if d.allowed else "refused"
-        lines.append(f"  decision    {d.at} {d.agent}: {d.choice} ({verdict}{'; ' + d.reason if d.reason else ''})")
+        why = "; " + one_line(d.reason) if d.reason else ""
+        lines.append(f"  decision    {d.at} {one_line(d.agent)}: {one_line(d.choice)} ({verdict}{why})")
     ctx.emit(s.as_dict(), "\n".join(lines))
     return 0
