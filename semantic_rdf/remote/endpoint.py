@@ -27,9 +27,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from semantic_rdf.core.errors import InvalidInput, SemanticError, ServerError
+from semantic_rdf.core.values import one_line
 from semantic_rdf.rdf.queries import preload_checker
 from semantic_rdf.rdf.results import csv_text, json_boolean, json_results, tsv_text
-from semantic_rdf.remote.servers import OxigraphServer
+from semantic_rdf.remote.servers import OxigraphServer, address
 from semantic_rdf.store.sandbox import Limits, QueryResult, run_user_query
 
 __all__ = ["Endpoint", "MAX_BODY", "MAX_CONNECTIONS", "MAX_RUNNING", "PAGE_FILES", "oxigraph_page"]
@@ -84,7 +85,7 @@ class Endpoint:
 
     @property
     def url(self) -> str:
-        return f"http://[{self.host}]:{self.port}" if ":" in self.host else f"http://{self.host}:{self.port}"
+        return f"http://{address(self.host, self.port)}"
 
     def start(self) -> "Endpoint":
         """Bind (InvalidInput when the address cannot be bound); `serve_forever` then answers."""
@@ -146,7 +147,7 @@ class Endpoint:
             try:
                 res = run_user_query(self.root, query, union=True, limits=self.limits)
             except SemanticError as exc:
-                return 400, "text/plain; charset=utf-8", (" ".join(str(exc).split()) + "\n").encode()
+                return 400, "text/plain; charset=utf-8", (one_line(exc) + "\n").encode()
             except Exception as exc:  # the engine's own failure: one line, the server goes on
                 return 500, "text/plain; charset=utf-8", f"internal error: {type(exc).__name__}\n".encode()
         finally:

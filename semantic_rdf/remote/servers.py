@@ -19,11 +19,16 @@ from dataclasses import dataclass, field
 
 from semantic_rdf.core.errors import ServerError
 
-__all__ = ["ServerError", "free_port", "OxigraphServer", "VirtuosoServer", "oxigraph_binary", "INSTALL_OXIGRAPH", "INSTALL_VIRTUOSO"]
+__all__ = ["ServerError", "address", "free_port", "OxigraphServer", "VirtuosoServer", "oxigraph_binary", "INSTALL_OXIGRAPH", "INSTALL_VIRTUOSO"]
 
 INSTALL_OXIGRAPH = "pip install 'oxigraph>=0.5.13,<0.6'  (or: pip install -e '.[test]')"
 INSTALL_VIRTUOSO = "sudo .ci/install-servers.sh  (apt-get install virtuoso-opensource)"
 VIRTUOSO_INI = "/etc/virtuoso-opensource-7/virtuoso.ini"
+
+
+def address(host: str, port: int) -> str:
+    """host:port, an IPv6 address in brackets (in a URL and in oxigraph's --bind: "::1:7878" is ambiguous)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def free_port() -> int:
@@ -88,8 +93,7 @@ class OxigraphServer:
 
     @property
     def _address(self) -> str:
-        """host:port, an IPv6 address in brackets (both in the URL and in --bind: "::1:7878" is ambiguous)."""
-        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+        return address(self.host, self.port)
 
     @property
     def dsn(self) -> str:

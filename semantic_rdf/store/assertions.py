@@ -28,6 +28,7 @@ from semantic_rdf.core.errors import InvalidInput, NotFound, SemanticError, Stor
 from semantic_rdf.core.events import StoreEvent, Subscriber, Subscribers, WrittenEntity, WrittenFact, WrittenSpan
 from semantic_rdf.store.generation import fingerprint
 from semantic_rdf.store.readers import Snapshot, open_read_only, sweep
+from semantic_rdf.store import tombstones
 from semantic_rdf.core.identity import assertion_id, fold
 from semantic_rdf.rdf.queries import Term, bind, packaged
 from semantic_rdf.core.values import MAX_NAME, MAX_TEXT, Doc, Triple, Validity, check_text
@@ -1411,8 +1412,6 @@ class AssertionStore:
 
     def import_report(self, data: bytes, fmt: str = "nquads", *, on_erased: str = "refuse"):
         """`import_`, returning (quads written, tombstones.Screened: what tombstones kept out)."""
-        from semantic_rdf.store import tombstones
-
         if fmt not in _DATASET_FORMATS:
             raise InvalidInput(f"import takes a dataset format ({', '.join(sorted(_DATASET_FORMATS))})")
         try:
@@ -1457,8 +1456,6 @@ class AssertionStore:
             nodes.setdefault((q.graph_name, q.subject), []).append(q)  # type: ignore[arg-type]
         claims: dict[ox.NamedNode, list[ox.Quad]] = {}
         fresh: list[ox.NamedNode] = []  # provenance nodes new to the store
-        from semantic_rdf.store import tombstones
-
         redactions = {q.object for q in quads if q.predicate == tombstones.redacted}  # documents an erasure blanked spans of
         for (g, s), group in nodes.items():
             if g not in _GRAPH_NODES:
@@ -1486,8 +1483,6 @@ class AssertionStore:
         graph (a stored record's second object written in the registry, a document's second text in it), an
         entity's IRI is that of its label (`entity_iri`), a document's text has the sha256 its node states, and an
         erasure erases nothing the store holds (`erase` does that, and leaves no data behind)."""
-        from semantic_rdf.store import tombstones
-
         for other in _GRAPH_NODES - {g}:
             if next(self.ox.quads_for_pattern(s, None, None, other), None) is not None:
                 raise InvalidInput(f"import adds nodes: {s} is stored already in graph {other}, and the input puts it in {g}; nothing was written")
