@@ -1329,6 +1329,34 @@ def test_a_name_known_as_another_a_surname_family_and_postnominals_are_one_entit
     assert names["Ann Lee"] == {"Ann Lee", "Ann Marie Smith"} and "Ann Marie Smith" not in names
 
 
+def test_a_role_or_a_title_the_tagger_ran_into_a_name_is_not_part_of_it():
+    """Re-DocRED's tagged spans held a person's role or rank before the name ("Hungarian footballer Imre Puskás",
+    typed a work; "Eskom chairperson Ben Ngubane", "General Pervez Musharraf") and a sentence's first word ("Unlike
+    Hemingway", typed a place): the name is what follows, a person's after a role noun, and a nationality before the
+    role is its country. Names with lower-case words of their own, stage names and the corpus's own spans stay whole."""
+    from semantic_rdf.pipeline.statistical.model import DocState
+    from semantic_rdf.pipeline.statistical.text import tokenize
+
+    st = DocState()
+    for sentence, spans in [
+        ("Hungarian footballer Imre Puskás was born in Budapest.", [(0, 4, "MISC", None), (8, 9, "LOC", None)]),
+        ("In 2017 Eskom chairperson Ben Ngubane resigned.", [(2, 6, "ORG", None)]),
+        ("General Pervez Musharraf and Lady Gaga met Duke Ellington.", [(0, 3, "PER", None), (4, 6, "PER", None), (7, 9, "PER", None)]),
+        ("Unlike Hemingway, Sogn og Fjordane had a Thirty - first Congress.", [(0, 2, "LOC", None), (3, 6, "LOC", None), (8, 12, "ORG", None)]),
+        ("Walking Far from Home is a song by Brownlow Medal recipient Jim Stynes.", [(0, 4, "MISC", None), (8, 13, "MISC", None)]),
+        ("Noriega candidate Carlos Duque lost.", [(0, 4, "ORG", 7)]),  # the corpus's own span: as it is
+        ("Dr. Ada Lovelace thanked Dr. Dre.", [(0, 4, "PER", None), (5, 8, "PER", None)]),
+    ]:
+        st.add_sentence(tokenize(sentence), spans)
+    types = {e.name: e.type for e in st.entities}
+    assert types["Imre Puskás"] == "PER" and "Hungary" in types and types["Ben Ngubane"] == "PER"
+    assert types["Pervez Musharraf"] == "PER" and {"Lady Gaga", "Duke Ellington"} <= set(types)
+    assert {"Hemingway", "Sogn og Fjordane", "Thirty - first Congress", "Walking Far from Home"} <= set(types)
+    assert types["Jim Stynes"] == "PER" and "Noriega candidate Carlos Duque" in types
+    assert "Ada Lovelace" in types and "Dr. Dre" in types
+    assert not any(w in n.split() for n in types for w in ("footballer", "chairperson", "General", "Unlike", "recipient"))
+
+
 def test_a_sentence_that_defines_a_name_gives_it_its_type_over_the_taggers_votes():
     """Held-out Re-DocRED openings the tagger typed as people: "Goodooga is a village in …", "Heeney is a
     census-designated place", "Kiirunavaara (Northern Sami: Gironvárri) is a mountain". The first definition of a
