@@ -1332,8 +1332,9 @@ def test_a_name_known_as_another_a_surname_family_and_postnominals_are_one_entit
 def test_a_role_or_a_title_the_tagger_ran_into_a_name_is_not_part_of_it():
     """Re-DocRED's tagged spans held a person's role or rank before the name ("Hungarian footballer Imre Puskás",
     typed a work; "Eskom chairperson Ben Ngubane", "General Pervez Musharraf") and a sentence's first word ("Unlike
-    Hemingway", typed a place): the name is what follows, a person's after a role noun, and a nationality before the
-    role is its country. Names with lower-case words of their own, stage names and the corpus's own spans stay whole."""
+    Hemingway", typed a place): the name is what follows, a person's after a person's role, and a nationality before
+    the role is its country. A name's own lower-case words in any language, titles that are given names, words that
+    open names, a date's span and the corpus's own spans stay whole; an other name keeps its link without its title."""
     from semantic_rdf.pipeline.statistical.model import DocState
     from semantic_rdf.pipeline.statistical.text import tokenize
 
@@ -1346,6 +1347,12 @@ def test_a_role_or_a_title_the_tagger_ran_into_a_name_is_not_part_of_it():
         ("Walking Far from Home is a song by Brownlow Medal recipient Jim Stynes.", [(0, 4, "MISC", None), (8, 13, "MISC", None)]),
         ("Noriega candidate Carlos Duque lost.", [(0, 4, "ORG", 7)]),  # the corpus's own span: as it is
         ("Dr. Ada Lovelace thanked Dr. Dre.", [(0, 4, "PER", None), (5, 8, "PER", None)]),
+        # a review's cases: names of other languages, titles that are given names, words that open names
+        ("Ústí nad Labem has the Museum für Naturkunde.", [(0, 3, "LOC", None), (5, 8, "ORG", None)]),
+        ("Shah Rukh Khan met Queen Elizabeth II and NATO member Turkey.", [(0, 3, "PER", None), (4, 7, "PER", None), (8, 11, "LOC", None)]),
+        ("Under Armour is a firm.", [(0, 2, "ORG", None)]),
+        ("Some 27 member States voted.", [(0, 4, "NUM", None)]),  # no entity type: no entity
+        ("Thomas Woodward, better known as Sir Tom Jones, sang.", [(0, 2, "PER", None), (6, 9, "PER", None)]),
     ]:
         st.add_sentence(tokenize(sentence), spans)
     types = {e.name: e.type for e in st.entities}
@@ -1354,7 +1361,10 @@ def test_a_role_or_a_title_the_tagger_ran_into_a_name_is_not_part_of_it():
     assert {"Hemingway", "Sogn og Fjordane", "Thirty - first Congress", "Walking Far from Home"} <= set(types)
     assert types["Jim Stynes"] == "PER" and "Noriega candidate Carlos Duque" in types
     assert "Ada Lovelace" in types and "Dr. Dre" in types
-    assert not any(w in n.split() for n in types for w in ("footballer", "chairperson", "General", "Unlike", "recipient"))
+    assert {"Ústí nad Labem", "Museum für Naturkunde", "Shah Rukh Khan", "Elizabeth II", "Under Armour"} <= set(types)
+    assert types["Turkey"] == "LOC" and not any("States" in n for n in types)
+    assert types["Thomas Woodward"] == "PER" and "Tom Jones" not in types  # the other name is his
+    assert not any(w in n.split() for n in types for w in ("footballer", "chairperson", "General", "Unlike", "recipient", "member"))
 
 
 def test_a_sentence_that_defines_a_name_gives_it_its_type_over_the_taggers_votes():

@@ -676,6 +676,7 @@ class DocState:
         for a, b, typ, gold in spans:
             if typ not in ENTITY_TYPES:
                 continue
+            a0, b0 = a, b  # the span as the other-name keys know it
             if gold is None:
                 # a name ends before a web or e-mail address the tagger ran it into ("Daniel Smith daniel.smith2@…")
                 b = next((k for k in range(a, b) if web_address(tokens[k].text)), b)
@@ -707,10 +708,10 @@ class DocState:
                 continue
             if gold is None:
                 self._birth_name(tokens, a, surface, out)
-                if a in renaming:
-                    self._known_as(renaming[a], surface, out)
-                if b - 1 in renamed:
-                    self._known_first(surface, _surface(tokens, *renamed[b - 1]))
+                if a0 in renaming:
+                    self._known_as(renaming[a0], surface, out)
+                if b0 - 1 in renamed:
+                    self._known_first(surface, _surface(tokens, *renamed[b0 - 1]))
             i, kind, _ = self._entity(surface, typ, gold, extend=fold(tokens[b - 1].text) not in kin)
             if gold is None:
                 self._learn(tuple(t.text for t in tokens[a:b]), typ)
@@ -899,12 +900,16 @@ _WEEKDAYS = frozenset("Monday Tuesday Wednesday Thursday Friday Saturday Sunday"
 # a question's first word, capital only for opening it ("Do museum labels have an impact …?"): no name alone
 _ASKING = frozenset("Do Does Did Is Are Was Were Has Have Had Can Could Would Should Shall Must How Why".split())
 # a sentence's first word, capital only for opening it, that the tagger runs into the name after it ("Unlike Hemingway",
-# "Similarly Amdír", "In Bukowski's novels"): prepositions, conjunctions and adverbs, no word a name opens with ("Our
-# Lady", "The Bronx", "My Three Sons")
+# "Similarly Amdír"): conjunctions and adverbs that open no name
 _OPENERS = frozenset(
-    "In On At By For From With Within Without After Before During Since Until When While Whilst Although Though "
-    "Because If As Most Many Some Several Similarly However Meanwhile Later Also Then Thus Unlike Like Despite "
-    "Between Among Along Across Through Throughout Following According Under Over Near".split()
+    "Unlike Similarly However Meanwhile Moreover Furthermore Nevertheless Nonetheless Although Though Whilst While "
+    "Because Despite According Thus Hence Therefore Additionally".split()
+)
+# the same for words that also open names ("Under Armour", "In Flames", "Near East University", "Over Haddon"): only
+# where the span ends at a comma or a possessive ("In Bukowski's novels", "Among Smith, Jones and …")
+_OPENERS_BEFORE_COMMA = frozenset(
+    "In On At By For From With Within Without After Before During Since Until When If As Most Many Some Several Later "
+    "Also Then Like Between Among Along Across Through Throughout Following Under Over Near".split()
 )
 _QUOTES = frozenset("\"“”'‘’«»")
 # a surname before one of these names a family or a house, not one person
@@ -948,8 +953,9 @@ def _without_opening(tokens: list[Token], a: int, b: int, typ: str) -> int:
     """The start of a name after words of the sentence the tagger ran into it: the pronoun "I" and the lower-case words
     after it up to a name's particle or a word with a capital ("… when I entered Trinity College", "I met van Gogh", "I
     joined eBay"), a question's first word alone ("Do museum labels …?"; not "Can was arrested in Istanbul", Can a
-    given name), or a preposition, conjunction or adverb that opens the sentence ("Unlike Hemingway"); `b` (nothing
-    left) when the span is only those. A title keeps its words: between quotes ("\"I Got a Woman\""), or what the
+    given name), or a conjunction or an adverb that opens the sentence ("Unlike Hemingway"; a preposition only where
+    the name ends at a comma or a possessive: "In Bukowski's novels", not "Under Armour is …"); `b` (nothing left)
+    when the span is only those. A title keeps its words: between quotes ("\"I Got a Woman\""), or what the
     tagger typed a work or an event (MISC: the Italian article of "I due Foscari").
 
     >>> from semantic_rdf.pipeline.statistical.text import tokenize
@@ -964,14 +970,19 @@ def _without_opening(tokens: list[Token], a: int, b: int, typ: str) -> int:
     (1, 6)
     >>> _without_opening(tokenize("Unlike Hemingway, he wrote"), 0, 2, "LOC"), _without_opening(tokenize("In Time"), 0, 2, "MISC")
     (1, 0)
+    >>> _without_opening(tokenize("In Bukowski's novels"), 0, 2, "PER"), _without_opening(tokenize("Under Armour is a firm"), 0, 2, "ORG")
+    (1, 0)
     """
     if typ == "MISC" or (0 < a and b < len(tokens) and tokens[a - 1].text in _QUOTES and tokens[b].text in _QUOTES):
         return a
     after = tokens[a + 1].text if a + 1 < len(tokens) else ""
     if a == 0 and b == 1 and tokens[0].text in _ASKING and after[:1].islower() and tokens[-1].text == "?":
         return b
-    if a == 0 and b > 1 and tokens[0].text in _OPENERS and after[:1].isupper():
-        return 1
+    if a == 0 and b > 1 and after[:1].isupper():
+        if tokens[0].text in _OPENERS:
+            return 1
+        if tokens[0].text in _OPENERS_BEFORE_COMMA and b < len(tokens) and tokens[b].text in (",", "'s", "’s"):
+            return 1
     if tokens[a].text == "I" and (b - a == 1 or after[:1].islower()):
         k = a + 1
         while k < b and tokens[k].text.islower() and tokens[k].text not in NAME_PARTICLES:
@@ -981,88 +992,104 @@ def _without_opening(tokens: list[Token], a: int, b: int, typ: str) -> int:
 
 
 # a person's role or rank written before the name, which the tagger runs into it ("General Pervez Musharraf",
-# "Vice-President Joe Biden", "Petty Officer John Leake", "Dr. Ada Lovelace"; `_without_title`)
+# "Vice-President Joe Biden", "Petty Officer John Leake", "Dr. Ada Lovelace"; `_without_title`). Not the titles that
+# are given names too (`_REGNAL_TITLES`), nor "Sen" or "Gen" (Amartya Sen's surname, a given name)
 _TITLES = frozenset(
-    "King Queen Prince Princess Emperor Empress Duke Duchess Earl Countess Baron Baroness Lord Lady Sir Dame Pope "
-    "Pharaoh Sultan Tsar Czar Shah Emir Caliph General Admiral Colonel Captain Major Lieutenant Sergeant Commander "
-    "Marshal Brigadier Corporal Governor President Vice-President Chancellor Premier Minister Senator Congressman "
-    "Congresswoman Mayor Judge Justice Bishop Archbishop Cardinal Reverend Rabbi Imam Sheikh Doctor Professor "
-    "Ambassador Secretary Chairman Chairwoman Spokesman Spokeswoman Officer Advisor Adviser "
-    "Dr Prof Mr Mrs Ms Rev Gen Col Capt Lt Sgt Gov Sen".split()
+    "Pope Pharaoh Emperor Empress Tsar Czar Tsarina Caliph Sir Dame Lord Baron Baroness Countess Duchess General Admiral "
+    "Colonel Captain Lieutenant Sergeant Commander Marshal Brigadier Corporal Governor President Vice-President "
+    "Chancellor Premier Minister Senator Congressman Congresswoman Mayor Judge Justice Bishop Archbishop Cardinal "
+    "Reverend Rabbi Imam Doctor Professor Ambassador Secretary Chairman Chairwoman Spokesman Spokeswoman Officer "
+    "Advisor Adviser Dr Prof Mr Mrs Ms Rev Col Capt Lt Sgt Gov".split()
 )
-# lower-case words that stand inside names: particles, and the function words of titles in several languages ("Walking
-# Far from Home", "Sogn og Fjordane", "Trilogía de las Marías"); any other lower-case word in a tagged span is the
-# sentence's, not the name's (`_after_role`)
-_NAME_FUNCTION_WORDS = NAME_PARTICLES | frozenset(
-    "the and for from with nor but not into onto over under upon about via per than off out without within through "
-    "und och les las los sur sous aux dei degli delle dello une una uno auf aus bei zum zur ten ben bat til".split()
-)
+# titles that are given names too ("King Camp Gillette", "Prince Rogers Nelson", "Lady Bird Johnson", "Shah Rukh
+# Khan", "Earl Ray Tomblin"): a title only before a ruler's number ("Queen Elizabeth II", "King Constantine I")
+_REGNAL_TITLES = frozenset("King Queen Prince Princess Duke Earl Lady Sultan Emir Sheikh Shah".split())
+_REGNAL_NUMBER = re.compile(r"[IVXL]+")
+# words that open a title of two ("Petty Officer", "Rear Admiral", "Prime Minister", "Vice President")
+_TITLE_OPENERS = frozenset("Vice Deputy Rear Petty Prime Chief Grand Field Attorney Surgeon Assistant Acting".split())
 # nouns of a person's role before a name ("Eskom chairperson Ben Ngubane", "Hungarian footballer Imre Puskás"): the
 # name after one is a person's, whatever type the tagger gave the whole
-_ROLE_NOUNS = frozenset(w for w, typ in _KIND_NOUNS.items() if typ == "PER") | frozenset(
-    "member recipient chairperson chairman chairwoman founder cofounder co-founder candidate leader president minister "
-    "secretary spokesman spokeswoman spokesperson manager player winner nominee laureate captain owner head chief "
-    "striker midfielder defender goalkeeper forward pitcher quarterback".split()
+_PERSON_ROLES = frozenset(w for w, typ in _KIND_NOUNS.items() if typ == "PER") | frozenset(
+    "recipient chairperson chairman chairwoman founder cofounder co-founder candidate president minister secretary "
+    "spokesman spokeswoman spokesperson nominee laureate manager coach captain striker midfielder defender "
+    "goalkeeper quarterback pitcher".split()
+)
+# the lower-case words after which a tagged span's name begins (`_after_role`): a person's role, a role of anyone or
+# anything ("NATO member Turkey", "market leader Samsung"), a kind of thing ("Zhang Yimou film Coming Home", "Scottish
+# Second Division side Albion Rovers"), a point of the compass ("southeastern United States"). Only these: a name's
+# own lower-case words are of every language ("Ústí nad Labem", "Museum für Naturkunde", "Teatro alla Scala")
+_SPLIT_WORDS = (
+    _PERSON_ROLES
+    | frozenset(_KIND_NOUNS)
+    | frozenset(_NOMINALS)
+    | frozenset(
+        "member leader winner owner head chief player side edition "
+        "northern southern eastern western northeastern northwestern southeastern southwestern".split()
+    )
 )
 
 
 def _after_role(tokens: list[Token], a: int, b: int) -> int:
-    """The start of a name after the last lower-case word of the sentence the tagger ran into the span a..b (a word
-    of three letters or more, no particle or function word, followed by a word with a capital): "Brownlow Medal
-    recipient Jim Stynes", "Zhang Yimou film Coming Home"; `a` when there is none.
+    """The start of a name after the last word of the sentence the tagger ran into the span a..b that names a role,
+    a kind or a direction (`_SPLIT_WORDS`) and is followed by a word with a capital: "Brownlow Medal recipient Jim
+    Stynes", "Zhang Yimou film Coming Home"; `a` when there is none.
 
     >>> from semantic_rdf.pipeline.statistical.text import tokenize
     >>> t = tokenize("Eskom chairperson Ben Ngubane")
-    >>> _after_role(t, 0, 4), _after_role(tokenize("Walking Far from Home"), 0, 4), _after_role(tokenize("Sogn og Fjordane"), 0, 3)
+    >>> _after_role(t, 0, 4), _after_role(tokenize("Walking Far from Home"), 0, 4), _after_role(tokenize("Ústí nad Labem"), 0, 3)
     (2, 0, 0)
-    >>> _after_role(tokenize("Thirty - first Congress"), 0, 4)  # Re-DocRED spaces its hyphens
-    0
+    >>> _after_role(tokenize("Microsoft co - founder Bill Gates"), 0, 6)  # Re-DocRED spaces its hyphens
+    4
     """
     for k in range(b - 2, a - 1, -1):
-        w = tokens[k].text
-        if (
-            len(w) >= 3
-            and w.isalpha()
-            and w.islower()
-            and w not in _NAME_FUNCTION_WORDS
-            and tokens[k + 1].text[:1].isupper()
-            and (k == a or tokens[k - 1].text != "-")  # a compound's part: "Thirty - first Congress"
-        ):
+        if tokens[k].text in _SPLIT_WORDS and tokens[k + 1].text[:1].isupper():
             return k + 1
     return a
 
 
 def _role_split(tokens: list[Token], span: tuple[int, int, str, int | None]) -> list[tuple[int, int, str, int | None]]:
-    """A tagged span with a lower-case word of the sentence in it, as the name after that word, and before it the
-    nationality or the listed place that opens the span, if one does: "Hungarian footballer Imre Puskás" is Hungary and
-    the person Imre Puskás; "Eskom chairperson Ben Ngubane" the person. The name after a person's role noun is a
-    person's. A title stays whole: between quotes, or one the tagger typed a work or an event (MISC) unless the word is
-    a role's or a kind's ("Zhang Yimou film Coming Home"; "I due Foscari" stays). Spans of the corpus (a gold entity)
-    stay as they are."""
+    """A tagged span without the sentence's words the tagger ran into it (`_without_opening`, `_after_role`): the
+    name after a role's, a kind's or a direction's word, a person's after a person's role, and before it the
+    nationality, the country or the region that opens the span as a mention of its own: "Hungarian footballer Imre
+    Puskás" is Hungary and the person Imre Puskás, "Florida group The Royal Guardsmen" Florida and the band; "Eskom
+    chairperson Ben Ngubane" the person (a firm or a town before the role is left out: "Barcelona coach Pep Guardiola"
+    names the club, not the city). A title between quotes stays whole, and
+    so do the corpus's own spans (a gold entity) and spans of no entity type (a date, a number)."""
     a, b, typ, gold = span
-    if gold is not None or b - a < 2:
+    if gold is not None or typ not in ENTITY_TYPES:
         return [span]
+    a = _without_opening(tokens, a, b, typ)
+    if b - a < 2:
+        return [(a, b, typ, gold)] if b > a else []
     k = _after_role(tokens, a, b)
-    if k == a:
-        return [span]
-    role = tokens[k - 1].text
-    if typ == "MISC" and role not in _ROLE_NOUNS and role not in _KIND_NOUNS and role not in _NOMINALS:
-        return [span]  # a title's own words ("I due Foscari", "Alpine skiing World Cup"); "Zhang Yimou film Coming Home" splits
-    if 0 < a and b < len(tokens) and tokens[a - 1].text in _QUOTES and tokens[b].text in _QUOTES:
-        return [span]  # a title between quotes
+    if k == a or (0 < a and b < len(tokens) and tokens[a - 1].text in _QUOTES and tokens[b].text in _QUOTES):
+        return [(a, b, typ, gold)]
     out: list[tuple[int, int, str, int | None]] = []
     before = _surface(tokens, a, k - 1) if k - 1 > a else ""
-    if before and (gz.country_of_demonym(before) or gz.lexicon_class(before)):
+    if before and (gz.country_of_demonym(before) or gz.lexicon_class(before) in ("Country", "Region")):
         out.append((a, k - 1, "LOC", None))
-    out.append((k, b, "PER" if role in _ROLE_NOUNS else typ, None))
+    out.append((k, b, "PER" if tokens[k - 1].text in _PERSON_ROLES else typ, None))
     return out
 
 
+def _title_end(tokens: list[Token], k: int, b: int) -> int:
+    """The token after a title at token k (its abbreviation's full stop with it) when two words of name with a
+    capital follow it, else k."""
+    j = k + 1 + (k + 1 < b and tokens[k + 1].text == ".")
+    if b - j < 2 or not tokens[j].text[:1].isupper():
+        return k
+    w = tokens[k].text
+    if w in _TITLES or (w in _REGNAL_TITLES and any(_REGNAL_NUMBER.fullmatch(t.text) for t in tokens[j:b])):
+        return j
+    return k
+
+
 def _without_title(tokens: list[Token], a: int, b: int) -> int:
-    """The start of a person's name after the role or rank written before it ("General Pervez Musharraf", "Petty
-    Officer John Leake", "National Security Advisor James L. Jones"): the last listed title of the span's opening
-    run of capitalised words, when two words of name at least follow it ("Lord Palmerston", "Lady Gaga" and "Duke
-    Ellington" stay whole).
+    """The start of a person's name after the titles or ranks that open it ("General Pervez Musharraf", "Petty
+    Officer John Leake", "Lieutenant General Sir John Moore", "Dr. Ada Lovelace", "Queen Elizabeth II"), when two words
+    of name at least follow them ("Lord Palmerston", "Lady Gaga", "Duke Ellington" and "Dr. Dre" stay whole, and so do
+    "Shah Rukh Khan" and "Lady Bird Johnson": those titles are given names too, and a title only before a ruler's
+    number).
 
     >>> from semantic_rdf.pipeline.statistical.text import tokenize
     >>> t = tokenize("Petty Officer John Leake")
@@ -1070,16 +1097,20 @@ def _without_title(tokens: list[Token], a: int, b: int) -> int:
     (2, 0, 0)
     >>> _without_title(tokenize("Dr. Ada Lovelace"), 0, 4), _without_title(tokenize("Dr. Dre"), 0, 3)
     (2, 0)
+    >>> _without_title(tokenize("Lieutenant General Sir John Moore"), 0, 5), _without_title(tokenize("Shah Rukh Khan"), 0, 3)
+    (3, 0)
+    >>> _without_title(tokenize("Queen Elizabeth II"), 0, 3), _without_title(tokenize("James Earl Carter"), 0, 3)
+    (1, 0)
     """
-    start = k = a
-    while k < b and tokens[k].text[:1].isupper():
-        j = k + 1
-        if j < b and tokens[j].text == ".":  # an abbreviated title's full stop ("Dr.", "Gen.")
-            j += 1
-        if tokens[k].text in _TITLES and b - j >= 2 and tokens[j].text[:1].isupper():
-            start = j
-        k = j
-    return start
+    while True:
+        j = a
+        if tokens[a].text in _TITLE_OPENERS and a + 1 < b and (after := _title_end(tokens, a + 1, b)) > a + 1:
+            j = after  # a title of two words
+        if j == a:
+            j = _title_end(tokens, a, b)
+        if j == a:
+            return a
+        a = j
 
 
 def _without_postnominals(tokens: list[Token], a: int, b: int) -> int:
