@@ -1367,6 +1367,39 @@ def test_a_role_or_a_title_the_tagger_ran_into_a_name_is_not_part_of_it():
     assert not any(w in n.split() for n in types for w in ("footballer", "chairperson", "General", "Unlike", "recipient", "member"))
 
 
+def test_a_name_read_without_its_role_or_title_keeps_its_other_names_and_its_given_names():
+    """A second review's cases: the other name after "better known as" is the name a role split or a title cut leaves,
+    in either order, and a nationality before the role links to nothing; given names that are titles stay ("Earl
+    Thomas III", an initial after "Prince"); titles of several words and abbreviated ones go; a firm's name that opens
+    with a preposition keeps it before a possessive."""
+    from semantic_rdf.pipeline.statistical.model import DocState
+    from semantic_rdf.pipeline.statistical.text import tokenize
+
+    def read(*sentences: tuple[str, list]) -> DocState:
+        st = DocState()
+        for text, spans in sentences:
+            st.add_sentence(tokenize(text), spans)
+        return st
+
+    st = read(
+        ("Thomas Woodward, better known as Welsh singer Tom Jones, was born in Pontypridd.", [(0, 2, "PER", None), (6, 10, "PER", None)]),
+        ("Many Welsh fans came.", [(1, 2, "LOC", None)]),
+    )
+    names = {e.name: e for e in st.entities}
+    assert "Tom Jones" in names["Thomas Woodward"].aliases and "Tom Jones" not in names
+    assert "Wales" in names and st.by_key.get("welsh") != st.entities.index(names["Thomas Woodward"])
+    st = read(
+        ("Sir Tom Jones is a singer.", [(0, 3, "PER", None)]),
+        ("Thomas Woodward, better known as Sir Tom Jones, was born in Pontypridd.", [(0, 2, "PER", None), (6, 9, "PER", None)]),
+    )
+    assert [e.name for e in st.entities if e.type == "PER"] == ["Tom Jones"]  # Woodward is his other name
+    st = read(
+        ("Earl Thomas III met Prince V. Jones and Staff Sergeant Ty Carter.", [(0, 3, "PER", None), (4, 8, "PER", None), (9, 13, "PER", None)]),
+        ("Gen. David Petraeus praised Under Armour's shoes.", [(0, 4, "PER", None), (5, 7, "ORG", None)]),
+    )
+    assert {"Earl Thomas III", "Prince V. Jones", "Ty Carter", "David Petraeus", "Under Armour"} <= {e.name for e in st.entities}
+
+
 def test_a_sentence_that_defines_a_name_gives_it_its_type_over_the_taggers_votes():
     """Held-out Re-DocRED openings the tagger typed as people: "Goodooga is a village in …", "Heeney is a
     census-designated place", "Kiirunavaara (Northern Sami: Gironvárri) is a mountain". The first definition of a

@@ -19,7 +19,7 @@ from semantic_rdf.pipeline import gazetteer as gz
 from semantic_rdf.pipeline.extract import INITIALISM_END, NAME_PARTICLES
 from semantic_rdf.core.identity import fold as _fold_uncached
 from semantic_rdf.pipeline.statistical.text import Token, latin, web_address
-from semantic_rdf.pipeline.statistical.towns import load_towns
+from semantic_rdf.pipeline.statistical.towns import canonical_country, load_towns
 
 __all__ = [
     "alignment",
@@ -667,16 +667,20 @@ class DocState:
         the pronouns and definite nominals resolved, then the topic entity as an implicit mention."""
         self.sent += 1
         out: list[SentMention] = []
-        spans = [s for span in spans for s in _role_split(tokens, span)]
-        last = [fold(tokens[b - 1].text) for a, b, typ, _ in spans if typ == "PER"]
+        # other names ("also known as"): the token that ends the name each renames -> the other name's span, as tagged
+        renamed = {k: (a, b, typ) for a, b, typ, gold in spans if gold is None and (k := _before_known_as(tokens, a)) >= 0}
+        renaming = {a: k for k, (a, _, _) in renamed.items()}
+        # each span as read (`_role_split`), with the span as tagged for the name it holds, its last part (a nationality
+        # before a role is no other name of anything)
+        parts: list[tuple[tuple[int, int, str, int | None], tuple[int, int]]] = []
+        for span in spans:
+            pieces = _role_split(tokens, span)
+            parts.extend((part, (span[0], span[1]) if n == len(pieces) - 1 else (-1, -1)) for n, part in enumerate(pieces))
+        last = [fold(tokens[b - 1].text) for (a, b, typ, _), _ in parts if typ == "PER"]
         kin = {w for w in last if last.count(w) > 1}  # surnames two names of this sentence share
-        # other names ("also known as"): the token that ends the name each renames -> the other name's span
-        renamed = {k: (a, b) for a, b, _, gold in spans if gold is None and (k := _before_known_as(tokens, a)) >= 0}
-        renaming = {a: k for k, (a, _) in renamed.items()}
-        for a, b, typ, gold in spans:
+        for (a, b, typ, gold), (a0, b0) in parts:
             if typ not in ENTITY_TYPES:
                 continue
-            a0, b0 = a, b  # the span as the other-name keys know it
             if gold is None:
                 # a name ends before a web or e-mail address the tagger ran it into ("Daniel Smith daniel.smith2@…")
                 b = next((k for k in range(a, b) if web_address(tokens[k].text)), b)
@@ -711,7 +715,7 @@ class DocState:
                 if a0 in renaming:
                     self._known_as(renaming[a0], surface, out)
                 if b0 - 1 in renamed:
-                    self._known_first(surface, _surface(tokens, *renamed[b0 - 1]))
+                    self._known_first(surface, _name_read(tokens, *renamed[b0 - 1]))
             i, kind, _ = self._entity(surface, typ, gold, extend=fold(tokens[b - 1].text) not in kin)
             if gold is None:
                 self._learn(tuple(t.text for t in tokens[a:b]), typ)
@@ -906,7 +910,7 @@ _OPENERS = frozenset(
     "Because Despite According Thus Hence Therefore Additionally".split()
 )
 # the same for words that also open names ("Under Armour", "In Flames", "Near East University", "Over Haddon"): only
-# where the span ends at a comma or a possessive ("In Bukowski's novels", "Among Smith, Jones and …")
+# for a person's name that ends at a comma or a possessive ("In Bukowski's novels", "Among Smith, Jones and …")
 _OPENERS_BEFORE_COMMA = frozenset(
     "In On At By For From With Within Without After Before During Since Until When If As Most Many Some Several Later "
     "Also Then Like Between Among Along Across Through Throughout Following Under Over Near".split()
@@ -953,9 +957,9 @@ def _without_opening(tokens: list[Token], a: int, b: int, typ: str) -> int:
     """The start of a name after words of the sentence the tagger ran into it: the pronoun "I" and the lower-case words
     after it up to a name's particle or a word with a capital ("… when I entered Trinity College", "I met van Gogh", "I
     joined eBay"), a question's first word alone ("Do museum labels …?"; not "Can was arrested in Istanbul", Can a
-    given name), or a conjunction or an adverb that opens the sentence ("Unlike Hemingway"; a preposition only where
-    the name ends at a comma or a possessive: "In Bukowski's novels", not "Under Armour is …"); `b` (nothing left)
-    when the span is only those. A title keeps its words: between quotes ("\"I Got a Woman\""), or what the
+    given name), or a conjunction or an adverb that opens the sentence ("Unlike Hemingway"; a preposition only before a
+    person's name that ends at a comma or a possessive: "In Bukowski's novels", not "Under Armour's shoes"); `b`
+    (nothing left) when the span is only those. A title keeps its words: between quotes ("\"I Got a Woman\""), or what the
     tagger typed a work or an event (MISC: the Italian article of "I due Foscari").
 
     >>> from semantic_rdf.pipeline.statistical.text import tokenize
@@ -970,7 +974,7 @@ def _without_opening(tokens: list[Token], a: int, b: int, typ: str) -> int:
     (1, 6)
     >>> _without_opening(tokenize("Unlike Hemingway, he wrote"), 0, 2, "LOC"), _without_opening(tokenize("In Time"), 0, 2, "MISC")
     (1, 0)
-    >>> _without_opening(tokenize("In Bukowski's novels"), 0, 2, "PER"), _without_opening(tokenize("Under Armour is a firm"), 0, 2, "ORG")
+    >>> _without_opening(tokenize("In Bukowski's novels"), 0, 2, "PER"), _without_opening(tokenize("Under Armour's shoes"), 0, 2, "ORG")
     (1, 0)
     """
     if typ == "MISC" or (0 < a and b < len(tokens) and tokens[a - 1].text in _QUOTES and tokens[b].text in _QUOTES):
@@ -981,7 +985,7 @@ def _without_opening(tokens: list[Token], a: int, b: int, typ: str) -> int:
     if a == 0 and b > 1 and after[:1].isupper():
         if tokens[0].text in _OPENERS:
             return 1
-        if tokens[0].text in _OPENERS_BEFORE_COMMA and b < len(tokens) and tokens[b].text in (",", "'s", "’s"):
+        if typ == "PER" and tokens[0].text in _OPENERS_BEFORE_COMMA and b < len(tokens) and tokens[b].text in (",", "'s", "’s"):
             return 1
     if tokens[a].text == "I" and (b - a == 1 or after[:1].islower()):
         k = a + 1
@@ -992,21 +996,22 @@ def _without_opening(tokens: list[Token], a: int, b: int, typ: str) -> int:
 
 
 # a person's role or rank written before the name, which the tagger runs into it ("General Pervez Musharraf",
-# "Vice-President Joe Biden", "Petty Officer John Leake", "Dr. Ada Lovelace"; `_without_title`). Not the titles that
-# are given names too (`_REGNAL_TITLES`), nor "Sen" or "Gen" (Amartya Sen's surname, a given name)
+# "Vice-President Joe Biden", "Staff Sergeant Ty Carter", "Deputy Prime Minister Nick Clegg"; `_without_title`). Not the
+# titles that are given names too (`_REGNAL_TITLES`)
 _TITLES = frozenset(
     "Pope Pharaoh Emperor Empress Tsar Czar Tsarina Caliph Sir Dame Lord Baron Baroness Countess Duchess General Admiral "
     "Colonel Captain Lieutenant Sergeant Commander Marshal Brigadier Corporal Governor President Vice-President "
     "Chancellor Premier Minister Senator Congressman Congresswoman Mayor Judge Justice Bishop Archbishop Cardinal "
     "Reverend Rabbi Imam Doctor Professor Ambassador Secretary Chairman Chairwoman Spokesman Spokeswoman Officer "
-    "Advisor Adviser Dr Prof Mr Mrs Ms Rev Col Capt Lt Sgt Gov".split()
+    "Advisor Adviser Dr Prof Mr Mrs Ms".split()
 )
+# abbreviated titles, titles only with their full stop ("Gen. David Petraeus", "Sen. Bernie Sanders"; Amartya Sen)
+_DOTTED_TITLES = frozenset("Gen Sen Rep Rev Col Capt Lt Sgt Gov Maj Adm Cpl Hon".split())
 # titles that are given names too ("King Camp Gillette", "Prince Rogers Nelson", "Lady Bird Johnson", "Shah Rukh
-# Khan", "Earl Ray Tomblin"): a title only before a ruler's number ("Queen Elizabeth II", "King Constantine I")
-_REGNAL_TITLES = frozenset("King Queen Prince Princess Duke Earl Lady Sultan Emir Sheikh Shah".split())
+# Khan"): a title only before a ruler's name and number ("Queen Elizabeth II", "King Louis XIV of France"; not "Prince
+# V. Jones", an initial). "Earl" is no ruler's ("Earl Thomas III")
+_REGNAL_TITLES = frozenset("King Queen Prince Princess Duke Lady Sultan Emir Sheikh Shah".split())
 _REGNAL_NUMBER = re.compile(r"[IVXL]+")
-# words that open a title of two ("Petty Officer", "Rear Admiral", "Prime Minister", "Vice President")
-_TITLE_OPENERS = frozenset("Vice Deputy Rear Petty Prime Chief Grand Field Attorney Surgeon Assistant Acting".split())
 # nouns of a person's role before a name ("Eskom chairperson Ben Ngubane", "Hungarian footballer Imre Puskás"): the
 # name after one is a person's, whatever type the tagger gave the whole
 _PERSON_ROLES = frozenset(w for w, typ in _KIND_NOUNS.items() if typ == "PER") | frozenset(
@@ -1066,30 +1071,28 @@ def _role_split(tokens: list[Token], span: tuple[int, int, str, int | None]) -> 
         return [(a, b, typ, gold)]
     out: list[tuple[int, int, str, int | None]] = []
     before = _surface(tokens, a, k - 1) if k - 1 > a else ""
-    if before and (gz.country_of_demonym(before) or gz.lexicon_class(before) in ("Country", "Region")):
+    if before and (gz.country_of_demonym(before) or gz.lexicon_class(before) in ("Country", "Region") or canonical_country(before)):
         out.append((a, k - 1, "LOC", None))
     out.append((k, b, "PER" if tokens[k - 1].text in _PERSON_ROLES else typ, None))
     return out
 
 
-def _title_end(tokens: list[Token], k: int, b: int) -> int:
-    """The token after a title at token k (its abbreviation's full stop with it) when two words of name with a
-    capital follow it, else k."""
-    j = k + 1 + (k + 1 < b and tokens[k + 1].text == ".")
-    if b - j < 2 or not tokens[j].text[:1].isupper():
-        return k
-    w = tokens[k].text
-    if w in _TITLES or (w in _REGNAL_TITLES and any(_REGNAL_NUMBER.fullmatch(t.text) for t in tokens[j:b])):
-        return j
-    return k
+def _name_read(tokens: list[Token], a: int, b: int, typ: str) -> str:
+    """The name a tagged span gives, as `DocState.add_sentence` reads it: the last part `_role_split` leaves, without a
+    person's title ("Sir Tom Jones" is "Tom Jones", "Welsh singer Tom Jones" too)."""
+    got = _role_split(tokens, (a, b, typ, None))
+    if not got:
+        return _surface(tokens, a, b)
+    a, b, typ, _ = got[-1]
+    return _surface(tokens, _without_title(tokens, a, b) if typ == "PER" else a, b)
 
 
 def _without_title(tokens: list[Token], a: int, b: int) -> int:
-    """The start of a person's name after the titles or ranks that open it ("General Pervez Musharraf", "Petty
-    Officer John Leake", "Lieutenant General Sir John Moore", "Dr. Ada Lovelace", "Queen Elizabeth II"), when two words
-    of name at least follow them ("Lord Palmerston", "Lady Gaga", "Duke Ellington" and "Dr. Dre" stay whole, and so do
-    "Shah Rukh Khan" and "Lady Bird Johnson": those titles are given names too, and a title only before a ruler's
-    number).
+    """The start of a person's name after the titles or ranks that open it: the last listed title of the span's opening
+    run of capitalised words ("General Pervez Musharraf", "Staff Sergeant Ty Carter", "Deputy Prime Minister Nick
+    Clegg", "Lieutenant General Sir John Moore", "Gen. David Petraeus", "Queen Elizabeth II"), when two words of name
+    follow it ("Lord Palmerston", "Lady Gaga" and "Dr. Dre" stay whole, and so do "Shah Rukh Khan", "Lady Bird Johnson"
+    and "Earl Thomas III": those titles are given names too, and a title only before a ruler's number).
 
     >>> from semantic_rdf.pipeline.statistical.text import tokenize
     >>> t = tokenize("Petty Officer John Leake")
@@ -1099,18 +1102,26 @@ def _without_title(tokens: list[Token], a: int, b: int) -> int:
     (2, 0)
     >>> _without_title(tokenize("Lieutenant General Sir John Moore"), 0, 5), _without_title(tokenize("Shah Rukh Khan"), 0, 3)
     (3, 0)
-    >>> _without_title(tokenize("Queen Elizabeth II"), 0, 3), _without_title(tokenize("James Earl Carter"), 0, 3)
+    >>> _without_title(tokenize("Queen Elizabeth II"), 0, 3), _without_title(tokenize("Prince V. Jones"), 0, 4)
     (1, 0)
+    >>> _without_title(tokenize("Gen. David Petraeus"), 0, 4), _without_title(tokenize("Amartya Sen Smith"), 0, 3)
+    (2, 0)
     """
-    while True:
-        j = a
-        if tokens[a].text in _TITLE_OPENERS and a + 1 < b and (after := _title_end(tokens, a + 1, b)) > a + 1:
-            j = after  # a title of two words
-        if j == a:
-            j = _title_end(tokens, a, b)
-        if j == a:
-            return a
-        a = j
+    start = k = a
+    while k < b and tokens[k].text[:1].isupper():
+        w = tokens[k].text
+        j = k + 1 + (k + 1 < b and tokens[k + 1].text == ".")  # an abbreviation's full stop with it
+        dotted = j > k + 1
+        regnal = (
+            w in _REGNAL_TITLES
+            and j + 1 < b
+            and _REGNAL_NUMBER.fullmatch(tokens[j + 1].text) is not None
+            and (j + 2 >= b or tokens[j + 2].text != ".")
+        )
+        if (w in _TITLES or (dotted and w in _DOTTED_TITLES) or regnal) and b - j >= 2 and tokens[j].text[:1].isupper():
+            start = j
+        k = j
+    return start
 
 
 def _without_postnominals(tokens: list[Token], a: int, b: int) -> int:
