@@ -346,19 +346,47 @@ def test_a_new_node_is_what_the_store_would_write_or_refused(store, tmp_path, na
     _refused_as_it_was(root, tmp_path, _new_node_forgery(name, aid, doc).encode())
 
 
-def test_a_document_whose_text_is_not_its_sha256_is_refused(tmp_path):
-    """A document's IRI and m:sha256 kept, its text replaced: a later ingest of the real content would have
-    found it stored and quoted the forged words."""
+def test_a_document_under_another_iri_than_its_id_and_sha256_give_is_refused(tmp_path):
+    """A document's m:sha256 changed and its IRI kept (or the other way round): the store mints the IRI from the id
+    and the hash (`doc_iri`), so such a node is none it would write."""
+    import hashlib
+
     source = AssertionStore.memory()
     with source.run("ingestion", agent="reader") as run:
         source.add_document(DOC, run)
-    forged = source.export("nquads").decode().replace(TEXT, "Mallory was born in Paris. She wrote Note G in 1843.")
+    exported = source.export("nquads").decode()
+    sha = hashlib.sha256(TEXT.encode()).hexdigest()
+    assert sha in exported
     with AssertionStore.open(tmp_path / "store") as s:
-        with pytest.raises(InvalidInput, match="sha256"):
-            s.import_(forged.encode())
+        with pytest.raises(InvalidInput, match="m:docId and m:sha256"):
+            s.import_(exported.replace(sha, "0" * 64).encode())
         assert s.quad_count() == 0
-        s.import_(source.export("nquads"))  # the same export unforged comes in
+        s.import_(exported.encode())  # the same export unforged comes in
         assert s.document_text(DOC) == TEXT
+
+
+def test_a_document_read_from_bytes_other_than_its_text_imports(tmp_path):
+    """m:sha256 is the hash of the bytes a document was read from: an HTML page's markup, a file's line ends. An
+    export of such documents imports into an empty store (it was refused from 2026-12-07 to this test: their text has
+    another sha256)."""
+    import hashlib
+
+    page = b"<html><body><p>Ada Lovelace was born in London.</p></body></html>"
+    lines = b"Charles Babbage was born in London.\r\n"
+    source = AssertionStore.memory()
+    with source.run("ingestion", agent="reader") as run:
+        for ref, raw, text, media in (
+            ("ada.html", page, "Ada Lovelace was born in London.", "text/html"),
+            ("babbage.txt", lines, "Charles Babbage was born in London.", "text/plain"),
+        ):
+            source.add_document(Doc(ref, ref, text, {"media_type": media, "sha256": hashlib.sha256(raw).hexdigest()}), run)
+    with AssertionStore.open(tmp_path / "store") as s:
+        s.import_(source.export("nquads"))
+        assert s.validate().conforms
+        assert [s.document_text(ref) for ref in ("ada.html", "babbage.txt")] == [
+            "Ada Lovelace was born in London.",
+            "Charles Babbage was born in London.",
+        ]
 
 
 def test_another_store_s_new_record_still_comes_in_whole(store):
@@ -373,9 +401,8 @@ def test_another_store_s_new_record_still_comes_in_whole(store):
 
 
 def test_an_export_after_an_erasure_imports_into_an_empty_store(tmp_path):
-    """An erasure blanks the erased span's characters in its document's text (m:redacted names the document), so
-    that text no longer has the sha256 its node states: the export still imports whole, and the erased fact stays
-    erased while the surviving one keeps its quote."""
+    """An erasure blanks the erased span's characters in its document's text (m:redacted names the document): the
+    export still imports whole, and the erased fact stays erased while the surviving one keeps its quote."""
     from semantic_rdf.lifecycle.erasure import erase
 
     text = "Ada Lovelace was born in London. Charles Babbage was born in London."

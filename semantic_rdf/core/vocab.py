@@ -95,6 +95,7 @@ class M:
     Document = _n(NS + "Document")
     reference = _n(NS + "reference")
     sha256 = _n(NS + "sha256")
+    docId = _n(NS + "docId")
     mediaType = _n(NS + "mediaType")
     byteOffset = _n(NS + "byteOffset")
     byteSize = _n(NS + "byteSize")

@@ -9,7 +9,6 @@ against shapes/ before it commits, and commits in one transaction.
 from __future__ import annotations
 
 import gc
-import hashlib
 import os
 import sys
 import threading
@@ -1456,12 +1455,11 @@ class AssertionStore:
             nodes.setdefault((q.graph_name, q.subject), []).append(q)  # type: ignore[arg-type]
         claims: dict[ox.NamedNode, list[ox.Quad]] = {}
         fresh: list[ox.NamedNode] = []  # provenance nodes new to the store
-        redactions = {q.object for q in quads if q.predicate == tombstones.redacted}  # documents an erasure blanked spans of
         for (g, s), group in nodes.items():
             if g not in _GRAPH_NODES:
                 claims.setdefault(g, []).extend(group)
             elif not self._stored(g, s, group):
-                self._new_node(g, s, group, nodes, redactions)
+                self._new_node(g, s, group, nodes)
                 if g == PROVENANCE_GRAPH:
                     fresh.append(s)
         for g, group in claims.items():
@@ -1477,12 +1475,12 @@ class AssertionStore:
                 raise _not_whole(g, g, f"it does not hold exactly the triple its record {record} echoes")
         self._new_records_hold(quads, nodes, fresh)
 
-    def _new_node(self, g: ox.NamedNode, s: ox.NamedNode, group: list[ox.Quad], nodes: Mapping[_NodeKey, list[ox.Quad]], redactions: set) -> None:
+    def _new_node(self, g: ox.NamedNode, s: ox.NamedNode, group: list[ox.Quad], nodes: Mapping[_NodeKey, list[ox.Quad]]) -> None:
         """Refuse a node the store does not hold in graph `g` unless the input describes it whole, in the graph its
         kind lives in, under the IRI the store would mint for it: a stored node is not described again in another
         graph (a stored record's second object written in the registry, a document's second text in it), an
-        entity's IRI is that of its label (`entity_iri`), a document's text has the sha256 its node states, and an
-        erasure erases nothing the store holds (`erase` does that, and leaves no data behind)."""
+        entity's IRI is that of its label (`entity_iri`), a document's that of its m:docId and m:sha256 (`doc_iri`),
+        and an erasure erases nothing the store holds (`erase` does that, and leaves no data behind)."""
         for other in _GRAPH_NODES - {g}:
             if next(self.ox.quads_for_pattern(s, None, None, other), None) is not None:
                 raise InvalidInput(f"import adds nodes: {s} is stored already in graph {other}, and the input puts it in {g}; nothing was written")
@@ -1516,14 +1514,17 @@ class AssertionStore:
             described = nodes.get((PROVENANCE_GRAPH, s), [])
             if ox.Quad(s, RDF_TYPE, M.Document, PROVENANCE_GRAPH) not in described and not self.has(s, RDF_TYPE, o=M.Document):
                 raise _not_whole(s, g, "it is no document of the store or of the input (m:Document)")
-            stated = [q for q in described if q.predicate == M.sha256] + list(self.quads(s, M.sha256, None, PROVENANCE_GRAPH))
-            text = group[0].object
-            sha = hashlib.sha256(text.value.encode("utf-8", "surrogatepass")).hexdigest() if isinstance(text, ox.Literal) else ""
-            # an erasure blanks the erased spans' characters (m:redacted names the document): the text is then no
-            # longer the one its sha256 was taken of
-            redacted = s in redactions or next(self.ox.quads_for_pattern(None, tombstones.redacted, s, PROVENANCE_GRAPH), None) is not None
-            if not redacted and {q.object for q in stated} != {ox.Literal(sha)}:
-                raise _not_whole(s, g, "its text does not have the sha256 its document states (m:sha256)")
+            # m:sha256 is the hash of the bytes the text was read from (an HTML page, a file with its line ends), which
+            # the store does not keep: the text cannot be checked against it. The IRI can: minted from both (doc_iri)
+            stated: dict[ox.NamedNode, set[str]] = {M.sha256: set(), M.docId: set()}
+            for q in described:
+                if q.predicate in stated and isinstance(q.object, ox.Literal):
+                    stated[q.predicate].add(q.object.value)
+            for p, values in stated.items():
+                values.update(q.object.value for q in self.quads(s, p, None, PROVENANCE_GRAPH))
+            shas, ids = stated[M.sha256], stated[M.docId]
+            if len(shas) != 1 or len(ids) > 1 or (ids and L.doc_iri(min(ids), min(shas)) != s):
+                raise _not_whole(s, g, "its IRI is not the one its m:docId and m:sha256 give")
 
     def _new_records_hold(self, quads: Sequence[ox.Quad], nodes: Mapping[_NodeKey, list[ox.Quad]], fresh: list[ox.NamedNode]) -> None:
         """Refuse a new record that breaks a rule `integrity` reads (its id the hash of its triple, its count its
