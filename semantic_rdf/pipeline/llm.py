@@ -39,10 +39,9 @@ _SYSTEM = (
 
 
 def shown_url(url: str) -> str:
-    """`url` as it may be printed: its userinfo (user:password@) replaced by ***@, on one line, at most 200
-    characters."""
-    text = "***@" + url.rsplit("@", 1)[1] if "@" in url else url  # whatever the parsers would take for userinfo
-    return repr(text[:200] + ("…" if len(text) > 200 else ""))
+    """`url` as an error message shows it: quoted on one line, at most 200 characters (only a URL without "@", so
+    with no credentials, is ever shown: the constructor refuses the others first)."""
+    return repr(url[:200] + ("…" if len(url) > 200 else ""))
 
 
 class OpenAICompatibleModel:

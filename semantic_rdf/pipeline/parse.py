@@ -742,14 +742,13 @@ def _part_text(part: Any, notes: list[str]) -> str:
     """A text part's content (as `get_content()` of `email.policy.default` gives it). A charset Python does
     not know (or content that does not decode in it) falls back like other text (decode_text: UTF-8, each
     bad byte U+FFFD), with a note, instead of making the whole message unreadable."""
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, (bytes, bytearray)):
+        payload = str(part.get_payload()).encode("utf-8", "surrogateescape")
+    charset = _param(part, "charset")
     try:
-        payload = part.get_payload(decode=True)
-        content = payload.decode(_param(part, "charset") or "ASCII", errors="replace")
+        content = payload.decode(charset or "ASCII", errors="replace")
     except (LookupError, UnicodeError) as e:
-        payload = part.get_payload(decode=True)
-        if not isinstance(payload, (bytes, bytearray)):
-            payload = str(part.get_payload()).encode("utf-8", "surrogateescape")
-        charset = _param(part, "charset")
         dec = decode_text(bytes(payload), None)
         why = f"unknown charset {str(charset)[:60]!r}" if isinstance(e, LookupError) else f"not {str(charset)[:60]!r}"
         notes.append(
