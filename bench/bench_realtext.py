@@ -37,7 +37,7 @@ from semantic_rdf.pipeline.statistical.evaluate import (  # noqa: E402
     match_entity,
     predicate_property,
 )
-from semantic_rdf.pipeline.statistical.model import clean_name  # noqa: E402
+from semantic_rdf.pipeline.statistical.names import clean_name  # noqa: E402
 from semantic_rdf.pipeline.statistical.text import load_redocred  # noqa: E402
 from semantic_rdf.pipeline.statistical.towns import canonical_country  # noqa: E402
 from semantic_rdf.core.values import Doc  # noqa: E402
@@ -332,7 +332,7 @@ def main(argv=None) -> int:
         f"   throughput {out['mb_per_s']} MB/s (extraction only, one core)"
     )
     print("\nper property          P      R      F1    tp   fp   fn")
-    from semantic_rdf.pipeline.statistical.model import alignment
+    from semantic_rdf.pipeline.statistical.alignment import alignment
 
     al = alignment()
     for pid in sorted(set(tp_by) | set(fp_by) | set(fn_by), key=lambda k: -(tp_by[k] + fn_by[k])):

@@ -21,7 +21,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from semantic_rdf.pipeline import gazetteer as gz  # noqa: E402
-from semantic_rdf.pipeline.statistical.model import DocState, alignment, _bucket  # noqa: E402
+from semantic_rdf.pipeline.statistical.alignment import alignment  # noqa: E402
+from semantic_rdf.pipeline.statistical.document import DocState  # noqa: E402
+from semantic_rdf.pipeline.statistical.pairs import bucket  # noqa: E402
 from semantic_rdf.pipeline.statistical.text import load_redocred, tokenize  # noqa: E402
 from semantic_rdf.pipeline.statistical.train import sentence_tokens, gold_spans  # noqa: E402
 from semantic_rdf.pipeline.statistical.evaluate import gold_facts, gold_index, match_entity  # noqa: E402
@@ -65,7 +67,7 @@ def cross_features(state, sents):
             d, si, mh, sj, mt = best
             tp = f"{ents[h].type}|{ents[t].type}"
             order = "ht" if si < sj else "th"
-            db = _bucket(d)
+            db = bucket(d)
             f = [f"x_tp={tp}", f"x_d={db}", f"x_ord={order}", f"x_tp={tp}|{order}", f"x_tp={tp}|d={db}", f"x_hk={mh.kind}", f"x_tk={mt.kind}"]
             hc, tc = cls[h], cls[t]
             if hc:
@@ -74,8 +76,8 @@ def cross_features(state, sents):
                 f.append(f"x_tc={tc}|{ents[h].type}")
             if hc and tc:
                 f.append(f"x_hc={hc}|tc={tc}")
-            f.append(f"x_hn={_bucket(len(where[h]))}|{ents[h].type}")
-            f.append(f"x_tn={_bucket(len(where[t]))}|{ents[t].type}")
+            f.append(f"x_hn={bucket(len(where[h]))}|{ents[h].type}")
+            f.append(f"x_tn={bucket(len(where[t]))}|{ents[t].type}")
             if t == top_loc:
                 f.append(f"x_t_toploc|{ents[h].type}")
             if h == top_loc:

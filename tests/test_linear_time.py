@@ -179,12 +179,12 @@ def test_sentence_ends_after_long_words_and_title_lines_are_linear():
 def test_other_names_are_read_back_a_few_tokens_only():
     """ "also known as" is read back from each name over a few dozen tokens: a sentence of many names, each after the
     phrase and closed brackets, costs each name the same (a name once read every token before it)."""
-    from semantic_rdf.pipeline.statistical.model import _before_known_as
+    from semantic_rdf.pipeline.statistical.names import before_known_as
     from semantic_rdf.pipeline.statistical.text import tokenize
 
     def read(n: int) -> tuple[int, float]:
         toks = tokenize("Ann Lee (born ( ( ) ) ), also known as " * n)
-        return _timed(lambda: sum(toks[k].text == "Lee" for a in range(len(toks)) if (k := _before_known_as(toks, a)) >= 0))
+        return _timed(lambda: sum(toks[k].text == "Lee" for a in range(len(toks)) if (k := before_known_as(toks, a)) >= 0))
 
     (small, t1), (big, t2) = read(2_000), read(16_000)
     assert small == 2_000 - 1 and big == 16_000 - 1  # each name after the first renames the one before it

@@ -14,7 +14,7 @@ from _security import run_cli
 from semantic_rdf.pipeline.split import splitter_from_spec
 from semantic_rdf.pipeline.statistical import StatisticalExtractor, load_manifest
 from semantic_rdf.pipeline.statistical.extractor import WEIGHT_FILES, WEIGHTS_DIR, sha256_file
-from semantic_rdf.pipeline.statistical.model import clean_name
+from semantic_rdf.pipeline.statistical.names import clean_name
 from semantic_rdf.core.values import Chunk, Doc
 
 
@@ -598,7 +598,7 @@ def test_the_tagger_reads_the_town_table_and_a_first_word_apart():
     """The town table's names, of one word or several, are features of the CRF (docs/extraction.md, step 2); a
     sentence's first word, capitalised whatever it is ("Salt" is a town in Spain), has its own; a city of the
     lexicons keeps its lexicon class."""
-    from semantic_rdf.pipeline.statistical.model import ner_features
+    from semantic_rdf.pipeline.statistical.tagging import ner_features
 
     words = "Salt is mined near Gingoog and Punta Arenas , not in Salt or Paris .".split()
     f = ner_features(words)
@@ -711,7 +711,7 @@ def test_a_death_a_marriage_or_a_school_the_rules_read_is_stated_at_the_share():
     from semantic_rdf.core.values import Triple
     from semantic_rdf.pipeline.extract import RuleExtractor
     from semantic_rdf.pipeline.statistical.extractor import Annotator, by_sentence, rule_pairs
-    from semantic_rdf.pipeline.statistical.model import DocState
+    from semantic_rdf.pipeline.statistical.document import DocState
     from semantic_rdf.pipeline.statistical.text import tokenize
 
     w = StatisticalExtractor().w
@@ -763,7 +763,7 @@ def test_a_citizenship_the_rules_read_from_a_nationality_word_is_stated_at_the_s
     or a firm."""
     from semantic_rdf.core.values import Triple
     from semantic_rdf.pipeline.statistical.extractor import Annotator, rule_pairs
-    from semantic_rdf.pipeline.statistical.model import DocState
+    from semantic_rdf.pipeline.statistical.document import DocState
     from semantic_rdf.pipeline.statistical.text import tokenize
 
     w = StatisticalExtractor().w
@@ -914,6 +914,18 @@ def test_a_country_by_another_name_is_named_as_the_country():
     assert text[lake.start : lake.end] == "Cleveland is the largest city on Lake Erie in the USA."
 
 
+def test_the_examples_in_the_name_and_definition_readers_docstrings_hold():
+    """The examples in names.py's and definitions.py's docstrings (a title cut, a role split, an opening word, a
+    definition's head noun) are what the code gives: no other test ran them while they stood in model.py."""
+    import doctest
+
+    from semantic_rdf.pipeline.statistical import definitions, names
+
+    for module in (names, definitions):
+        ran = doctest.testmod(module)
+        assert ran.attempted and not ran.failed, module.__name__
+
+
 def test_a_name_ends_before_a_web_or_mail_address():
     """A web or an e-mail address is one token (text.tokenize), and a name the tagger ran into one ends before it: a
     paper's author line gave the entity "Daniel Smith daniel.smith2@", a link's path "Anna_Weiss"."""
@@ -934,7 +946,7 @@ def test_a_name_ends_before_a_web_or_mail_address():
     assert {"Daniel Smith", "Anna Weiss"} <= names and not any("@" in n or "_" in n or "/" in n for n in names), names
     assert ("Anna Weiss", "born_in", "Hamburg") in facts(got)
     # a name the tagger runs into an address ends before it (DocState), whatever the tagger does
-    from semantic_rdf.pipeline.statistical.model import DocState
+    from semantic_rdf.pipeline.statistical.document import DocState
 
     toks = tx.tokenize("Daniel Smith daniel.smith2@durham.ac.uk wrote it")
     assert [m.surface for m in DocState().add_sentence(toks, [(0, 3, "PER", None), (2, 3, "ORG", None)]) if m.kind == "named"] == ["Daniel Smith"]
@@ -948,7 +960,7 @@ def test_a_name_keeps_no_pronoun_or_question_word_the_tagger_ran_into_it():
     England", and "Do museum labels have an impact …?" as "Do country_of_citizenship United Kingdom": the pronoun "I"
     and the lower-case words after it (up to a name's particle or a capital), or a question's first word alone, are no
     part of a name (DocState, whatever the tagger does). A title in quotes, or one the tagger typed a work, keeps them."""
-    from semantic_rdf.pipeline.statistical.model import DocState
+    from semantic_rdf.pipeline.statistical.document import DocState
     from semantic_rdf.pipeline.statistical.text import tokenize
 
     def named(text: str, spans: list[tuple[int, int, str, None]]) -> list[str]:
@@ -1069,7 +1081,8 @@ def test_a_birth_or_a_death_is_read_only_from_a_sentence_that_says_so():
 
 
 def test_cross_pairs_are_the_entities_that_never_shared_a_sentence():
-    from semantic_rdf.pipeline.statistical.model import DocState, cross_pairs, together_in
+    from semantic_rdf.pipeline.statistical.cross import cross_pairs, together_in
+    from semantic_rdf.pipeline.statistical.document import DocState
     from semantic_rdf.pipeline.statistical.text import tokenize
 
     st = DocState()
@@ -1086,7 +1099,7 @@ def test_a_persons_surname_the_tagger_typed_a_place_is_the_person():
     name (towns.tsv.gz), is read as the person's mention when one person named in an earlier sentence has that last
     word; otherwise as tagged: a word the lexicons list as a place or a demonym, a name the document gave something
     else before, a sentence that defines the word, a name of the same sentence, an organisation's tag."""
-    from semantic_rdf.pipeline.statistical.model import DocState
+    from semantic_rdf.pipeline.statistical.document import DocState
     from semantic_rdf.pipeline.statistical.text import tokenize
 
     def entity(*sentences, k=0):
@@ -1124,7 +1137,8 @@ def test_cross_candidates_are_the_closest_mentions_of_each_pair_closest_pair_fir
     import random
     from types import SimpleNamespace
 
-    from semantic_rdf.pipeline.statistical.model import SentMention, cross_candidates
+    from semantic_rdf.pipeline.statistical.cross import cross_candidates
+    from semantic_rdf.pipeline.statistical.mentions import SentMention
 
     def reference(state, sents, together, limit):
         where = {}
@@ -1160,8 +1174,9 @@ def test_a_sentence_of_many_mentions_is_paired_at_once_as_one_at_a_time(monkeypa
     overlapping spans, two implicit mentions, possessives' one partner, ties kept first, and the closest `limit`."""
     import random
 
-    from semantic_rdf.pipeline.statistical import model
-    from semantic_rdf.pipeline.statistical.model import SentMention, candidate_pairs
+    from semantic_rdf.pipeline.statistical import pairs
+    from semantic_rdf.pipeline.statistical.mentions import SentMention
+    from semantic_rdf.pipeline.statistical.pairs import candidate_pairs
 
     r = random.Random(11)
     for _ in range(300):
@@ -1173,11 +1188,11 @@ def test_a_sentence_of_many_mentions_is_paired_at_once_as_one_at_a_time(monkeypa
         spans = [(m.a, m.b) for m in ms if m.kind == "pron"]
         only = {sp: r.randrange(30) for sp in r.sample(spans, min(len(spans), r.randint(0, 2)))} or None
         limit = r.choice([None, 5, 40, 400])
-        monkeypatch.setattr(model, "_PAIRS_AT_ONCE", 10**9)
+        monkeypatch.setattr(pairs, "_PAIRS_AT_ONCE", 10**9)
         one_at_a_time = candidate_pairs(ms, only, limit)
-        monkeypatch.setattr(model, "_PAIRS_AT_ONCE", 0)
+        monkeypatch.setattr(pairs, "_PAIRS_AT_ONCE", 0)
         assert candidate_pairs(ms, only, limit) == one_at_a_time
-    monkeypatch.setattr(model, "_PAIRS_AT_ONCE", 0)
+    monkeypatch.setattr(pairs, "_PAIRS_AT_ONCE", 0)
     assert candidate_pairs([], None, 3) == []
 
 
@@ -1185,7 +1200,8 @@ def test_cross_scores_sum_each_component_once_and_equal_the_whole_sum():
     import numpy as np
 
     from semantic_rdf.pipeline.statistical.extractor import calibrated
-    from semantic_rdf.pipeline.statistical.model import CrossContext, DocState, cross_candidates, cross_features, cross_pairs, together_in
+    from semantic_rdf.pipeline.statistical.cross import CrossContext, cross_candidates, cross_features, cross_pairs, together_in
+    from semantic_rdf.pipeline.statistical.document import DocState
     from semantic_rdf.pipeline.statistical.text import tokenize
 
     head = StatisticalExtractor().w.cross
@@ -1237,7 +1253,7 @@ def test_a_quoted_nickname_gives_the_name_without_it_and_the_nickname_with_the_s
     al = ex.aliases("d")
     assert {"Michael John Padden", "Mike Padden"} <= al['Michael John "Mike" Padden']  # one person, both forms
     assert not any(name == "Mike Padden" for name in al)
-    from semantic_rdf.pipeline.statistical.model import name_forms
+    from semantic_rdf.pipeline.statistical.names import name_forms
 
     assert name_forms('Jon "Bowzer" Bauman') == ["Jon Bauman", "Bowzer Bauman"]
     assert name_forms("Ann Smith") == [] and name_forms('"Weird Al"') == []
@@ -1264,7 +1280,7 @@ def test_a_fuller_name_and_a_birth_name_are_the_person_named_before():
 
 
 def test_a_fuller_name_joins_only_the_one_person_it_extends():
-    from semantic_rdf.pipeline.statistical.model import DocState
+    from semantic_rdf.pipeline.statistical.document import DocState
     from semantic_rdf.pipeline.statistical.text import tokenize
 
     st = DocState()
@@ -1288,7 +1304,7 @@ def test_a_name_known_as_another_a_surname_family_and_postnominals_are_one_entit
     entity (two before: a fact about Y was not X's); "Daniel Bernoulli FRS" is Daniel Bernoulli (GUM gave two
     entities, the heading's and the honours'), and "Aner Shalev Wednesday" Aner Shalev; "the Bernoulli family" is no
     mention of him."""
-    from semantic_rdf.pipeline.statistical.model import DocState
+    from semantic_rdf.pipeline.statistical.document import DocState
     from semantic_rdf.pipeline.statistical.text import tokenize
 
     st = DocState()
@@ -1335,7 +1351,7 @@ def test_a_role_or_a_title_the_tagger_ran_into_a_name_is_not_part_of_it():
     Hemingway", typed a place): the name is what follows, a person's after a person's role, and a nationality before
     the role is its country. A name's own lower-case words in any language, titles that are given names, words that
     open names, a date's span and the corpus's own spans stay whole; an other name keeps its link without its title."""
-    from semantic_rdf.pipeline.statistical.model import DocState
+    from semantic_rdf.pipeline.statistical.document import DocState
     from semantic_rdf.pipeline.statistical.text import tokenize
 
     st = DocState()
@@ -1372,7 +1388,7 @@ def test_a_name_read_without_its_role_or_title_keeps_its_other_names_and_its_giv
     in either order, and a nationality before the role links to nothing; given names that are titles stay ("Earl
     Thomas III", an initial after "Prince"); titles of several words and abbreviated ones go; a firm's name that opens
     with a preposition keeps it before a possessive."""
-    from semantic_rdf.pipeline.statistical.model import DocState
+    from semantic_rdf.pipeline.statistical.document import DocState
     from semantic_rdf.pipeline.statistical.text import tokenize
 
     def read(*sentences: tuple[str, list]) -> DocState:
@@ -1406,7 +1422,8 @@ def test_a_sentence_that_defines_a_name_gives_it_its_type_over_the_taggers_votes
     name decides its type; a later "is a model for …" does not, nor do later votes, nor a definition under another of
     its names (a surname); a radio station is an organisation, and the head of "a film and television actor" is
     the actor. The corpus's own mentions keep the annotators' types unless the state is asked to read definitions."""
-    from semantic_rdf.pipeline.statistical.model import DocState, definition
+    from semantic_rdf.pipeline.statistical.definitions import definition
+    from semantic_rdf.pipeline.statistical.document import DocState
     from semantic_rdf.pipeline.statistical.text import tokenize
 
     def kind(sentence, a=0, b=1):
@@ -1456,7 +1473,7 @@ def test_a_sentence_telling_another_names_birth_gives_the_topic_none():
     """ "Higuchi Ichiyō was born in Tokyo", its name typed as a place by the tagger, had given the page's first
     person (Tom Lee) Tokyo at 0.87 through the unnamed topic; a name sharing a word with the topic's is the topic
     written another way ("Desmarais was born in Sudbury" on Paul Desmarais Jr's page keeps its fact)."""
-    from semantic_rdf.pipeline.statistical.model import DocState
+    from semantic_rdf.pipeline.statistical.document import DocState
     from semantic_rdf.pipeline.statistical.text import tokenize
 
     def implicit(sentences):
@@ -1475,7 +1492,7 @@ def test_a_sentence_telling_another_names_birth_gives_the_topic_none():
 def test_initials_and_a_surname_name_a_person_whatever_the_tagger_says():
     """GUM's paper on lighting is by "N S Andres and R T Ponce", which the tagger typed as places (and stored in the
     Philippines); a unit named by one bare letter stays what the tagger said ("X Corps", Re-DocRED's Pakistan Army)."""
-    from semantic_rdf.pipeline.statistical.model import DocState
+    from semantic_rdf.pipeline.statistical.document import DocState
     from semantic_rdf.pipeline.statistical.text import tokenize
 
     st = DocState()
@@ -1487,7 +1504,8 @@ def test_a_place_a_definition_places_its_name_in_is_a_feature_of_the_pair():
     """In "Goodooga is a village in the Australian state of New South Wales in Brewarrina Shire on the eastern bank of
     the Bokhara River": the places in the defining clause are where Goodooga lies; the river after "on the bank"
     is not, nor is a place named before the head noun."""
-    from semantic_rdf.pipeline.statistical.model import SentenceMemo, SentMention, pair_features
+    from semantic_rdf.pipeline.statistical.mentions import SentenceMemo, SentMention
+    from semantic_rdf.pipeline.statistical.pairs import pair_features
     from semantic_rdf.pipeline.statistical.text import tokenize
 
     sentence = "Goodooga is a village in the Australian state of New South Wales in Brewarrina Shire on the eastern bank of the Bokhara River."
@@ -1615,7 +1633,8 @@ def test_a_possessive_before_a_named_person_pairs_with_that_person_only():
     f = facts(got)
     assert ("Tom Becker", "born_in", "Hamburg") in f and ("Maria Lopez", "born_in", "Seville") in f
     assert ("Maria Lopez", "born_in", "Hamburg") not in f
-    from semantic_rdf.pipeline.statistical.model import SentMention, possessives
+    from semantic_rdf.pipeline.statistical.mentions import SentMention
+    from semantic_rdf.pipeline.statistical.pairs import possessives
     from semantic_rdf.pipeline.statistical.text import tokenize
 
     def only(sentence, pron_at, person_at):
@@ -1649,7 +1668,8 @@ def test_a_pair_is_also_described_by_the_words_of_its_two_names():
     is a school, "Lake Erie" a lake), and a topic paired unnamed sees its partner's last word; measured on
     Re-DocRED 0-399 out of fold: more right facts at every precision (docs/extraction.md, "Mention words, word
     pairs and a longer CRF fit")."""
-    from semantic_rdf.pipeline.statistical.model import SentMention, pair_features
+    from semantic_rdf.pipeline.statistical.mentions import SentMention
+    from semantic_rdf.pipeline.statistical.pairs import pair_features
 
     words = "holt graduated from stephenville high school in texas .".split()
     holt = SentMention(0, 1, 0, "named", 1.0, "Holt")
@@ -1685,12 +1705,12 @@ def test_a_pair_is_also_described_by_the_words_of_its_two_names():
     ],
 )
 def test_not_a_name(sentence, span, junk):
-    from semantic_rdf.pipeline.statistical.model import _surface, not_a_name
+    from semantic_rdf.pipeline.statistical.names import span_text, not_a_name
     from semantic_rdf.pipeline.statistical.text import tokenize
 
     tokens = tokenize(sentence, 0, len(sentence), 0)
     a, b = span
-    assert not_a_name(tokens, a, b, _surface(tokens, a, b)) is junk
+    assert not_a_name(tokens, a, b, span_text(tokens, a, b)) is junk
 
 
 def test_code_blocks_are_not_read():

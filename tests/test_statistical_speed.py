@@ -4,7 +4,7 @@ import numpy as np
 
 from semantic_rdf.pipeline.statistical import StatisticalExtractor
 from semantic_rdf.pipeline.statistical.extractor import crf_attributes, tag_spans
-from semantic_rdf.pipeline.statistical.model import ner_features
+from semantic_rdf.pipeline.statistical.tagging import ner_features
 from semantic_rdf.pipeline.statistical.text import tokenize
 
 SENTENCES = [
@@ -63,7 +63,7 @@ def test_batched_scores_equal_one_sentence_at_a_time():
 def test_scoring_only_what_can_reach_the_floor_keeps_those_scores():
     """The extractor asks the annotator only for pairs that reach its floor; they are the pairs, with the same
     scores, that a full scoring keeps at that floor."""
-    from semantic_rdf.pipeline.statistical.model import DocState
+    from semantic_rdf.pipeline.statistical.document import DocState
 
     ann = StatisticalExtractor().annotator
     sents = [tokenize(s) for s in SENTENCES]

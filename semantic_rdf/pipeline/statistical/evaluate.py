@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from semantic_rdf.pipeline import gazetteer as gz
 from semantic_rdf.core.identity import fold
-from semantic_rdf.pipeline.statistical.model import alignment, clean_name
+from semantic_rdf.pipeline.statistical.alignment import alignment
+from semantic_rdf.pipeline.statistical.names import clean_name
 from semantic_rdf.pipeline.statistical.text import GoldDoc
 
 __all__ = ["gold_facts", "gold_index", "match_entity", "predicate_property"]

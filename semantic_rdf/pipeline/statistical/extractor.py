@@ -1,7 +1,7 @@
 """The statistical extractor: shipped weights in, taxonomy triples with calibrated confidences out.
 
 Per sentence: tokens -> CRF entity tags -> mentions grouped into the document's entities (see
-model.DocState) -> every ordered entity pair scored by one logistic regression per aligned
+document.DocState) -> every ordered entity pair scored by one logistic regression per aligned
 Wikidata property -> calibrated -> kept at or above the floor. Per chunk: pairs across sentences, a town's
 country from the town table (towns.py), and a birth, a death, a school, a spouse or a citizenship the rule extractor reads
 (`rule_pairs`), the last two at the measured share of such facts. Deterministic: no sampling, no threads, the
@@ -29,26 +29,22 @@ from semantic_rdf.pipeline import gazetteer as gz
 from semantic_rdf.core.errors import InvalidInput, NotFound
 from semantic_rdf.core.identity import fold
 from semantic_rdf.pipeline.extract import RuleExtractor, check_chunk, check_floor, clause_validity, predicate_hints, school_name, sentence_spans
-from semantic_rdf.pipeline.statistical.model import (
+from semantic_rdf.pipeline.statistical.alignment import alignment
+from semantic_rdf.pipeline.statistical.cross import (
     BAG_FAMILY,
-    END_WORD_FAMILIES,
-    ENTITY_TYPES,
     CrossCandidates,
     CrossContext,
     CrossPair,
-    DocState,
-    SentenceMemo,
-    SentMention,
-    alignment,
-    candidate_pairs,
+    END_WORD_FAMILIES,
     cross_candidates,
     cross_mentions,
     end_words,
-    ner_features,
-    pair_features,
-    possessives,
     together_in,
 )
+from semantic_rdf.pipeline.statistical.document import DocState
+from semantic_rdf.pipeline.statistical.mentions import ENTITY_TYPES, SentMention, SentenceMemo
+from semantic_rdf.pipeline.statistical.pairs import candidate_pairs, pair_features, possessives
+from semantic_rdf.pipeline.statistical.tagging import ner_features
 from semantic_rdf.pipeline.statistical.text import Token, tokenize, web_address
 from semantic_rdf.pipeline.statistical.towns import Towns, canonical_country, country_names, institution, load_towns, other_codes, town_pairs
 from semantic_rdf.core.values import Chunk, Triple
@@ -563,7 +559,7 @@ class CrossHead:
 
     def score(self, ctx: CrossContext, pairs: CrossCandidates) -> np.ndarray:
         """Calibrated probabilities (pairs x relations). The model is linear: each of the pairs' components
-        (model.CrossContext) has its weights summed once, and a pair's score is the sum of its components',
+        (cross.CrossContext) has its weights summed once, and a pair's score is the sum of its components',
         added in the components' order (so it is the sum of all its features' weights, as in training)."""
         if not len(pairs) or not self.relations:
             return np.zeros((len(pairs), len(self.relations)), np.float32)
@@ -739,7 +735,7 @@ def crf_attributes(tagger) -> frozenset[str] | None:
 
 
 def tag_spans(tagger, words: list[str], keep: frozenset[str] | None = None) -> list[tuple[int, int, str]]:
-    """BIO tags from the CRF as (token a, token b, type) spans (keep: see model.ner_features)."""
+    """BIO tags from the CRF as (token a, token b, type) spans (keep: see tagging.ner_features)."""
     tags = tagger.tag(ner_features(words, keep)) if words else []
     spans: list[tuple[int, int, str]] = []
     a, typ = -1, ""

@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from semantic_rdf.pipeline.statistical.model import DocState
+from semantic_rdf.pipeline.statistical.document import DocState
 from semantic_rdf.pipeline.statistical.text import Token
 
 __all__ = ["read_gum", "resolution_scores"]

@@ -25,17 +25,12 @@ from pathlib import Path
 
 import numpy as np
 
-from semantic_rdf.pipeline.statistical.model import (
-    CrossContext,
-    DocState,
-    SentenceMemo,
-    alignment,
-    candidate_pairs,
-    cross_features,
-    cross_pairs,
-    ner_features,
-    together_in,
-)
+from semantic_rdf.pipeline.statistical.alignment import alignment
+from semantic_rdf.pipeline.statistical.cross import CrossContext, cross_features, cross_pairs, together_in
+from semantic_rdf.pipeline.statistical.document import DocState
+from semantic_rdf.pipeline.statistical.mentions import SentenceMemo
+from semantic_rdf.pipeline.statistical.pairs import candidate_pairs
+from semantic_rdf.pipeline.statistical.tagging import ner_features
 from semantic_rdf.pipeline.statistical.text import GoldDoc, Token, load_redocred, tokenize
 from semantic_rdf.pipeline.statistical.towns import load_towns, town_pairs
 
@@ -51,9 +46,16 @@ SOURCE_FILES = (
     "core/identity.py",
     "pipeline/extract.py",
     "pipeline/gazetteer.py",
+    "pipeline/statistical/alignment.py",
+    "pipeline/statistical/cross.py",
+    "pipeline/statistical/definitions.py",
+    "pipeline/statistical/document.py",
     "pipeline/statistical/evaluate.py",  # which tuning facts count right, so the calibration
     "pipeline/statistical/extractor.py",
-    "pipeline/statistical/model.py",
+    "pipeline/statistical/mentions.py",
+    "pipeline/statistical/names.py",
+    "pipeline/statistical/pairs.py",
+    "pipeline/statistical/tagging.py",
     "pipeline/statistical/text.py",
     "pipeline/statistical/towns.py",
     "pipeline/statistical/towns.tsv.gz",
