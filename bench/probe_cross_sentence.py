@@ -173,7 +173,8 @@ def vec(vocab, feats):
 
 def run_test(docs, weights_dir, vocab, models, floor_sent):
     from semantic_rdf.pipeline.extract import sentence_spans
-    from semantic_rdf.pipeline.statistical.extractor import Annotator, Weights
+    from semantic_rdf.pipeline.statistical.extractor import Annotator
+    from semantic_rdf.pipeline.statistical.weights import Weights
 
     w = Weights.load(weights_dir)
     ann = Annotator(w)

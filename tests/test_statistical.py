@@ -13,7 +13,7 @@ import pytest
 from _security import run_cli
 from semantic_rdf.pipeline.split import splitter_from_spec
 from semantic_rdf.pipeline.statistical import StatisticalExtractor, load_manifest
-from semantic_rdf.pipeline.statistical.extractor import WEIGHT_FILES, WEIGHTS_DIR, sha256_file
+from semantic_rdf.pipeline.statistical.weights import WEIGHT_FILES, WEIGHTS_DIR, sha256_file
 from semantic_rdf.pipeline.statistical.names import clean_name
 from semantic_rdf.core.values import Chunk, Doc
 
@@ -154,7 +154,7 @@ def test_two_threads_sharing_the_weights_extract_what_one_does():
     threads at once give each what it gives alone, cross-sentence scores included."""
     import threading
 
-    from semantic_rdf.pipeline.statistical.extractor import Weights
+    from semantic_rdf.pipeline.statistical.weights import Weights
 
     texts = [PAUL + " " + ALGER, ANGELL + " " + SCHNEIDER + " " + PAUL] * 3
 
@@ -298,7 +298,7 @@ def test_a_fact_across_sentences_quotes_the_passage_that_holds_both_names():
 def test_the_cross_stage_skips_a_chunk_only_when_no_pair_can_reach_the_floor(monkeypatch):
     """The bound (CrossHead.out_of_reach) leaves out chunks whose best pair could not reach the floor; the
     facts are those of scoring every pair, at every floor, and it does leave chunks out."""
-    from semantic_rdf.pipeline.statistical.extractor import CrossHead
+    from semantic_rdf.pipeline.statistical.weights import CrossHead
 
     towns = ["Sudbury", "Kingston", "Guelph", "Barrie", "Oshawa", "Windsor"]
     prose = " ".join(
@@ -1199,7 +1199,7 @@ def test_a_sentence_of_many_mentions_is_paired_at_once_as_one_at_a_time(monkeypa
 def test_cross_scores_sum_each_component_once_and_equal_the_whole_sum():
     import numpy as np
 
-    from semantic_rdf.pipeline.statistical.extractor import calibrated
+    from semantic_rdf.pipeline.statistical.weights import calibrated
     from semantic_rdf.pipeline.statistical.cross import CrossContext, cross_candidates, cross_features, cross_pairs, together_in
     from semantic_rdf.pipeline.statistical.document import DocState
     from semantic_rdf.pipeline.statistical.text import tokenize

@@ -3,7 +3,8 @@
 import numpy as np
 
 from semantic_rdf.pipeline.statistical import StatisticalExtractor
-from semantic_rdf.pipeline.statistical.extractor import crf_attributes, tag_spans
+from semantic_rdf.pipeline.statistical.extractor import tag_spans
+from semantic_rdf.pipeline.statistical.weights import crf_attributes
 from semantic_rdf.pipeline.statistical.tagging import ner_features
 from semantic_rdf.pipeline.statistical.text import tokenize
 

@@ -19,6 +19,10 @@ def make_extractor(*, floor: float | None = None):
 
 
 def __getattr__(name: str):  # lazy: training imports the text helpers without loading the weights
+    if name == "load_manifest":
+        from semantic_rdf.pipeline.statistical import weights
+
+        return weights.load_manifest
     if name in __all__:
         from semantic_rdf.pipeline.statistical import extractor
 

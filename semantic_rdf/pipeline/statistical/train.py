@@ -60,6 +60,7 @@ SOURCE_FILES = (
     "pipeline/statistical/towns.py",
     "pipeline/statistical/towns.tsv.gz",
     "pipeline/statistical/train.py",
+    "pipeline/statistical/weights.py",
 )
 
 
@@ -386,7 +387,8 @@ def scored_facts(docs: list[GoldDoc], weights) -> list[tuple[float, bool, str]]:
     from semantic_rdf.core.values import Chunk
     from semantic_rdf.pipeline.extract import RuleExtractor, sentence_spans
     from semantic_rdf.pipeline.statistical.evaluate import gold_facts, gold_index, match_entity
-    from semantic_rdf.pipeline.statistical.extractor import CROSS, Annotator, by_sentence, rule_pairs, rule_predicates, rule_properties, score_cross
+    from semantic_rdf.pipeline.statistical.extractor import Annotator, by_sentence, rule_pairs, rule_predicates, rule_properties, score_cross
+    from semantic_rdf.pipeline.statistical.weights import CROSS
 
     ann = Annotator(weights)
     pid_of = rule_properties(weights.relations)  # as the extractor reads them
@@ -632,7 +634,7 @@ def main(argv: list[str] | None = None) -> int:
         (where / "calibration.json").unlink(missing_ok=True)
         return kept
 
-    from semantic_rdf.pipeline.statistical.extractor import Weights
+    from semantic_rdf.pipeline.statistical.weights import Weights
 
     if args.crossfit:
         # two folds over documents 0-399, each calibrated on the documents it did not see; the shipped models
@@ -678,7 +680,7 @@ def main(argv: list[str] | None = None) -> int:
     with open(out / "calibration.json", "w", encoding="utf-8") as f:
         json.dump(cal, f, separators=(",", ":"))
 
-    from semantic_rdf.pipeline.statistical.extractor import WEIGHT_FILES, sha256_file
+    from semantic_rdf.pipeline.statistical.weights import WEIGHT_FILES, sha256_file
 
     files = {name: sha256_file(out / name) for name in WEIGHT_FILES}
     combined = sha256_bytes("".join(f"{n}:{h}\n" for n, h in sorted(files.items())).encode())
