@@ -16,7 +16,8 @@ import pytest
 
 from semantic_rdf.pipeline import ahead
 from semantic_rdf.core.errors import InvalidInput
-from semantic_rdf.pipeline.extract import ModelExtractor, RuleExtractor
+from semantic_rdf.pipeline.extract import RuleExtractor
+from semantic_rdf.pipeline.model_extract import ModelExtractor
 from semantic_rdf.pipeline.load import load
 from semantic_rdf.pipeline.parse import AutoParser
 from semantic_rdf.pipeline.stages import Pipeline, build_pipeline

@@ -12,15 +12,9 @@ from hypothesis import strategies as st
 
 from semantic_rdf.core import vocab
 from semantic_rdf.core.errors import InvalidInput
-from semantic_rdf.pipeline.extract import (
-    XSD,
-    RuleExtractor,
-    literals,
-    rules,
-    screen,
-    sentence_spans,
-    sentence_validity,
-)
+from semantic_rdf.pipeline.dates import XSD, literals, sentence_validity
+from semantic_rdf.pipeline.extract import RuleExtractor, rules, sentence_spans
+from semantic_rdf.pipeline.screening import screen
 from semantic_rdf.core.identity import fold
 from semantic_rdf.core.values import Chunk, Doc, Triple
 

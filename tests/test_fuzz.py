@@ -12,7 +12,8 @@ import re
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from semantic_rdf.core.errors import SemanticError
-from semantic_rdf.pipeline.extract import ModelExtractor, RuleExtractor
+from semantic_rdf.pipeline.extract import RuleExtractor
+from semantic_rdf.pipeline.model_extract import ModelExtractor
 from semantic_rdf.core.identity import assertion_id, fold
 from semantic_rdf.pipeline.sources import docs_from_bytes
 from semantic_rdf.pipeline.normalize import DEFAULT as NORMALIZE

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from semantic_rdf.core import vocab
 from semantic_rdf.core.errors import InvalidInput, ModelOutputError
-from semantic_rdf.pipeline.extract import ModelExtractor, extraction_schema, parse_model_output
+from semantic_rdf.pipeline.model_extract import ModelExtractor, extraction_schema, parse_model_output
 from semantic_rdf.pipeline.llm import Model, ModelUnavailable, OpenAICompatibleModel
 from semantic_rdf.core.values import Chunk
 

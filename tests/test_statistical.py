@@ -253,7 +253,7 @@ def test_a_name_keeps_no_marks_at_its_ends_and_no_bracket_without_its_partner(sp
     ],
 )
 def test_the_valid_time_of_two_names_is_read_from_their_clause_only(sentence, x, y, when):
-    from semantic_rdf.pipeline.extract import clause_validity
+    from semantic_rdf.pipeline.dates import clause_validity
 
     a, b = sentence.index(x), sentence.index(y)
     got = clause_validity(sentence, (a, a + len(x)), (b, b + len(y)))

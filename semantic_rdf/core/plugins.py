@@ -106,7 +106,7 @@ BUILT_IN: dict[tuple[str, str], str | None] = {
     ("splitter", "tokens"): f"{_SPLIT}:token_splitter",
     ("extractor", "statistical"): "semantic_rdf.pipeline.statistical:make_extractor",
     ("extractor", "rules"): "semantic_rdf.pipeline.extract:make_rule_extractor",
-    ("extractor", "model"): "semantic_rdf.pipeline.extract:make_model_extractor",
+    ("extractor", "model"): "semantic_rdf.pipeline.model_extract:make_model_extractor",
     ("extractor", "none"): "semantic_rdf.pipeline.extract:make_no_extractor",
     **{(kind, name): f"{_STORES}:open_{kind}_{name}" for kind in ("vector", "graph", "triple") for name in ("memory", "file", "oxigraph")},
     **{(kind, s): f"{_STORES}:open_{kind}_remote" for kind in ("graph", "triple") for s in _SERVERS},

@@ -6,7 +6,7 @@
 The interface carries no key and no endpoint: whatever holds those is an adapter. The
 library never stores a key: `OpenAICompatibleModel` reads it from the environment variable
 the user names, at call time. Whatever a model returns is text to be parsed as data
-(see extract.ModelExtractor); it is never executed or followed.
+(see model_extract.ModelExtractor); it is never executed or followed.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from typing import Callable, Iterable
 from semantic_rdf.rdf import layout
 from semantic_rdf.pipeline.ahead import Mode, ahead
 from semantic_rdf.core.errors import ErasedData, SemanticError
-from semantic_rdf.pipeline.extract import Screened, screen
+from semantic_rdf.pipeline.screening import Screened, screen
 from semantic_rdf.core.identity import assertion_id
 from semantic_rdf.pipeline.stages import Pipeline, PipelineResult
 from semantic_rdf.store.assertions import AssertionStore, Run, WriteReport

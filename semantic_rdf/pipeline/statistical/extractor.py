@@ -25,7 +25,9 @@ from semantic_rdf.core.identity import fold
 from semantic_rdf.core.values import Chunk, Triple
 from semantic_rdf.core.vocab import functional_predicates
 from semantic_rdf.pipeline import gazetteer as gz
-from semantic_rdf.pipeline.extract import RuleExtractor, check_chunk, check_floor, clause_validity, predicate_hints, school_name, sentence_spans
+from semantic_rdf.pipeline.dates import clause_validity
+from semantic_rdf.pipeline.extract import RuleExtractor, predicate_hints, school_name, sentence_spans
+from semantic_rdf.pipeline.screening import check_chunk, check_floor
 from semantic_rdf.pipeline.statistical.alignment import alignment
 from semantic_rdf.pipeline.statistical.cross import (
     CrossContext,

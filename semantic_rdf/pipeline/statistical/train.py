@@ -44,8 +44,10 @@ TOWN = "t:"  # calibration key prefix of a town's located_in its country (calibr
 # manifest records this hash and a test compares it with the code's.
 SOURCE_FILES = (
     "core/identity.py",
+    "pipeline/dates.py",
     "pipeline/extract.py",
     "pipeline/gazetteer.py",
+    "pipeline/screening.py",
     "pipeline/statistical/alignment.py",
     "pipeline/statistical/cross.py",
     "pipeline/statistical/definitions.py",
