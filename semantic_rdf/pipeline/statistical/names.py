@@ -37,7 +37,9 @@ __all__ = [
 
 
 _LEAD_STRIP = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
-_TRAIL_STRIP = re.compile(r"(?:\s*['’]s|[\s,;:.!?\"”’]+)$")
+# each run is tried from its first character only, and never given back: linear in the span's length (a run tried from
+# each of its characters was quadratic, tests/test_linear_time.py)
+_TRAIL_STRIP = re.compile(r"(?:(?<!\s)\s*+['’]s|(?<![\s,;:.!?\"”’])[\s,;:.!?\"”’]++)$")
 # quotes, angle quotes, markup and list marks a tagged span can take in at either end ("<Tom Becker>", "«Roma»")
 _EDGE_MARKS = '"“”„«»‹›<>*_#|•·'
 
@@ -46,7 +48,9 @@ _EDGE_MARKS = '"“”„«»‹›<>*_#|•·'
 fold = lru_cache(maxsize=65536)(_fold_uncached)
 
 
-_NICKNAME = re.compile(r"\s*[\"“”]\s*([^\"“”]+?)\s*[\"“”]\s*")
+# the same for a quoted nickname: the blanks before a quote from their first, the nickname ending in no blank (a nickname of
+# blanks alone is none)
+_NICKNAME = re.compile(r"(?<!\s)\s*+[\"“”]\s*+([^\"“”]*?[^\s\"“”])\s*+[\"“”]\s*")
 
 
 _MIDDLE_INITIAL = re.compile(r"[A-Z]\.?")

@@ -113,7 +113,7 @@ def ner_features(words: list[str], keep: frozenset[str] | None = None) -> list[l
     return out
 
 
-_LETTER_WORDS = re.compile(r"[^\W\d_]+(?: [^\W\d_]+)+")
+_LETTER_WORDS = re.compile(r"(?<![^\W\d_])[^\W\d_]++(?: [^\W\d_]++)+")  # from a word's start only: linear
 
 
 @lru_cache(maxsize=1)
