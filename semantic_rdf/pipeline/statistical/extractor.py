@@ -504,7 +504,8 @@ _STAYED_AFTER = {"born_in": _STAY, "place_of_birth": _STAY}
 _NAMED = re.compile(r"[A-Z\d]")
 
 # a "where" clause of the same person ("…, where she had been born"; not "…, where her son was born")
-_WHERE = re.compile(r"\s*,?\s*where\s+(?:he|she|they)\b([^;.]*)")
+# read from a name's end (never after a blank: the look-behind makes a run of blanks tried once, from its first)
+_WHERE = re.compile(r"(?<!\s)\s*+,?\s*+where\s++(?:he|she|they)\b([^;.]*+)")
 
 
 _YEAR_IN_BRACKETS = re.compile(r"\([^()]*\b(?:1\d{3}|20\d\d)\b[^()]*\)")
