@@ -336,6 +336,19 @@ class CrossHead:
         return calibrated(_sigmoid(z + self.intercept), self.cal_x, self.cal_y, self._raw_floor)
 
 
+def _classifiers(names: Path, arrays: Path, mismatch: str) -> tuple[dict, np.ndarray, np.ndarray]:
+    """One set of logistic regressions as training wrote it: its feature and property names (JSON), and its
+    coefficients (features x properties) and intercepts as float32; ValueError(`mismatch`) when their shapes disagree."""
+    with open(names, encoding="utf-8") as f:
+        meta = json.load(f)
+    with np.load(arrays, allow_pickle=False) as z:
+        coef = z["coef"].astype(np.float32)
+        intercept = z["intercept"].astype(np.float32)
+    if coef.shape != (len(meta["features"]), len(meta["relations"])) or intercept.shape != (coef.shape[1],):
+        raise ValueError(mismatch)
+    return meta, coef, intercept
+
+
 @dataclass
 class Weights:
     """The trained parts, read from a weights directory (the shipped one by default)."""
@@ -380,20 +393,8 @@ class Weights:
         try:
             tagger = pycrfsuite.Tagger()
             tagger.open(str(d / "ner.crfsuite"))
-            with open(d / "features.json", encoding="utf-8") as f:
-                meta = json.load(f)
-            with np.load(d / "relations.npz", allow_pickle=False) as z:
-                coef = z["coef"].astype(np.float32)
-                intercept = z["intercept"].astype(np.float32)
-            if coef.shape != (len(meta["features"]), len(meta["relations"])) or intercept.shape != (coef.shape[1],):
-                raise ValueError("relation weights do not match the feature list")
-            with open(d / "cross.json", encoding="utf-8") as f:
-                xmeta = json.load(f)
-            with np.load(d / "cross.npz", allow_pickle=False) as z:
-                xcoef = z["coef"].astype(np.float32)
-                xintercept = z["intercept"].astype(np.float32)
-            if xcoef.shape != (len(xmeta["features"]), len(xmeta["relations"])) or xintercept.shape != (xcoef.shape[1],):
-                raise ValueError("cross-sentence weights do not match their feature list")
+            meta, coef, intercept = _classifiers(d / "features.json", d / "relations.npz", "relation weights do not match the feature list")
+            xmeta, xcoef, xintercept = _classifiers(d / "cross.json", d / "cross.npz", "cross-sentence weights do not match their feature list")
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise InvalidInput(f"statistical extractor weights in {d} are unreadable ({exc})") from None
         rels = tuple(meta["relations"])
