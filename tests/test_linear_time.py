@@ -126,25 +126,33 @@ def test_pattern_is_linear_on_adversarial_strings(name, pattern):
         "Anna Berg (12 May 1950 in Oslo{sp}– 3 June 2001,{sp}x) met Bob Smith.\n",
         "Anna Berg (Oslo, Norway,{sp}12 May 1950{sp}–{sp}x) met Bob Smith.\n",
         "Anna Berg (born 12 May 1950,{sp}died{sp}3 June 2001{sp}x) met Bob Smith.\n",
+        # the rules of a death after its date or age, and of a life in a relative clause (2026-12-08)
+        "Anna Berg died in 1950,{sp}at his home{sp}x in Oslo.\n",
+        "Anna Berg died in 1950{sp}at the age of 80{sp},{sp}x Oslo.\n",
+        "Anna Berg was an old{sp}actor{sp}x who{sp}died{sp}x.\n",
+        "Anna Berg is married to the{sp}actor{sp}x actor Tom.\n",
     ],
 )
 def test_a_life_in_parentheses_is_read_in_linear_time(unit):
     # the rules that read a birth or a death from a life's parenthesis (extract._LIFE) are compiled inside rules(), where
     # the enumeration above does not look; a run of spaces after a date had cost each sentence quadratic time (16.8 s
     # for 100 KB of such sentences, found by a helper's review). 100 KB either way: a few long runs take no longer than
-    # many short ones
+    # many short ones. The long runs share 1,900 spaces: a sentence over 2,000 characters is not read at all (until
+    # 2026-12-08 three of these four units had runs of 1,900 each, and their long sentences were never read)
     ex = extract.RuleExtractor()
+    runs = unit.count("{sp}")
 
     def cost(spaces: int) -> float:
         one = unit.replace("{sp}", " " * spaces)
+        assert len(one) <= ex.max_sentence
         text = one * (100_000 // len(one) + 1)
         chunk = Chunk("d", 0, text, 0, len(text))
         t = time.perf_counter()
         ex.extract(chunk)
         return time.perf_counter() - t
 
-    short, long_ = cost(100), cost(1_900)
-    assert long_ < 3 * short + 0.1, f"{long_:.2f} s with runs of 1,900 spaces against {short:.2f} s with runs of 100"
+    short, long_ = cost(100 // runs), cost(1_900 // runs)
+    assert long_ < 3 * short + 0.1, f"{long_:.2f} s with runs of {1_900 // runs:,} spaces against {short:.2f} s with runs of {100 // runs}"
 
 
 # ------------------------------------------------------------------ the strings, through the functions

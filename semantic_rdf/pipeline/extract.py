@@ -339,6 +339,9 @@ _ROLE_WORD = _WORD_OF + r"(?<!ed)"
 # the same after "married", not a word that opens a clause or a possessive ("married Anna while director …", "married off
 # his daughter")
 _SPOUSE_ROLE = r"(?!(?:his|her|their|its|off|despite|while|when|once|because|following|after|before|where|since|as)\b)" + _ROLE_WORD
+# the words of a noun phrase before its relative "who", none of which joins it to another: "a Danish film actor who"
+# (not "the son of a baker who", "a friend and colleague who")
+_NOUN_PHRASE = r"(?:(?:" + _TOK + r"|(?!(?:of|for|with|to|from|by|and|or|in|at|on|who|whose|which|that)\b)[\w'’-]++)\s++){1,4}?"
 
 # A life's parenthesis after a name, as Wikipedia's first sentences write it: "Mehmet Çetingöz (born May 12, 1991 in
 # Şanlıurfa, Turkey)", "Georg Jochmann (11 October 1874, in Liegnitz – 6 January 1915, in Berlin)", "Alberto Valenzuela
@@ -430,7 +433,7 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
         "born_in",
         0.9,
         "born",
-        r"«s:agent»«ADV»\s+(?:was|is)«ADV»\s+born(?:\s+and\s+(?:raised|bred))?\s+(?:on\s+[^,.;]{1,25}?\s+|in\s+\d{4}\s+)?in\s+«o:name»",
+        r"«s:agent»«ADV»\s+(?:was|is)«ADV»\s+born(?:\s+and\s+(?:raised|bred))?\s+(?:on\s+[^,.;]{1,25}?,?\s+|in\s+\d{4},?\s+)?in\s+«o:name»",
     ),
     ("born_in", 0.85, "born", r"«s:name»\s*,\s*born\s+(?:in\s+\d{4}\s+)?in\s+«o:name»"),
     # "Born in Ulm, Albert Einstein …": the participle opens the sentence (or follows an opening quote); inside one,
@@ -1016,6 +1019,50 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
         + _PERSON_WORD
         + r"\s++«o:name»(?!['’])",
     ),
+    # a death whose place follows its date, the age at it or where in the town it was: "She died in 1934 at a
+    # sanatorium in Passy", "He died at the age of 92 in Grimstad", "died on 19 February 1952, at his home in Grimstad"
+    # (one of four words or fewer before "in" is the rule above)
+    (
+        "died_in",
+        0.85,
+        "died passed",
+        r"«s:agent»«ADV»\s+(?:died|passed\s+away)(?:(?:\s*+,)?+\s++(?:(?:on|in)\s++"
+        + _DATE
+        + r"|at\s++the\s++age\s++of\s++\d{1,3}|aged\s++\d{1,3})){1,2}+"
+        r"(?:(?:\s*+,)?+\s++at\s++(?:a|an|the|his|her|their)\s++[a-z]++(?:\s++(?!in\b)[a-z]++)?+)?+(?:\s*+,)?+\s++in\s++«o:name»",
+    ),
+    # a life told in a relative clause of the sentence's predicate noun: "Jan Olsen was a Danish actor who died in
+    # Copenhagen", "… an engineer who was born in Leeds" (not "the son of a baker who died in Leeds": no word of the
+    # noun phrase joins another)
+    (
+        "died_in",
+        0.85,
+        "died passed",
+        r"«s:agent»\s+(?:was|is)\s+(?:a|an|the)\s++" + _NOUN_PHRASE + r"who\s++(?:died|passed\s++away)\s++in\s++«o:name»",
+    ),
+    (
+        "born_in",
+        0.85,
+        "born",
+        r"«s:agent»\s+(?:was|is)\s+(?:a|an|the)\s++" + _NOUN_PHRASE + r"who\s++was\s++born\s++(?:in\s++\d{4}(?:\s*+,)?+\s++)?in\s++«o:name»",
+    ),
+    # "Anna Berg is married to the actor Tom Hanks", "was married to American actor Tom Hanks"
+    (
+        "spouse_of",
+        0.85,
+        "married",
+        r"«s:agent»«AUX»«ADV»\s+married\s+to\s++(?:(?:the|a|an)\s++)?(?:" + _SPOUSE_ROLE + r"\s++){0,2}" + _PERSON_WORD + r"\s++«o:name»(?!['’])",
+    ),
+    (
+        "spouse_of",
+        0.85,
+        "married",
+        r"«s:agent»«AUX»«ADV»\s+married\s+to\s++(?:(?:the|a|an)\s++)?«n:nationality»\s++(?:"
+        + _SPOUSE_ROLE
+        + r"\s++){0,2}"
+        + _PERSON_WORD
+        + r"\s++«o:name»(?!['’])",
+    ),
 ]
 
 
@@ -1076,29 +1123,32 @@ def _requirements(source: str) -> tuple[int, int, bool]:
     return names, agents, opens
 
 
-@lru_cache(maxsize=1)
-def rules() -> tuple[Rule, ...]:
-    """The built-in rules (compiled on first use, then cached)."""
-    out = []
-    for i, (pred, score, triggers, source) in enumerate(_RULE_SPECS):
-        pat, lists, checks, demonyms = _expand(source)
-        out.append(
-            Rule(
-                f"r{i:03d}-{pred}",
-                pred,
-                score,
-                tuple(triggers.split()),
-                source,
-                re.compile(pat),
-                frozenset(lists),
-                tuple(checks),
-                frozenset(demonyms),
-                *_requirements(source),
-                bool(re.match(r"«[a-z0-9]+:(?:agent|poss)»", source)),
-                tuple(sorted(set(re.compile(pat).groupindex) - {"s", "o"})),
-            )
-        )
-    return tuple(out)
+def rules(only: frozenset[str] | None = None) -> tuple[Rule, ...]:
+    """The built-in rules (of the predicates `only`: all for None), each compiled on its first use, then cached.
+    Only the rules asked for are compiled: the statistical extractor asks for those of six predicates, whose patterns
+    compile in a tenth of the time all of them take (docs/pipeline.md), and `ingest` pays it at every start."""
+    return tuple(_rule(i) for i, spec in enumerate(_RULE_SPECS) if only is None or spec[0] in only)
+
+
+@lru_cache(maxsize=None)
+def _rule(i: int) -> Rule:
+    pred, score, triggers, source = _RULE_SPECS[i]
+    pat, lists, checks, demonyms = _expand(source)
+    rx = re.compile(pat)
+    return Rule(
+        f"r{i:03d}-{pred}",
+        pred,
+        score,
+        tuple(triggers.split()),
+        source,
+        rx,
+        frozenset(lists),
+        tuple(checks),
+        frozenset(demonyms),
+        *_requirements(source),
+        bool(re.match(r"«[a-z0-9]+:(?:agent|poss)»", source)),
+        tuple(sorted(set(rx.groupindex) - {"s", "o"})),
+    )
 
 
 # ------------------------------------------------------------------ entities, literals, valid time
@@ -1188,7 +1238,7 @@ class _TriggerTable:
 def _trigger_table(only: frozenset[str] | None) -> _TriggerTable:
     """The rules of the predicates `only` (all for None) and their trigger words. Made once for each set: the statistical
     extractor makes a rule extractor for each document, and the demonym rules have hundreds of trigger words."""
-    kept = tuple(r for r in rules() if only is None or r.predicate in only)
+    kept = rules(only)
     by_word: dict[str, list[int]] = {}
     for i, r in enumerate(kept):
         for w in r.triggers:
