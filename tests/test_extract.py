@@ -105,6 +105,29 @@ def test_predicates_keep_only_their_rules():
     assert facts(again.extract(chunk_of(text))) == {f for f in everything if f[1] == "died_in"}
 
 
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        ("Pointr is a startup company based in London specialized in indoor positioning.", {("Pointr", "London")}),
+        (
+            "The National Turkey Federation (NTF) is the national trade association based in Washington, D.C.",
+            {("National Turkey Federation", "Washington")},
+        ),
+        (
+            "Nokia Corporation is a Finnish multinational telecommunications company headquartered in Espoo, Finland.",
+            {("Nokia Corporation", "Espoo")},
+        ),
+        # a person, a team or a band is based in a town; a name inside the sentence is read from its start only
+        ("Delia Gallagher is an American journalist based in Rome.", set()),
+        ("The Beijing Ducks are a professional basketball team based in Beijing.", set()),
+        ("Shihlin Electric and Engineering Corporation is a company based in Taipei.", set()),
+        ("Acme is a company of Bob Smith based in Paris.", set()),
+    ],
+)
+def test_where_a_company_is_based_is_its_headquarters(ex, text, want):
+    assert {(s, o) for s, p, o in facts(ex.extract(chunk_of(text))) if p == "headquartered_in"} == want
+
+
 def test_only_the_rules_asked_for_are_compiled():
     """The statistical extractor asks for six predicates' rules: the other rules' patterns (nine tenths of the time
     all of them take to compile) are not compiled in a process that runs it. A fresh interpreter: the rules are cached."""

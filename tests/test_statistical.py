@@ -789,6 +789,29 @@ def test_a_citizenship_the_rules_read_from_a_nationality_word_is_stated_at_the_s
     assert [(m.surface, n.surface, n.kind, p) for m, n, p in got] == [("Mark Harmsworth", "American", "demonym", "country_of_citizenship")]
 
 
+def test_where_a_company_is_headquartered_the_rules_read_is_stated_at_the_share():
+    """extractor.SUBJECT_TYPE (docs/extraction.md, step 8): the rules' headquartered_in ("Ikea is headquartered in Delft",
+    "Pointr is a startup company based in London") is stated of an organisation the tagger names, at the share of facts
+    read by rule; not of a person, a team or a band "based in" a town, nor of a firm the tagger takes for a place."""
+    from semantic_rdf.pipeline.statistical.extractor import BY_RULES, SUBJECT_TYPE, rule_predicates
+
+    w = StatisticalExtractor().w
+    assert SUBJECT_TYPE["headquartered_in"] == "ORG" and BY_RULES["headquartered_in"] == ("LOC",)
+    assert "headquartered_in" in rule_predicates({"headquartered_in": "P159"})
+    for text, fact in (
+        ("Ikea is a Swedish company. Ikea is headquartered in Delft.", ("Ikea", "headquartered_in", "Delft")),
+        ("Pointr is a startup company based in London specialized in indoor positioning.", ("Pointr", "headquartered_in", "London")),
+    ):
+        got = [t for t in extract(text)[1] if facts([t]) == {fact}]
+        assert len(got) == 1 and got[0].score >= round(w.towns, 4), text
+    for text in (
+        "Delia Gallagher is an American journalist based in Rome.",
+        "The Beijing Ducks are a professional basketball team based in Beijing.",
+        "Sara Lund was a singer. Sara Lund is headquartered in Bergen.",
+    ):
+        assert not [t for t in extract(text)[1] if t.predicate == "headquartered_in"], text
+
+
 def test_where_a_person_studied_is_where_she_was_educated():
     """extractor.READ_AS: the rules' studied_at ("She studied at the University of Nigeria") is read as educated_at,
     the predicate the statistical extractor states Wikidata's P69 with, at the share of facts read by rule, of a school's

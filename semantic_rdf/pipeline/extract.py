@@ -339,6 +339,11 @@ _ROLE_WORD = _WORD_OF + r"(?<!ed)"
 # the same after "married", not a word that opens a clause or a possessive ("married Anna while director …", "married off
 # his daughter")
 _SPOUSE_ROLE = r"(?!(?:his|her|their|its|off|despite|while|when|once|because|following|after|before|where|since|as)\b)" + _ROLE_WORD
+# what a company or an association is called, where "based in" says where its headquarters are
+_BASED_ORGS = """company companies corporation firm business manufacturer maker producer publisher label airline carrier bank
+retailer chain organisation organization association federation society foundation charity agency conglomerate startup
+start-up contractor developer studio broadcaster operator provider supplier distributor brewery institute trust
+consultancy group""".split()
 # the words of a noun phrase before its relative "who", none of which joins it to another: "a Danish film actor who"
 # (not "the son of a baker who", "a friend and colleague who")
 _NOUN_PHRASE = r"(?:(?:" + _TOK + r"|(?!(?:of|for|with|to|from|by|and|or|in|at|on|who|whose|which|that)\b)[\w'’-]++)\s++){1,4}?"
@@ -1063,6 +1068,22 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
         + _PERSON_WORD
         + r"\s++«o:name»(?!['’])",
     ),
+    # where a company or an association is based, in the sentence that opens with it and says what it is: "Pointr is a
+    # startup company based in London", "The National Turkey Federation (NTF) is the … trade association based in
+    # Washington" (Re-DocRED states such places as headquarters; a team or a band "based in" a town is in it, and is
+    # left to the classifiers). Not from a name inside the sentence: "Shihlin Electric and Engineering Corporation is …"
+    # would give its last words
+    (
+        "headquartered_in",
+        0.85,
+        "based headquartered",
+        r"(?:(?<![\s\S])|(?<=^[\"“'(]))(?:The\s++)?«s:name»(?:\s*+\([^()]{0,60}\))?\s+(?:is|was)\s+(?:a|an|the)\s++"
+        + r"(?:"
+        + _NOUN_PHRASE
+        + r")?(?:"
+        + _trie(_BASED_ORGS)
+        + r")\s++(?:(?:that\s++is|which\s++is)\s++)?(?:based|headquartered)\s++in\s++«o:name»",
+    ),
 ]
 
 
@@ -1445,8 +1466,8 @@ class RuleExtractor:
                 raise InvalidInput(f"gazetteer entries must be non-empty name -> class strings, got {name!r}: {cls!r}")
             self.gazetteer[" ".join(name.split())] = cls.strip()
         self._gaz_folded = {k.lower(): v for k, v in self.gazetteer.items()}
-        # predicates: only the rules of these (the statistical extractor reads births, deaths, schools, spouses and
-        # citizenships so, with one rule extractor for each document)
+        # predicates: only the rules of these (the statistical extractor reads births, deaths, schools, spouses,
+        # citizenships and headquarters so, with one rule extractor for each document)
         table = _trigger_table(None if predicates is None else frozenset(predicates))
         self.rules = table.rules
         self._by_trigger, self._triggers = table.by_word, table.words

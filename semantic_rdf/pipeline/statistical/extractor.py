@@ -3,8 +3,8 @@
 Per sentence: tokens -> CRF entity tags -> mentions grouped into the document's entities (see
 document.DocState) -> every ordered entity pair scored by one logistic regression per aligned
 Wikidata property -> calibrated -> kept at or above the floor. Per chunk: pairs across sentences, a town's
-country from the town table (towns.py), and a birth, a death, a school, a spouse or a citizenship the rule extractor reads
-(`rule_pairs`), the last two at the measured share of such facts. Deterministic: no sampling, no threads, the
+country from the town table (towns.py), and a birth, a death, a school, a spouse, a citizenship or a headquarters the rule
+extractor reads (`rule_pairs`), the last two at the measured share of such facts. Deterministic: no sampling, no threads, the
 same weights give the same triples. Loads from disk only; no network.
 """
 
@@ -49,6 +49,7 @@ __all__ = [
     "CrossScored",
     "score_cross",
     "BY_RULES",
+    "SUBJECT_TYPE",
     "rule_properties",
     "by_sentence",
     "rule_pairs",
@@ -175,8 +176,8 @@ def _one_of(a: str, b: str) -> bool:
     return any(Towns.lies_in(x, y) or Towns.lies_in(y, x) for x in _country_codes(a) for y in _country_codes(b))
 
 
-# what the rule extractor (pipeline/extract.py) reads of a birth, a death, a school, a spouse or a citizenship, and the
-# type of entity the object must be: its patterns are precise where the classifiers score low ("William H. Armstrong was
+# what the rule extractor (pipeline/extract.py) reads of a birth, a death, a school, a spouse, a citizenship or a
+# headquarters, and the type of entity the object must be: its patterns are precise where the classifiers score low ("William H. Armstrong was
 # born in Williamsport", "(18 December 1931 in Mladá Boleslav – 10 November 1991 in Prague)", "Mark Harmsworth is an
 # American politician", "a song by Italian singer Tiziano Ferro"), so its facts are stated at the
 # share right of the facts read by rule out of fold, as a town's are (docs/extraction.md, step 8)
@@ -186,7 +187,12 @@ BY_RULES = {
     "educated_at": ("ORG", "LOC"),
     "spouse_of": ("PER",),
     "country_of_citizenship": ("LOC",),
+    "headquartered_in": ("LOC",),
 }
+# the type of entity the subject must be: a person, but where a company or an association is headquartered ("Nokia is
+# headquartered in Espoo", "Pointr is a startup company based in London": the classifiers score such places low, and
+# had read "Nokia Corporation is a Finnish … company headquartered in Espoo, Finland" as Nokia located in Finland alone)
+SUBJECT_TYPE = {"headquartered_in": "ORG"}
 # a rule predicate read as one of `BY_RULES`: "She studied at the University of Nigeria" is where she was educated
 READ_AS = {"studied_at": "educated_at"}
 
@@ -227,9 +233,10 @@ def rule_pairs(
 ) -> list[tuple[SentMention, SentMention, str]]:
     """(the subject's mention, the object's mention, predicate) for each triple of a predicate of `BY_RULES` (or read as
     one, `READ_AS`) that the rule extractor stated in one sentence (whose `mentions` the document's state found): its
-    subject a person the state names there as the rules read it, or the person the state resolved the rules' pronoun
-    to (`pronouns_of`; the rules' own guess at who it stands for is not taken: they know no gender, and "Her father was
-    Lord Byron. … She died in Marylebone" is Lord Byron's death to them), its object an entity of the type the predicate
+    subject a person (an organisation for a predicate of `SUBJECT_TYPE`) the state names there as the rules read it, or
+    the person the state resolved the rules' pronoun to (`pronouns_of`; the rules' own guess at who it stands for is not
+    taken: they know no gender, and "Her father was Lord Byron. … She died in Marylebone" is Lord Byron's death to
+    them), its object an entity of the type the predicate
     takes, named there (by its name or, for a country, its nationality word; not read from a pronoun). A fact read as
     another predicate (`READ_AS`) is taken only of a school's name ("studied at the University of Nigeria", not "studied
     at the Louvre": `extract.school_name`)."""
@@ -259,7 +266,7 @@ def rule_pairs(
         # citizen; she was born in France" is in France, not where "French" stands)
         kinds_of_mention = ("named", "demonym") if pred == "country_of_citizenship" else ("named",)
         mt = min((m for m in mentions if m.entity == ti and m.kind in kinds_of_mention), key=lambda m: m.kind != "named", default=None)
-        if mh is not None and mt is not None and mh.entity != ti and ents[mh.entity].type == "PER":
+        if mh is not None and mt is not None and mh.entity != ti and ents[mh.entity].type == SUBJECT_TYPE.get(pred, "PER"):
             out.append((mh, mt, pred))
     return out
 
@@ -534,7 +541,7 @@ class _Doc:
         self.lists = False  # too many pairs shared sentences: the cross stage is off for this document
         # a country entity -> the chunk and the mention that last named it, in a chunk before this one (`_towns`)
         self.countries: dict[int, tuple[Chunk, SentMention]] = {}
-        # the rule extractor reading this document's births, deaths, schools, spouses and citizenships (`_read_by_rules`): one per
+        # the rule extractor reading this document's births, deaths, schools, spouses, citizenships and headquarters (`_read_by_rules`): one per
         # document, so what it learns of names in one document does not steer its reading of another
         self.rules: RuleExtractor | None = None
 
@@ -660,7 +667,7 @@ class StatisticalExtractor:
         return _raised(out, raised) + towns
 
     def _read_by_rules(self, doc: _Doc, chunk: Chunk, cuts: list[tuple[int, int]], spans: list[tuple[int, int]]) -> dict[int, list[Triple]]:
-        """The births, deaths, schools, spouses and citizenships the rule extractor reads in this chunk (`cuts`: all its sentences),
+        """The births, deaths, schools, spouses, citizenships and headquarters the rule extractor reads in this chunk (`cuts`: all its sentences),
         by the position in `spans` (the sentences read here) of the sentence each is read from; none when facts read
         by rule have no measured precision over the floor (`Weights.towns`). Each is stated in its sentence's turn
         (`rule_pairs`) at that precision, evidenced by its sentence; one the document has stated lower is raised to it."""
