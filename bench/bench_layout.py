@@ -4,7 +4,7 @@
 
 Each GUM document (its sentences' text, in its blocks as GUM marks them: a heading, a paragraph, an infobox
 line) is written with a blank line between blocks; with a single line break between them, as text copied
-from a web page often is; and hard-wrapped at 72 and at 40 columns, as e-mail and plain-text files are.
+from a web page often is; and hard-wrapped at 72, 40 and 30 columns, as e-mail and plain-text files are.
 Each layout is read by the default (statistical) extractor through the sentence splitter `ingest` uses,
 and its facts (document, subject, predicate, object) are compared with the blank-line layout's: how many
 are in both, in this layout only, in that one only (N examples of the single-line-break layout's). A title
@@ -66,6 +66,7 @@ LAYOUTS = (
     ("single line breaks", "\n", 0),
     ("wrapped at 72, blank lines", "\n\n", 72),
     ("wrapped at 40, blank lines", "\n\n", 40),
+    ("wrapped at 30, blank lines", "\n\n", 30),
     ("wrapped at 72, single line breaks", "\n", 72),
 )
 

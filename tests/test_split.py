@@ -92,6 +92,17 @@ def test_a_title_line_ends_its_sentence_and_wrapped_prose_does_not():
     ):
         assert sentences_of(text) == [text], text
         assert sentences_of("It ended.\n" + text) == ["It ended.", text], text
+    # a title line after a line that ended no sentence, when it is at most half as long as the next (an infobox's lines,
+    # 2026-12-08): "Children Jérôme Richard" had read into "Jeanne Moreau (…) was a French actress", one name
+    infobox = "Spouse(s) Jean-Louis Richard (m. 1949; div. 1964)\nChildren Jérôme Richard\nJeanne Moreau (born 23 January 1928) was a French actress."
+    assert sentences_of(infobox)[-1] == "Jeanne Moreau (born 23 January 1928) was a French actress."
+    moreau = "Jeanne Moreau (23 January 1928 – 31 July 2017) was a French actress, singer, screenwriter and director."
+    assert sentences_of("Years active 1947 – 2012\nChildren Jérôme Richard\n" + moreau) == [
+        "Years active 1947 – 2012\nChildren Jérôme Richard",
+        moreau,
+    ]
+    for text in ("He met the actor\nTom Hanks at the studio in Burbank.", "It was Anna Berg\nwho found the old house in Bergen."):
+        assert sentences_of("It ended with a sentence of some length\n" + text)[-1].endswith(text), text
     text = "Title\r\n  Second line starts here.\nThird"
     spans = sentence_spans(text, tiling=True)
     assert "".join(text[a:b] for a, b in spans) == text and sentences_of(text) == ["Title", "Second line starts here.", "Third"]

@@ -162,7 +162,9 @@ def _sentence_cuts(text: str, s: int = 0, e: int | None = None) -> list[int]:
 # A title or heading on a line of its own ("Phoenix\nPhoenix is the capital of Arizona.", "Early life\nHe was born
 # in …") ends its sentence at the line's end, as a blank line would: read into the next line, "Phoenix Phoenix" and
 # "Life Nida" became entities. A line of wrapped prose is not one, so a title line: opens the text, or follows a blank
-# line, a line that ended a sentence or another title line; is at most eight words, in title case when more than
+# line, a line that ended a sentence or another title line, or is at most half as long as the next line (an infobox's
+# "Children Jérôme Richard" after "Spouse(s) … (m. 1977; div. 1979)": a wrapped line that short would have taken the next
+# line's first word); is at most eight words, in title case when more than
 # three; opens no bracket it does not close; ends in no punctuation and in no article, preposition or conjunction; is
 # shorter than the next line by a fifth at least (a wrapped line is about as long as the next, or longer); and the
 # next line opens with a capital or a digit (docs/pipeline.md, "A title line").
@@ -205,7 +207,13 @@ def _title_cuts(text: str, s: int, e: int) -> list[int]:
         c = n + 1 + len(follow) - len(follow.lstrip(" \t\r"))
         if not line:
             opened = True
-        elif opened and c < e and text[c] != "\n" and _title_line(line, follow.strip()) and _opens_upper(text, c, e):
+        elif (
+            c < e
+            and text[c] != "\n"
+            and (opened or 2 * len(line) <= len(follow.strip()))
+            and _title_line(line, follow.strip())
+            and _opens_upper(text, c, e)
+        ):
             out.append(c)
         else:
             opened = line.rstrip(_CLOSERS)[-1:] in _SENTENCE_END_PUNCT
