@@ -812,6 +812,30 @@ def test_where_a_company_is_headquartered_the_rules_read_is_stated_at_the_share(
         assert not [t for t in extract(text)[1] if t.predicate == "headquartered_in"], text
 
 
+def test_a_name_does_not_go_on_past_a_short_line():
+    """extractor.short_line_ends: a tagged name is cut at the end of a line of three words or fewer that is a title's or
+    an infobox's (as long as a line beside it, or at most 0.6 of the longer one): GUM's "Jeanne Moreau\nJeanne Moreau\n
+    Moreau in 1958 …" had been one person, "Jeanne Moreau Jeanne Moreau Moreau", with her birth and her awards. A name
+    that wrapped prose breaks over two lines stays one."""
+    from semantic_rdf.pipeline.statistical.extractor import short_line_ends, split_at
+    from semantic_rdf.pipeline.statistical.text import tokenize
+
+    def cuts(text: str) -> list[str]:
+        toks = tokenize(text)
+        return [toks[i].text for i in sorted(short_line_ends(text, 0, toks))]
+
+    # the caption's line ("Moreau in 1958") is short beside the next one too
+    assert cuts("Jeanne Moreau\nJeanne Moreau\nMoreau in 1958\nBorn 23 January 1928 Paris, France") == ["Jeanne", "Moreau", "Born"]
+    assert cuts("Children Jérôme Richard\nJeanne Moreau (23 January 1928 – 31 July 2017) was a French actress.") == ["Jeanne"]
+    wrapped = "In 1949 the actress Jeanne Moreau married the director Jean-Louis\nRichard."
+    assert cuts(wrapped) == [] and cuts("Anna Berg was born in Oslo.") == []
+    assert split_at([(0, 4, "PER"), (5, 6, "LOC")], frozenset({2, 5})) == [(0, 2, "PER"), (2, 4, "PER"), (5, 6, "LOC")]
+    ex, _ = extract("Jeanne Moreau\nJeanne Moreau\nMoreau in 1958\nBorn 23 January 1928 in Paris.\nShe was a French actress.")
+    assert ex.aliases("d")["Jeanne Moreau"] == {"Moreau"} and not [n for n in ex.aliases("d") if n.count("Moreau") > 1]
+    ex, _ = extract(wrapped)
+    assert "Jean-Louis Richard" in ex.aliases("d")
+
+
 def test_where_a_person_studied_is_where_she_was_educated():
     """extractor.READ_AS: the rules' studied_at ("She studied at the University of Nigeria") is read as educated_at,
     the predicate the statistical extractor states Wikidata's P69 with, at the share of facts read by rule, of a school's

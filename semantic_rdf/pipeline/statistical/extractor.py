@@ -310,6 +310,42 @@ def tag_spans(tagger, words: list[str], keep: frozenset[str] | None = None) -> l
     return spans
 
 
+def short_line_ends(text: str, offset: int, tokens: list[Token]) -> frozenset[int]:
+    """The tokens of a sentence (`tokens`, with offsets into `text` plus `offset`) that open a line after a line of
+    three words or fewer: an infobox's or a title's ("Jeanne Moreau\nJeanne Moreau\nMoreau in 1958"), where no name
+    goes on into the next line (`split_at`). A line of wrapped prose holds more words, and a name may go on there."""
+    if len(tokens) < 2 or "\n" not in text[tokens[0].start - offset : tokens[-1].end - offset]:
+        return frozenset()
+    out = set()
+    for i in range(1, len(tokens)):
+        end = tokens[i - 1].end - offset
+        if "\n" not in text[end : tokens[i].start - offset]:
+            continue
+        start = text.rfind("\n", 0, end) + 1
+        line = text[start:end].strip()
+        if len(line.split()) > 3:
+            continue
+        before = text[text.rfind("\n", 0, max(start - 1, 0)) + 1 : max(start - 1, 0)].strip() if start else ""
+        stop = text.find("\n", tokens[i].start - offset)
+        after = text[tokens[i].start - offset : stop if stop >= 0 else len(text)].strip()
+        if line in (before, after) or len(line) <= 0.6 * max(len(before), len(after)):
+            out.add(i)
+    return frozenset(out)
+
+
+def split_at(spans: list[tuple[int, int, str]], cuts: frozenset[int]) -> list[tuple[int, int, str]]:
+    """Tagged spans cut before each token of `cuts`.
+
+    >>> split_at([(0, 4, "PER"), (5, 6, "LOC")], frozenset({2, 5}))
+    [(0, 2, 'PER'), (2, 4, 'PER'), (5, 6, 'LOC')]
+    """
+    out: list[tuple[int, int, str]] = []
+    for a, b, typ in spans:
+        inner = sorted(i for i in cuts if a < i < b)
+        out.extend(zip([a, *inner], [*inner, b], [typ] * (len(inner) + 1)))
+    return out
+
+
 def _for_tagger(words: list[str]) -> list[str]:
     """The words as the tagger reads them: a web or e-mail address (one token) as a comma. Read as itself, a word the
     tagger has never seen, it ran the names on either side into one ("Claire Bailey-Ross claire.bailey-ross@port.ac.uk
@@ -349,6 +385,7 @@ class Annotator:
         gold: list[tuple[int, int, str, int | None]] | None = None,
         headings: list[bool] | None = None,
         least: float = 0.02,
+        breaks: list[frozenset[int]] | None = None,
     ) -> list[tuple[list[SentMention], list[Scored], dict[int, str]]]:
         """Several consecutive sentences of a document: per sentence its mentions, its scored pairs and the
         types its entities had then (a later mention can change an entity's majority type). Pairs are scored
@@ -370,7 +407,10 @@ class Annotator:
             else:
                 # a one-word sentence (a heading: "Understand", "Overview") gives the tagger no context, and its
                 # capital is the line's: its word is a name only if the document named it so before (known_spans)
-                spans = [(a, b, typ, None) for a, b, typ in tag_spans(self.w.tagger, _for_tagger(words), keep)] if len(words) > 1 else []
+                tagged = tag_spans(self.w.tagger, _for_tagger(words), keep) if len(words) > 1 else []
+                if breaks and breaks[k]:
+                    tagged = split_at(tagged, breaks[k])
+                spans = [(a, b, typ, None) for a, b, typ in tagged]
                 spans = state.known_spans(words, spans)
             if headings and headings[k]:
                 state.new_section(article=names_only(words, spans))
@@ -627,7 +667,9 @@ class StatisticalExtractor:
             seen_end = off + b
         if not sents:
             return out
-        results = self.annotator.sentences(doc.state, sents, headings=headings, least=self.floor)
+        results = self.annotator.sentences(
+            doc.state, sents, headings=headings, least=self.floor, breaks=[short_line_ends(text, off, t) for t in sents]
+        )
         said = self._read_by_rules(doc, chunk, cuts, spans)
         raised: dict[tuple[str, str, str], float] = {}
         for k, ((a, b), (mentions, scored, types)) in enumerate(zip(spans, results)):
