@@ -129,6 +129,7 @@ def test_pattern_is_linear_on_adversarial_strings(name, pattern):
         # the rules of a death after its date or age, and of a life in a relative clause (2026-12-08)
         "Anna Berg died in 1950,{sp}at his home{sp}x in Oslo.\n",
         "Anna Berg died in 1950{sp}at the age of 80{sp},{sp}x Oslo.\n",
+        "Anna Berg died of{sp}a heart{sp}attack{sp}x in Oslo.\n",
         "Anna Berg was an old{sp}actor{sp}x who{sp}died{sp}x.\n",
         "Anna Berg is married to the{sp}actor{sp}x actor Tom.\n",
     ],

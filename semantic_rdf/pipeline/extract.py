@@ -1024,16 +1024,18 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
         + _PERSON_WORD
         + r"\s++«o:name»(?!['’])",
     ),
-    # a death whose place follows its date, the age at it or where in the town it was: "She died in 1934 at a
-    # sanatorium in Passy", "He died at the age of 92 in Grimstad", "died on 19 February 1952, at his home in Grimstad"
-    # (one of four words or fewer before "in" is the rule above)
+    # a death whose place follows its date, the age at it, its cause or where in the town it was: "She died in 1934 at a
+    # sanatorium in Passy", "He died at the age of 92 in Grimstad", "died on 19 February 1952, at his home in Grimstad",
+    # "She died of uterine cancer in 1852 at the age of 36 in Marylebone" (one of four words or fewer before "in" is
+    # the rule above)
     (
         "died_in",
         0.85,
         "died passed",
         r"«s:agent»«ADV»\s+(?:died|passed\s+away)(?:(?:\s*+,)?+\s++(?:(?:on|in)\s++"
         + _DATE
-        + r"|at\s++the\s++age\s++of\s++\d{1,3}|aged\s++\d{1,3})){1,2}+"
+        + r"|at\s++the\s++age\s++of\s++\d{1,3}|aged\s++\d{1,3}"
+        + r"|of\s++(?:(?:a|an|the)\s++)?[a-z-]++(?:\s++(?!(?:in|at|on|aged)\b)[a-z-]++){0,2}+)){1,3}+"
         r"(?:(?:\s*+,)?+\s++at\s++(?:a|an|the|his|her|their)\s++[a-z]++(?:\s++(?!in\b)[a-z]++)?+)?+(?:\s*+,)?+\s++in\s++«o:name»",
     ),
     # a life told in a relative clause of the sentence's predicate noun: "Jan Olsen was a Danish actor who died in
