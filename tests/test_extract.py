@@ -129,8 +129,8 @@ def test_where_a_company_is_based_is_its_headquarters(ex, text, want):
 
 
 def test_only_the_rules_asked_for_are_compiled():
-    """The statistical extractor asks for six predicates' rules: the other rules' patterns (nine tenths of the time
-    all of them take to compile) are not compiled in a process that runs it. A fresh interpreter: the rules are cached."""
+    """The statistical extractor asks for seven predicates' rules: the other rules' patterns (most of the time all of
+    them take to compile) are not compiled in a process that runs it. A fresh interpreter: the rules are cached."""
     import subprocess
     import sys
 

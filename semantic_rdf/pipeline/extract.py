@@ -1148,8 +1148,8 @@ def _requirements(source: str) -> tuple[int, int, bool]:
 
 def rules(only: frozenset[str] | None = None) -> tuple[Rule, ...]:
     """The built-in rules (of the predicates `only`: all for None), each compiled on its first use, then cached.
-    Only the rules asked for are compiled: the statistical extractor asks for those of six predicates, whose patterns
-    compile in a tenth of the time all of them take (docs/pipeline.md), and `ingest` pays it at every start."""
+    Only the rules asked for are compiled: the statistical extractor asks for those of seven predicates, whose patterns
+    compile in a small part of the time all of them take (docs/extraction.md), and `ingest` pays it at every start."""
     return tuple(_rule(i) for i, spec in enumerate(_RULE_SPECS) if only is None or spec[0] in only)
 
 

@@ -3,9 +3,9 @@
 Per sentence: tokens -> CRF entity tags -> mentions grouped into the document's entities (see
 document.DocState) -> every ordered entity pair scored by one logistic regression per aligned
 Wikidata property -> calibrated -> kept at or above the floor. Per chunk: pairs across sentences, a town's
-country from the town table (towns.py), and a birth, a death, a school, a spouse, a citizenship or a headquarters the rule
-extractor reads (`rule_pairs`), the last two at the measured share of such facts. Deterministic: no sampling, no threads, the
-same weights give the same triples. Loads from disk only; no network.
+country from the town table (towns.py), and a birth, a death, a school, a spouse, a citizenship or a headquarters the
+rule extractor reads (`rule_pairs`), the last two at the measured share of such facts. Deterministic: no sampling, no
+threads, the same weights give the same triples. Loads from disk only; no network.
 """
 
 from __future__ import annotations
@@ -177,9 +177,9 @@ def _one_of(a: str, b: str) -> bool:
 
 
 # what the rule extractor (pipeline/extract.py) reads of a birth, a death, a school, a spouse, a citizenship or a
-# headquarters, and the type of entity the object must be: its patterns are precise where the classifiers score low ("William H. Armstrong was
-# born in Williamsport", "(18 December 1931 in Mladá Boleslav – 10 November 1991 in Prague)", "Mark Harmsworth is an
-# American politician", "a song by Italian singer Tiziano Ferro"), so its facts are stated at the
+# headquarters, and the type of entity the object must be: its patterns are precise where the classifiers score low
+# ("William H. Armstrong was born in Williamsport", "(18 December 1931 in Mladá Boleslav – 10 November 1991 in Prague)",
+# "Mark Harmsworth is an American politician", "a song by Italian singer Tiziano Ferro"), so its facts are stated at the
 # share right of the facts read by rule out of fold, as a town's are (docs/extraction.md, step 8)
 BY_RULES = {
     "born_in": ("LOC",),
@@ -581,8 +581,8 @@ class _Doc:
         self.lists = False  # too many pairs shared sentences: the cross stage is off for this document
         # a country entity -> the chunk and the mention that last named it, in a chunk before this one (`_towns`)
         self.countries: dict[int, tuple[Chunk, SentMention]] = {}
-        # the rule extractor reading this document's births, deaths, schools, spouses, citizenships and headquarters (`_read_by_rules`): one per
-        # document, so what it learns of names in one document does not steer its reading of another
+        # the rule extractor reading this document's births, deaths, schools, spouses, citizenships and headquarters
+        # (`_read_by_rules`): one per document, so what it learns of names in one document does not steer another's
         self.rules: RuleExtractor | None = None
 
 
