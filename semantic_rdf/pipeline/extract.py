@@ -1051,7 +1051,7 @@ _RULE_SPECS: list[tuple[str, float, str, str]] = [
         "born_in",
         0.85,
         "born",
-        r"«s:agent»\s+(?:was|is)\s+(?:a|an|the)\s++" + _NOUN_PHRASE + r"who\s++was\s++born\s++(?:in\s++\d{4}(?:\s*+,)?+\s++)?in\s++«o:name»",
+        r"«s:agent»\s+(?:was|is)\s+(?:a|an|the)\s++" + _NOUN_PHRASE + r"who\s++was\s++born\s++in\s++(?:\d{4}(?:\s*+,)?+\s++in\s++)?«o:name»",
     ),
     # "Anna Berg is married to the actor Tom Hanks", "was married to American actor Tom Hanks"
     (
