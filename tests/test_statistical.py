@@ -834,6 +834,12 @@ def test_a_name_does_not_go_on_past_a_short_line():
     assert ex.aliases("d")["Jeanne Moreau"] == {"Moreau"} and not [n for n in ex.aliases("d") if n.count("Moreau") > 1]
     ex, _ = extract(wrapped)
     assert "Jean-Louis Richard" in ex.aliases("d")
+    # nor does a name take in a personal pronoun (a line with no end mark ran into "She …": "France She")
+    from semantic_rdf.pipeline.statistical.extractor import without_pronouns
+
+    assert without_pronouns([(0, 2, "LOC"), (3, 6, "PER")], ["France", "She", "x", "We", "Anna", "Berg"]) == [(0, 1, "LOC"), (4, 6, "PER")]
+    ex, _ = extract("Born 23 January 1928 in Paris, France\nShe was a French actress and singer of many songs.")
+    assert not [n for n in ex.aliases("d") if "She" in n.split()], ex.aliases("d")
 
 
 def test_where_a_person_studied_is_where_she_was_educated():

@@ -346,6 +346,29 @@ def split_at(spans: list[tuple[int, int, str]], cuts: frozenset[int]) -> list[tu
     return out
 
 
+_PRONOUNS = frozenset("he she they we He She They We".split())
+
+
+def without_pronouns(spans: list[tuple[int, int, str]], words: list[str]) -> list[tuple[int, int, str]]:
+    """Tagged spans without the personal pronouns in them: "Born 23 January 1928 Paris, France\nShe was …" had tagged
+    "France She" one place.
+
+    >>> without_pronouns([(0, 2, "LOC")], ["France", "She", "was"])
+    [(0, 1, 'LOC')]
+    """
+    if not any(words[i] in _PRONOUNS for a, b, _ in spans for i in range(a, b)):
+        return spans
+    out = []
+    for a, b, typ in spans:
+        start = a
+        for i in range(a, b + 1):
+            if i == b or words[i] in _PRONOUNS:
+                if start < i:
+                    out.append((start, i, typ))
+                start = i + 1
+    return out
+
+
 def _for_tagger(words: list[str]) -> list[str]:
     """The words as the tagger reads them: a web or e-mail address (one token) as a comma. Read as itself, a word the
     tagger has never seen, it ran the names on either side into one ("Claire Bailey-Ross claire.bailey-ross@port.ac.uk
@@ -410,6 +433,7 @@ class Annotator:
                 tagged = tag_spans(self.w.tagger, _for_tagger(words), keep) if len(words) > 1 else []
                 if breaks and breaks[k]:
                     tagged = split_at(tagged, breaks[k])
+                tagged = without_pronouns(tagged, words)
                 spans = [(a, b, typ, None) for a, b, typ in tagged]
                 spans = state.known_spans(words, spans)
             if headings and headings[k]:
