@@ -314,7 +314,7 @@ def short_line_ends(text: str, offset: int, tokens: list[Token]) -> frozenset[in
     """The tokens of a sentence (`tokens`, with offsets into `text` plus `offset`) that open a line after a line of
     three words or fewer: an infobox's or a title's ("Jeanne Moreau\nJeanne Moreau\nMoreau in 1958"), where no name
     goes on into the next line (`split_at`). A line of wrapped prose holds more words, and a name may go on there."""
-    if len(tokens) < 2 or "\n" not in text[tokens[0].start - offset : tokens[-1].end - offset]:
+    if len(tokens) < 2 or text.find("\n", tokens[0].start - offset, tokens[-1].end - offset) < 0:
         return frozenset()
     out = set()
     for i in range(1, len(tokens)):
@@ -325,7 +325,7 @@ def short_line_ends(text: str, offset: int, tokens: list[Token]) -> frozenset[in
         line = text[start:end].strip()
         if len(line.split()) > 3:
             continue
-        before = text[text.rfind("\n", 0, max(start - 1, 0)) + 1 : max(start - 1, 0)].strip() if start else ""
+        before = text[text.rfind("\n", 0, start - 1) + 1 : start - 1].strip() if start else ""  # the line before
         stop = text.find("\n", tokens[i].start - offset)
         after = text[tokens[i].start - offset : stop if stop >= 0 else len(text)].strip()
         if line in (before, after) or len(line) <= 0.6 * max(len(before), len(after)):
